@@ -1,0 +1,26 @@
+/**
+ * Stack-scoped immutable objects: checkpoints, and the other durable artefacts of updates (engine event batches,
+ * journal entries). S3 in AWS, files in the local data folder.
+ *
+ * Guarantees:
+ * - `put` writes an object exactly once: a second `put` of the same key fails with `ConflictError` and leaves the
+ *   first object untouched. When `put` resolves the object is durable.
+ * - Objects are stored gzip-compressed and streamed; bodies over `MAX_OBJECT_BYTES` (uncompressed) fail with
+ *   `TooLargeError` and write nothing.
+ * - Keys are `stackId` (the stack's immutable id) plus a relative `name` of `/`-separated segments made of
+ *   `[A-Za-z0-9._-]` (never `.` or `..`); anything else fails with `InvalidInputError`.
+ */
+export interface CheckpointStore {
+  put(key: ObjectKey, body: Uint8Array): Promise<void>;
+  /** Throws `NotFoundError` when there is no such object. */
+  get(key: ObjectKey): Promise<Uint8Array>;
+  /** Names (relative to the stack) that start with `prefix`, sorted ascending by name. */
+  list(stackId: string, prefix: string): Promise<string[]>;
+}
+
+export interface ObjectKey {
+  stackId: string;
+  name: string;
+}
+
+export const MAX_OBJECT_BYTES = 50 * 1024 * 1024;

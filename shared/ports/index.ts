@@ -1,0 +1,26 @@
+export type * from './checkpoint-store.js';
+export type * from './stack-store.js';
+export type * from './update-store.js';
+export type * from './lease-store.js';
+export type * from './key-service.js';
+export type * from './identity-store.js';
+export { MAX_OBJECT_BYTES } from './checkpoint-store.js';
+
+import type { CheckpointStore } from './checkpoint-store.js';
+import type { IdentityStore } from './identity-store.js';
+import type { KeyService } from './key-service.js';
+import type { LeaseStore } from './lease-store.js';
+import type { StackStore } from './stack-store.js';
+import type { UpdateStore } from './update-store.js';
+
+/** Everything the core needs from storage; built once per process by an adapter's factory. */
+export interface Storage {
+  checkpoints: CheckpointStore;
+  stacks: StackStore;
+  updates: UpdateStore;
+  leases: LeaseStore;
+  keys: KeyService;
+  identity: IdentityStore;
+  /** Releases clients, timers and file handles. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,66 @@
+/** Kinds of operation, as the Pulumi service names them in history. */
+export type UpdateKind = 'update' | 'preview' | 'refresh' | 'destroy' | 'import' | 'rename' | 'resource-import';
+
+export type UpdateStatus = 'not-started' | 'in-progress' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface UpdateRecord {
+  id: string;
+  stackId: string;
+  kind: UpdateKind;
+  /** Previews and `dryRun` updates: no exclusive lease, no version bump, not in history. */
+  dryRun: boolean;
+  status: UpdateStatus;
+  /** Login of the user who created it. */
+  requestedBy: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  startedAt?: number;
+  endedAt?: number;
+  /** The stack version this update produces (non-dry-run), or the unchanged version (dry run). */
+  version?: number;
+  message?: string;
+  environment: Record<string, string>;
+  /** The config sent with the update (secret values stay encrypted). */
+  config: Record<string, unknown>;
+  resourceChanges?: Record<string, number>;
+  resourceCount?: number;
+  /** Number of checkpoints saved so far; names the next checkpoint object. */
+  checkpointCount: number;
+  /** Optimistic-concurrency counter: every successful write bumps it by one. */
+  revision: number;
+}
+
+export type NewUpdate = Omit<UpdateRecord, 'revision' | 'checkpointCount'>;
+
+export type UpdateChanges = Partial<
+  Pick<
+    UpdateRecord,
+    'status' | 'startedAt' | 'endedAt' | 'version' | 'resourceChanges' | 'resourceCount' | 'checkpointCount'
+  >
+>;
+
+export interface HistoryPage {
+  /** Completed, non-dry-run operations, newest (highest version) first. */
+  updates: UpdateRecord[];
+}
+
+/**
+ * Update records and the stack's history.
+ *
+ * Guarantees:
+ * - `create` fails with `ConflictError` if the id exists.
+ * - `update` applies only when `revision` equals `expectedRevision` (else `ConflictError`, nothing changed).
+ * - `recordHistory` is idempotent per (stack, version): recording the same version twice keeps the first entry.
+ * - Missing updates fail with `NotFoundError`.
+ */
+export interface UpdateStore {
+  create(update: NewUpdate): Promise<UpdateRecord>;
+  get(stackId: string, updateId: string): Promise<UpdateRecord>;
+  update(stackId: string, updateId: string, expectedRevision: number, changes: UpdateChanges): Promise<UpdateRecord>;
+  /** Adds a completed, non-dry-run update to the history under `update.version`. */
+  recordHistory(update: UpdateRecord): Promise<void>;
+  /** 1-based `page`; `pageSize` between 1 and 100. */
+  listHistory(stackId: string, page: number, pageSize: number): Promise<HistoryPage>;
+  /** Removes every update and history entry of a stack (used when the stack is deleted). */
+  deleteAll(stackId: string): Promise<void>;
+}
