@@ -1,0 +1,182 @@
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { NagSuppressions } from 'cdk-nag';
+import { Construct } from 'constructs';
+
+/** One Lambda entry point: a middy-wrapped handler module under `functions/handlers/`. */
+export interface HandlerSpec {
+  /** Stable name; becomes part of the construct id, so renaming it replaces the function. */
+  readonly name: string;
+  /** Absolute path of the TypeScript entry file. */
+  readonly entry: string;
+  /** Exported handler name. */
+  readonly handler?: string;
+  readonly memorySize?: number;
+  readonly timeout?: Duration;
+}
+
+/** Props for {@link ApiFunctions}. */
+export interface ApiFunctionsProps {
+  readonly handlers: readonly HandlerSpec[];
+  readonly table: dynamodb.ITableV2;
+  /** Global secondary indexes the handlers query; each is granted by name, never `index/*`. */
+  readonly indexNames?: readonly string[];
+  readonly bucket: s3.IBucket;
+  readonly key: kms.IKey;
+  /**
+   * Encryption-context keys the key service puts on every data key. The functions may call KMS directly only with a
+   * context made of exactly these keys, so the role cannot decrypt what S3 (context `aws:s3:arn`) or anyone else
+   * encrypted under the same key.
+   */
+  readonly encryptionContextKeys: readonly string[];
+  readonly logRetention?: logs.RetentionDays;
+}
+
+/**
+ * Esbuild options shared by every handler: ESM for top-level await and tree shaking; the banner gives CommonJS
+ * dependencies that call `require` a working one; the pinned SDK is bundled so production runs the version the tests
+ * ran.
+ */
+export const BUNDLING = {
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  target: 'node22',
+  format: OutputFormat.ESM,
+  mainFields: ['module', 'main'],
+  banner: "import { createRequire as __stackyardCreateRequire } from 'node:module'; const require = __stackyardCreateRequire(import.meta.url);",
+  bundleAwsSDK: true,
+  forceDockerBundling: false,
+} as const;
+
+/** Every API handler as a `NodejsFunction`, sharing one least-privilege role. */
+export class ApiFunctions extends Construct {
+  /** The role all handlers run as. */
+  readonly role: iam.Role;
+  /** Functions by handler name. */
+  readonly functions: ReadonlyMap<string, NodejsFunction>;
+
+  constructor(scope: Construct, id: string, props: ApiFunctionsProps) {
+    super(scope, id);
+    if (props.encryptionContextKeys.length === 0) throw new Error('encryptionContextKeys must not be empty');
+
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Stackyard API handlers',
+    });
+    this.grantStorage(props);
+
+    const functions = new Map<string, NodejsFunction>();
+    for (const spec of props.handlers) {
+      const logGroup = new logs.LogGroup(this, `${spec.name}Logs`, {
+        retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+      logGroup.grantWrite(this.role);
+      const fn = new NodejsFunction(this, spec.name, {
+        entry: spec.entry,
+        handler: spec.handler ?? 'handler',
+        description: `Stackyard API: ${spec.name}`,
+        runtime: lambda.Runtime.NODEJS_22_X,
+        architecture: lambda.Architecture.ARM_64,
+        // Checkpoints arrive gzipped and are parsed as JSON; memory also buys CPU for that.
+        memorySize: spec.memorySize ?? 1024,
+        // The HTTP API integration gives up at 29 s (its default); stopping just before lets the failure be logged here.
+        timeout: spec.timeout ?? Duration.seconds(28),
+        role: this.role,
+        logGroup,
+        environment: {
+          STACKYARD_TABLE: props.table.tableName,
+          STACKYARD_BUCKET: props.bucket.bucketName,
+          STACKYARD_KMS_KEY_ID: props.key.keyArn,
+          NODE_OPTIONS: '--enable-source-maps',
+          POWERTOOLS_SERVICE_NAME: 'stackyard',
+        },
+        bundling: { ...BUNDLING, mainFields: [...BUNDLING.mainFields] },
+      });
+      NagSuppressions.addResourceSuppressions(fn, [
+        {
+          id: 'AwsSolutions-L1',
+          reason:
+            'nodejs22.x on purpose: the bundle targets node22, the code is developed and tested on Node 20/22, and ' +
+            'nodejs24.x is adopted deliberately after the test suite runs on Node 24.',
+        },
+      ]);
+      functions.set(spec.name, fn);
+    }
+    this.functions = functions;
+  }
+
+  private grantStorage(props: ApiFunctionsProps): void {
+    const { table, bucket, key } = props;
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'TableItems',
+        actions: [
+          'dynamodb:GetItem',
+          'dynamodb:BatchGetItem',
+          'dynamodb:Query',
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
+          'dynamodb:BatchWriteItem',
+          'dynamodb:ConditionCheckItem',
+        ],
+        resources: [table.tableArn, ...(props.indexNames ?? []).map((name) => `${table.tableArn}/index/${name}`)],
+      }),
+    );
+    NagSuppressions.addResourceSuppressions(
+      this.role,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'Checkpoint, history and secret objects are created per stack and update at run time, so object access ' +
+            'is scoped to this one bucket and these four object actions, not to fixed keys.',
+          appliesTo: [{ regex: '/^Resource::<.*\\.Arn>\\/\\*$/' }],
+        },
+      ],
+      true,
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'BucketObjects',
+        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+        resources: [bucket.arnForObjects('*')],
+      }),
+    );
+    // Without ListBucket a missing object reads as 403 instead of 404, and the adapter could not tell "absent".
+    this.role.addToPolicy(
+      new iam.PolicyStatement({ sid: 'BucketList', actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'DataKeysWithContext',
+        actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+        resources: [key.keyArn],
+        conditions: {
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...props.encryptionContextKeys] },
+          StringLike: Object.fromEntries(props.encryptionContextKeys.map((k) => [`kms:EncryptionContext:${k}`, '*'])),
+        },
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'BucketEncryptionViaS3',
+        actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+        resources: [key.keyArn],
+        conditions: {
+          StringEquals: { 'kms:ViaService': `s3.${Stack.of(this).region}.amazonaws.com` },
+          // With a bucket key S3 sends the bucket ARN; without one, the object ARN.
+          StringLike: { 'kms:EncryptionContext:aws:s3:arn': [bucket.bucketArn, bucket.arnForObjects('*')] },
+        },
+      }),
+    );
+  }
+}

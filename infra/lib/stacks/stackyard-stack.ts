@@ -1,0 +1,81 @@
+import { CfnOutput, Stack } from 'aws-cdk-lib';
+import type { StackProps } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type { Construct } from 'constructs';
+import { ApiAlarms } from '../constructs/api-alarms.js';
+import { ApiFunctions } from '../constructs/api-functions.js';
+import type { HandlerSpec } from '../constructs/api-functions.js';
+import { DataKey } from '../constructs/data-key.js';
+import { StackyardHttpApi } from '../constructs/http-api.js';
+import type { CustomDomain, RouteBinding } from '../constructs/http-api.js';
+import { StateBucket } from '../constructs/state-bucket.js';
+import { StateTable } from '../constructs/state-table.js';
+import type { KeyDesign } from '../constructs/state-table.js';
+
+/** What the application code dictates: the API's handlers and routes, the AWS adapter's table and key usage. */
+export interface StackyardWiring {
+  readonly handlers: readonly HandlerSpec[];
+  readonly routes: readonly RouteBinding[];
+  readonly keyDesign: KeyDesign;
+  readonly timeToLiveAttribute: string;
+  readonly encryptionContextKeys: readonly string[];
+}
+
+/** Props for {@link StackyardStack}. */
+export interface StackyardStackProps extends StackProps {
+  readonly wiring: StackyardWiring;
+  readonly customDomain?: CustomDomain;
+  readonly alarmActions?: readonly cloudwatch.IAlarmAction[];
+}
+
+/** One Stackyard deployment: storage, key, handlers, HTTP API and alarms. */
+export class StackyardStack extends Stack {
+  readonly dataKey: DataKey;
+  readonly stateBucket: StateBucket;
+  readonly stateTable: StateTable;
+  readonly apiFunctions: ApiFunctions;
+  readonly httpApi: StackyardHttpApi;
+  readonly alarms: ApiAlarms;
+
+  constructor(scope: Construct, id: string, props: StackyardStackProps) {
+    super(scope, id, props);
+    const { wiring } = props;
+
+    this.dataKey = new DataKey(this, 'DataKey', { aliasName: this.stackName.toLowerCase() });
+    this.stateBucket = new StateBucket(this, 'StateBucket', { encryptionKey: this.dataKey.key });
+    this.stateTable = new StateTable(this, 'StateTable', {
+      keyDesign: wiring.keyDesign,
+      timeToLiveAttribute: wiring.timeToLiveAttribute,
+    });
+    this.apiFunctions = new ApiFunctions(this, 'Functions', {
+      handlers: wiring.handlers,
+      table: this.stateTable.table,
+      indexNames: wiring.keyDesign.GlobalSecondaryIndexes?.map((index) => index.IndexName!),
+      bucket: this.stateBucket.bucket,
+      key: this.dataKey.key,
+      encryptionContextKeys: wiring.encryptionContextKeys,
+    });
+    this.httpApi = new StackyardHttpApi(this, 'Api', {
+      routes: wiring.routes,
+      functions: this.apiFunctions.functions,
+      customDomain: props.customDomain,
+    });
+    this.alarms = new ApiAlarms(this, 'Alarms', {
+      api: this.httpApi.api,
+      functions: [...this.apiFunctions.functions.values()],
+      actions: props.alarmActions,
+    });
+
+    new CfnOutput(this, 'LoginUrl', {
+      description: 'pulumi login <this URL> / stackyard login <this URL>',
+      value: this.httpApi.loginUrl,
+    });
+    new CfnOutput(this, 'TableName', {
+      description: 'stackyard admin bootstrap --table <this name>',
+      value: this.stateTable.table.tableName,
+    });
+    new CfnOutput(this, 'BucketName', { value: this.stateBucket.bucket.bucketName });
+    new CfnOutput(this, 'KeyArn', { value: this.dataKey.key.keyArn });
+    new CfnOutput(this, 'KeyAlias', { value: this.dataKey.alias.aliasName });
+  }
+}

@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { App, Aspects, Stack, Stage } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { INagLogger } from 'cdk-nag';
+import type { StackyardWiring } from '../lib/stacks/stackyard-stack.js';
+
+/** Account and region every test stack uses, so ARNs and service names resolve to plain strings. */
+export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as const;
+
+const cdkJson = JSON.parse(readFileSync(fileURLToPath(new URL('../../cdk.json', import.meta.url)), 'utf8')) as {
+  context: Record<string, unknown>;
+};
+
+/**
+ * An App with the feature flags of `cdk.json` (so tests see what `cdk synth` produces) and, unless a test is about
+ * bundling, no esbuild run.
+ */
+export function testApp(options: { bundle?: boolean; context?: Record<string, unknown> } = {}): App {
+  return new App({
+    context: {
+      ...cdkJson.context,
+      ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+      ...options.context,
+    },
+  });
+}
+
+/** A bare stack to hold one construct under test. */
+export function bareStack(app: App = testApp()): Stack {
+  return new Stack(app, 'Bare', { env: TEST_ENV });
+}
+
+/** Path of the stand-in handler used where the real API handlers are not under test. */
+export const ECHO_HANDLER = fileURLToPath(new URL('./fixtures/echo-handler.ts', import.meta.url));
+
+/** A small wiring shaped like the real one: two handlers, a few Pulumi routes, a pk/sk table with one index. */
+export const FIXTURE_WIRING: StackyardWiring = {
+  handlers: [
+    { name: 'Identity', entry: ECHO_HANDLER },
+    { name: 'Updates', entry: ECHO_HANDLER, memorySize: 1769 },
+  ],
+  routes: [
+    { routeKey: 'GET /api/user', handler: 'Identity' },
+    { routeKey: 'GET /api/capabilities', handler: 'Identity' },
+    { routeKey: 'POST /api/stacks/{orgName}/{projectName}/{stackName}/update', handler: 'Updates' },
+    { routeKey: 'PATCH /api/stacks/{orgName}/{projectName}/{stackName}/update/{updateId}/checkpoint', handler: 'Updates' },
+  ],
+  keyDesign: {
+    AttributeDefinitions: [
+      { AttributeName: 'pk', AttributeType: 'S' },
+      { AttributeName: 'sk', AttributeType: 'S' },
+      { AttributeName: 'gsi1pk', AttributeType: 'S' },
+    ],
+    KeySchema: [
+      { AttributeName: 'pk', KeyType: 'HASH' },
+      { AttributeName: 'sk', KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: 'gsi1',
+        KeySchema: [{ AttributeName: 'gsi1pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ],
+  },
+  timeToLiveAttribute: 'ttl',
+  encryptionContextKeys: ['stackyard:stack'],
+};
+
+/** What cdk-nag's AwsSolutions pack said about a stack. */
+export interface NagReport {
+  /** Unsuppressed findings and rule errors, as `ruleId resourcePath: info`. */
+  readonly findings: string[];
+  /** Suppressed findings with the written reason. */
+  readonly suppressed: { ruleId: string; path: string; reason: string }[];
+}
+
+const ruleName = (d: { ruleId: string; findingId: string }) => (d.findingId ? `${d.ruleId}[${d.findingId}]` : d.ruleId);
+
+/** Runs cdk-nag's AwsSolutions pack over the stack's app and collects what it reports. */
+export function nagReport(stack: Stack): NagReport {
+  const findings: string[] = [];
+  const suppressed: NagReport['suppressed'] = [];
+  const logger: INagLogger = {
+    onCompliance: () => {},
+    onNotApplicable: () => {},
+    onNonCompliance: (d) => findings.push(`${ruleName(d)} ${d.resource.node.path}: ${d.ruleInfo}`),
+    onError: (d) => findings.push(`${d.ruleId} ${d.resource.node.path}: rule error ${d.errorMessage}`),
+    onSuppressed: (d) =>
+      suppressed.push({ ruleId: `${ruleName(d)}`, path: d.resource.node.path, reason: d.suppressionReason }),
+    onSuppressedError: (d) =>
+      suppressed.push({ ruleId: d.ruleId, path: d.resource.node.path, reason: d.errorSuppressionReason }),
+  };
+  Aspects.of(stack).add(new AwsSolutionsChecks({ reports: false, additionalLoggers: [logger] }));
+  try {
+    Stage.of(stack)!.synth({ force: true });
+  } catch (error) {
+    // Unsuppressed findings fail synth validation; they are reported through `findings` instead.
+    if (findings.length === 0) throw error;
+  }
+  return { findings, suppressed };
+}
