@@ -71,11 +71,14 @@ export class ApiAlarms extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
 
-    for (const action of props.actions ?? []) {
-      for (const alarm of [this.serverErrors, this.throttles, this.latencyP99]) {
-        alarm.addAlarmAction(action);
-        alarm.addOkAction(action);
-      }
+    this.addActions(...(props.actions ?? []));
+  }
+
+  /** Notifies `actions` when any alarm fires and when it recovers. */
+  addActions(...actions: cloudwatch.IAlarmAction[]): void {
+    for (const alarm of [this.serverErrors, this.throttles, this.latencyP99]) {
+      alarm.addAlarmAction(...actions);
+      alarm.addOkAction(...actions);
     }
   }
 }

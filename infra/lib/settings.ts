@@ -1,0 +1,48 @@
+import type { Environment } from 'aws-cdk-lib';
+import type { CustomDomain } from './constructs/http-api.js';
+
+/** Per-deployment choices, from `-c key=value` (or `cdk.json` context), with environment-variable fallbacks. */
+export interface DeploymentSettings {
+  readonly stackName: string;
+  /** Account and region; left unresolved (an environment-agnostic template) when neither context nor CLI gives them. */
+  readonly env: Environment;
+  readonly customDomain?: CustomDomain;
+  readonly alarmTopicArn?: string;
+}
+
+/**
+ * Reads the deployment settings. No lookups: nothing here needs credentials or the network, so `cdk synth` works
+ * offline. Context keys: `stackName`, `account`, `region`, `domainName` + `certificateArn`, `alarmTopicArn`.
+ */
+export function readDeploymentSettings(
+  context: (key: string) => unknown,
+  env: NodeJS.ProcessEnv,
+): DeploymentSettings {
+  const text = (key: string): string | undefined => {
+    const value = context(key);
+    if (value === undefined || value === null || value === '') return undefined;
+    if (typeof value !== 'string') throw new Error(`context ${key} must be a string`);
+    return value;
+  };
+  const stackName = text('stackName') ?? 'Stackyard';
+  if (!/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(stackName)) throw new Error(`context stackName is not a stack name: ${stackName}`);
+
+  const domainName = text('domainName');
+  const certificateArn = text('certificateArn');
+  if (Boolean(domainName) !== Boolean(certificateArn)) {
+    throw new Error('a custom domain needs both -c domainName=<host> and -c certificateArn=<ACM certificate ARN>');
+  }
+  if (certificateArn && !/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[\w-]+$/.test(certificateArn)) {
+    throw new Error(`context certificateArn is not an ACM certificate ARN: ${certificateArn}`);
+  }
+
+  return {
+    stackName,
+    env: {
+      account: text('account') ?? env.CDK_DEFAULT_ACCOUNT,
+      region: text('region') ?? env.CDK_DEFAULT_REGION,
+    },
+    customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
+    alarmTopicArn: text('alarmTopicArn'),
+  };
+}
