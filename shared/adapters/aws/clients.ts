@@ -1,0 +1,44 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { S3Client } from '@aws-sdk/client-s3';
+
+/** The SDK clients one Storage uses; created once per process (per Lambda cold start). */
+export interface AwsClients {
+  dynamodb: DynamoDBClient;
+  documents: DynamoDBDocumentClient;
+  s3: S3Client;
+  kms: KMSClient;
+  destroy(): void;
+}
+
+/**
+ * Builds the clients. Endpoints, region and credentials come from the SDK's own configuration chain, which honours
+ * AWS_ENDPOINT_URL_DYNAMODB/_S3/_KMS. A custom S3 endpoint means a local stand-in: it needs path-style addressing
+ * and only the checksums S3 requires (s3rver stores `aws-chunked` framing as data otherwise).
+ */
+export function createAwsClients(env: NodeJS.ProcessEnv = process.env): AwsClients {
+  const dynamodb = new DynamoDBClient({});
+  const documents = DynamoDBDocumentClient.from(dynamodb, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+  const localS3 = Boolean(env.AWS_ENDPOINT_URL_S3);
+  const s3 = new S3Client(
+    localS3
+      ? { forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }
+      : {},
+  );
+  const kms = new KMSClient({});
+  return {
+    dynamodb,
+    documents,
+    s3,
+    kms,
+    destroy() {
+      documents.destroy();
+      dynamodb.destroy();
+      s3.destroy();
+      kms.destroy();
+    },
+  };
+}

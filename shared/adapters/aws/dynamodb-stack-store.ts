@@ -1,0 +1,469 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
+import { formatStackRef, validateOrgName, validateProjectName, validateStackRef, validateTags, type StackRef } from '../../core/names.js';
+import type { ListStacksQuery, NewStack, StackChanges, StackPage, StackRecord, StackStore } from '../../ports/stack-store.js';
+import { translateDynamoDbError } from './errors.js';
+import { NAME_SK, STACK_SK, namePk, stackPk, stackSortKey, stacksByOrg } from './keys.js';
+import { KEY, STACKS_BY_NAME_INDEX } from './table.js';
+
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 500;
+const TOKEN_VERSION = 1;
+const OPTIONAL_FIELDS = ['lastUpdate', 'resourceCount', 'encryptedDataKey', 'currentCheckpoint', 'activeUpdate'] as const;
+const RECORD_FIELDS = ['id', 'org', 'project', 'stack', 'version', 'revision', 'tags', 'createdAt', ...OPTIONAL_FIELDS] as const;
+
+/** The one rule every write of a stack item carries: it exists and has the revision the caller read. */
+const AT_REVISION = 'attribute_exists(#pk) AND #revision = :expectedRevision';
+/** A name item may only be created when nobody holds the name. */
+const NAME_IS_FREE = 'attribute_not_exists(#pk)';
+/** A name item may only be removed by the stack it points to. */
+const NAME_IS_MINE = '#stackId = :stackId';
+
+export function requireStackId(id: unknown): string {
+  if (typeof id !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/.test(id)) {
+    throw new InvalidInputError('Invalid stack id: expected 1 to 128 letters, digits, hyphens or underscores.');
+  }
+  return id;
+}
+
+function toRecord(item: Record<string, unknown>): StackRecord {
+  const record: Record<string, unknown> = {};
+  for (const field of RECORD_FIELDS) if (item[field] !== undefined) record[field] = item[field];
+  record.tags ??= {};
+  return record as unknown as StackRecord;
+}
+
+function checkChanges(changes: StackChanges): StackChanges {
+  if (changes === null || typeof changes !== 'object') throw new InvalidInputError('Stack changes must be an object.');
+  const checked: StackChanges = { ...changes };
+  const count = (value: unknown, what: string) => {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+      throw new InvalidInputError(`Invalid ${what}: expected a whole number of at least 0.`);
+    }
+  };
+  if (changes.version !== undefined) count(changes.version, 'version');
+  if (changes.tags !== undefined) checked.tags = validateTags(changes.tags);
+  if (changes.lastUpdate !== undefined && changes.lastUpdate !== null) count(changes.lastUpdate, 'lastUpdate');
+  if (changes.resourceCount !== undefined && changes.resourceCount !== null) count(changes.resourceCount, 'resourceCount');
+  for (const field of ['encryptedDataKey', 'currentCheckpoint', 'activeUpdate'] as const) {
+    const value = changes[field];
+    if (value !== undefined && value !== null && (typeof value !== 'string' || value.length === 0 || value.length > 4096)) {
+      throw new InvalidInputError(`Invalid ${field}: expected a non-empty string.`);
+    }
+  }
+  return checked;
+}
+
+/** SET/REMOVE clauses for `changes` plus the revision bump, with their names and values. */
+function updateExpression(changes: StackChanges, extraSets: Record<string, unknown> = {}) {
+  const names: Record<string, string> = { '#revision': 'revision' };
+  const values: Record<string, unknown> = { ':one': 1 };
+  const sets = ['#revision = #revision + :one'];
+  const removes: string[] = [];
+  const set = (field: string, value: unknown) => {
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    sets.push(`#${field} = :${field}`);
+  };
+  for (const [field, value] of Object.entries(extraSets)) set(field, value);
+  if (changes.version !== undefined) set('version', changes.version);
+  if (changes.tags !== undefined) set('tags', changes.tags);
+  for (const field of OPTIONAL_FIELDS) {
+    const value = changes[field];
+    if (value === null) {
+      names[`#${field}`] = field;
+      removes.push(`#${field}`);
+    } else if (value !== undefined) {
+      set(field, value);
+    }
+  }
+  const expression = `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`;
+  return { expression, names, values };
+}
+
+interface ListCursor {
+  v: number;
+  org: string;
+  project?: string;
+  tagName?: string;
+  tagValue?: string;
+  key: Record<string, string>;
+}
+
+function encodeCursor(cursor: ListCursor): string {
+  return Buffer.from(JSON.stringify(cursor)).toString('base64url');
+}
+
+function decodeCursor(token: string, query: ListStacksQuery): Record<string, string> {
+  const invalid = () =>
+    new InvalidInputError('Invalid continuation token: pass back the token from the previous page of the same listing.');
+  if (typeof token !== 'string' || token.length === 0 || token.length > 4096) throw invalid();
+  let cursor: ListCursor;
+  try {
+    cursor = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as ListCursor;
+  } catch {
+    throw invalid();
+  }
+  const key = cursor?.key;
+  const sameQuery =
+    cursor?.v === TOKEN_VERSION &&
+    cursor.org === query.org &&
+    cursor.project === query.project &&
+    cursor.tagName === query.tagName &&
+    cursor.tagValue === query.tagValue;
+  const keyFields = [KEY.partition, KEY.sort, KEY.gsi1Partition, KEY.gsi1Sort];
+  if (
+    !sameQuery ||
+    !key ||
+    typeof key !== 'object' ||
+    Object.keys(key).length !== keyFields.length ||
+    !keyFields.every((field) => typeof key[field] === 'string') ||
+    key[KEY.gsi1Partition] !== stacksByOrg(query.org) ||
+    key[KEY.sort] !== STACK_SK
+  ) {
+    throw invalid();
+  }
+  return key;
+}
+
+function cancellationCodes(error: unknown): string[] | undefined {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
+  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return reasons.map((reason) => reason.Code ?? 'None');
+}
+
+/** Stack records and their name items in the Stackyard table. */
+export class DynamoDbStackStore implements StackStore {
+  constructor(
+    private readonly documents: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async create(stack: NewStack): Promise<StackRecord> {
+    const ref = validateStackRef(stack);
+    const record: StackRecord = {
+      id: requireStackId(stack.id),
+      ...ref,
+      version: 0,
+      revision: 1,
+      tags: validateTags(stack.tags ?? {}),
+      createdAt: stack.createdAt,
+    };
+    if (typeof stack.createdAt !== 'number' || !Number.isFinite(stack.createdAt)) {
+      throw new InvalidInputError('Invalid createdAt: expected epoch milliseconds.');
+    }
+    const optional = checkChanges({ encryptedDataKey: stack.encryptedDataKey, currentCheckpoint: stack.currentCheckpoint });
+    if (optional.encryptedDataKey) record.encryptedDataKey = optional.encryptedDataKey;
+    if (optional.currentCheckpoint) record.currentCheckpoint = optional.currentCheckpoint;
+    try {
+      await this.documents.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.table,
+                Item: this.nameItem(ref, record.id),
+                ConditionExpression: NAME_IS_FREE,
+                ExpressionAttributeNames: { '#pk': KEY.partition },
+              },
+            },
+            {
+              Put: {
+                TableName: this.table,
+                Item: this.stackItem(record),
+                ConditionExpression: 'attribute_not_exists(#pk)',
+                ExpressionAttributeNames: { '#pk': KEY.partition },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes?.[0] === 'ConditionalCheckFailed') {
+        throw new ConflictError(`Stack '${formatStackRef(ref)}' already exists.`, { stack: formatStackRef(ref) }, { cause: error });
+      }
+      if (codes?.[1] === 'ConditionalCheckFailed') {
+        throw new ConflictError(`A stack with id ${record.id} already exists.`, { id: record.id }, { cause: error });
+      }
+      throw this.translate(error, 'The stack');
+    }
+    return record;
+  }
+
+  async get(ref: StackRef): Promise<StackRecord> {
+    const { org, project, stack } = validateStackRef(ref);
+    const name = await this.getItem(namePk(org, project, stack), NAME_SK);
+    const notFound = () => new NotFoundError(`Stack '${formatStackRef(ref)}' does not exist.`);
+    if (!name) throw notFound();
+    const item = await this.getItem(stackPk(String(name.stackId)), STACK_SK);
+    if (!item) throw notFound();
+    return toRecord(item);
+  }
+
+  async getById(id: string): Promise<StackRecord> {
+    const item = await this.getItem(stackPk(requireStackId(id)), STACK_SK);
+    if (!item) throw new NotFoundError(`Stack ${id} does not exist.`);
+    return toRecord(item);
+  }
+
+  async list(query: ListStacksQuery): Promise<StackPage> {
+    const org = validateOrgName(query.org);
+    if (query.project !== undefined) validateProjectName(query.project);
+    if (query.tagName !== undefined) validateTags({ [query.tagName]: query.tagValue ?? '' });
+    if (query.tagName === undefined && query.tagValue !== undefined) {
+      throw new InvalidInputError('A tag value filter needs a tag name.');
+    }
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+      throw new InvalidInputError(`Invalid page size ${limit}: expected 1 to ${MAX_LIMIT}.`);
+    }
+    let startKey = query.continuationToken === undefined ? undefined : decodeCursor(query.continuationToken, query);
+
+    const names: Record<string, string> = { '#g': KEY.gsi1Partition };
+    const values: Record<string, unknown> = { ':g': stacksByOrg(org) };
+    let keyCondition = '#g = :g';
+    if (query.project !== undefined) {
+      names['#s'] = KEY.gsi1Sort;
+      values[':p'] = `${query.project}#`;
+      keyCondition += ' AND begins_with(#s, :p)';
+    }
+    let filter: string | undefined;
+    if (query.tagName !== undefined) {
+      names['#tags'] = 'tags';
+      names['#tag'] = query.tagName;
+      if (query.tagValue === undefined) {
+        filter = 'attribute_exists(#tags.#tag)';
+      } else {
+        values[':tagValue'] = query.tagValue;
+        filter = '#tags.#tag = :tagValue';
+      }
+    }
+
+    // Collect one match more than asked for: if it exists there is a next page, and the cursor is the key of the
+    // last stack returned, so the last page never carries a token.
+    const found: Record<string, unknown>[] = [];
+    try {
+      do {
+        const page = await this.documents.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: STACKS_BY_NAME_INDEX,
+            KeyConditionExpression: keyCondition,
+            FilterExpression: filter,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ExclusiveStartKey: startKey,
+            Limit: limit + 1 - found.length,
+          }),
+        );
+        found.push(...(page.Items ?? []));
+        startKey = page.LastEvaluatedKey as Record<string, string> | undefined;
+      } while (startKey && found.length <= limit);
+    } catch (error) {
+      throw this.translate(error, 'The stack listing');
+    }
+
+    const stacks = found.slice(0, limit).map(toRecord);
+    if (found.length <= limit) return { stacks };
+    const last = found[limit - 1];
+    const key = Object.fromEntries(
+      [KEY.partition, KEY.sort, KEY.gsi1Partition, KEY.gsi1Sort].map((field) => [field, String(last[field])]),
+    );
+    const cursor: ListCursor = {
+      v: TOKEN_VERSION,
+      org,
+      project: query.project,
+      tagName: query.tagName,
+      tagValue: query.tagValue,
+      key,
+    };
+    return { stacks, continuationToken: encodeCursor(cursor) };
+  }
+
+  async update(id: string, expectedRevision: number, changes: StackChanges): Promise<StackRecord> {
+    requireStackId(id);
+    this.checkRevision(expectedRevision);
+    const { expression, names, values } = updateExpression(checkChanges(changes));
+    try {
+      const { Attributes } = await this.documents.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { [KEY.partition]: stackPk(id), [KEY.sort]: STACK_SK },
+          UpdateExpression: expression,
+          ConditionExpression: AT_REVISION,
+          ExpressionAttributeNames: { ...names, '#pk': KEY.partition },
+          ExpressionAttributeValues: { ...values, ':expectedRevision': expectedRevision },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return toRecord(Attributes ?? {});
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
+        const raw = (error as { Item?: Record<string, AttributeValue> }).Item;
+        throw this.revisionError(id, expectedRevision, raw ? toRecord(unmarshall(raw)) : undefined, error);
+      }
+      throw this.translate(error, 'The stack');
+    }
+  }
+
+  async rename(id: string, expectedRevision: number, to: StackRef, changes: StackChanges = {}): Promise<StackRecord> {
+    requireStackId(id);
+    this.checkRevision(expectedRevision);
+    const target = validateStackRef(to);
+    const checked = checkChanges(changes);
+    const current = await this.getById(id);
+    if (current.revision !== expectedRevision) throw this.revisionError(id, expectedRevision, current);
+    if (target.org !== current.org) {
+      throw new InvalidInputError(`A stack cannot move to another organization ('${current.org}' to '${target.org}').`);
+    }
+    if (target.project === current.project && target.stack === current.stack) {
+      throw new ConflictError(`Stack '${formatStackRef(target)}' already has that name.`, { stack: formatStackRef(target) });
+    }
+    const { expression, names, values } = updateExpression(checked, {
+      project: target.project,
+      stack: target.stack,
+      [KEY.gsi1Sort]: stackSortKey(target.project, target.stack),
+    });
+    try {
+      await this.documents.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.table,
+                Item: this.nameItem(target, id),
+                ConditionExpression: NAME_IS_FREE,
+                ExpressionAttributeNames: { '#pk': KEY.partition },
+              },
+            },
+            {
+              Update: {
+                TableName: this.table,
+                Key: { [KEY.partition]: stackPk(id), [KEY.sort]: STACK_SK },
+                UpdateExpression: expression,
+                ConditionExpression: AT_REVISION,
+                ExpressionAttributeNames: { ...names, '#pk': KEY.partition },
+                ExpressionAttributeValues: { ...values, ':expectedRevision': expectedRevision },
+              },
+            },
+            {
+              Delete: {
+                TableName: this.table,
+                Key: { [KEY.partition]: namePk(current.org, current.project, current.stack), [KEY.sort]: NAME_SK },
+                ConditionExpression: NAME_IS_MINE,
+                ExpressionAttributeNames: { '#stackId': 'stackId' },
+                ExpressionAttributeValues: { ':stackId': id },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes?.[0] === 'ConditionalCheckFailed') {
+        throw new ConflictError(`Stack '${formatStackRef(target)}' already exists.`, { stack: formatStackRef(target) }, { cause: error });
+      }
+      if (codes && codes.some((code) => code === 'ConditionalCheckFailed' || code === 'TransactionConflict')) {
+        throw this.revisionError(id, expectedRevision, await this.getById(id).catch(() => undefined), error);
+      }
+      throw this.translate(error, 'The stack');
+    }
+    return this.getById(id);
+  }
+
+  async delete(id: string, expectedRevision: number): Promise<void> {
+    requireStackId(id);
+    this.checkRevision(expectedRevision);
+    const current = await this.getById(id);
+    if (current.revision !== expectedRevision) throw this.revisionError(id, expectedRevision, current);
+    try {
+      await this.documents.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: this.table,
+                Key: { [KEY.partition]: stackPk(id), [KEY.sort]: STACK_SK },
+                ConditionExpression: AT_REVISION,
+                ExpressionAttributeNames: { '#pk': KEY.partition, '#revision': 'revision' },
+                ExpressionAttributeValues: { ':expectedRevision': expectedRevision },
+              },
+            },
+            {
+              Delete: {
+                TableName: this.table,
+                Key: { [KEY.partition]: namePk(current.org, current.project, current.stack), [KEY.sort]: NAME_SK },
+                ConditionExpression: NAME_IS_MINE,
+                ExpressionAttributeNames: { '#stackId': 'stackId' },
+                ExpressionAttributeValues: { ':stackId': id },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (cancellationCodes(error)) {
+        throw this.revisionError(id, expectedRevision, await this.getById(id).catch(() => undefined), error);
+      }
+      throw this.translate(error, 'The stack');
+    }
+  }
+
+  private checkRevision(revision: number): void {
+    if (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 0) {
+      throw new InvalidInputError('Invalid expected revision: expected a whole number.');
+    }
+  }
+
+  private revisionError(id: string, expectedRevision: number, current: StackRecord | undefined, cause?: unknown): Error {
+    if (!current) return new NotFoundError(`Stack ${id} does not exist.`, { cause });
+    return new ConflictError(
+      `Stack '${formatStackRef(current)}' was changed by someone else (revision ${current.revision}, expected ` +
+        `${expectedRevision}); read it again and retry.`,
+      { id, expectedRevision, actualRevision: current.revision },
+      { cause },
+    );
+  }
+
+  private nameItem(ref: StackRef, stackId: string): Record<string, unknown> {
+    return { [KEY.partition]: namePk(ref.org, ref.project, ref.stack), [KEY.sort]: NAME_SK, stackId };
+  }
+
+  private stackItem(record: StackRecord): Record<string, unknown> {
+    return {
+      [KEY.partition]: stackPk(record.id),
+      [KEY.sort]: STACK_SK,
+      [KEY.gsi1Partition]: stacksByOrg(record.org),
+      [KEY.gsi1Sort]: stackSortKey(record.project, record.stack),
+      ...record,
+    };
+  }
+
+  private async getItem(pk: string, sk: string): Promise<Record<string, unknown> | undefined> {
+    try {
+      const { Item } = await this.documents.send(
+        new GetCommand({ TableName: this.table, Key: { [KEY.partition]: pk, [KEY.sort]: sk }, ConsistentRead: true }),
+      );
+      return Item;
+    } catch (error) {
+      throw this.translate(error, 'The stack');
+    }
+  }
+
+  private translate(error: unknown, what: string): unknown {
+    if (cancellationCodes(error)?.includes('TransactionConflict')) {
+      return new ConflictError(`${what} is being changed by another request; retry.`, {}, { cause: error });
+    }
+    return translateDynamoDbError(error, what);
+  }
+}

@@ -1,0 +1,20 @@
+/** Key builders for the Stackyard table (layout: table.ts, reasons: docs/storage-aws.md). */
+
+export const stackPk = (stackId: string) => `STACK#${stackId}`;
+export const STACK_SK = 'STACK';
+export const namePk = (org: string, project: string, stack: string) => `NAME#${org}/${project}/${stack}`;
+export const NAME_SK = 'NAME';
+export const stacksByOrg = (org: string) => `STACKS#${org}`;
+/** `#` sorts before every character allowed in names, so this orders by project, then stack name. */
+export const stackSortKey = (project: string, stack: string) => `${project}#${stack}`;
+export const updateSk = (updateId: string) => `UPDATE#${updateId}`;
+/** Zero-padded so the sort key orders numerically. */
+export const historySk = (version: number) => `HISTORY#${String(version).padStart(12, '0')}`;
+export const userPk = (login: string) => `USER#${login}`;
+export const USER_SK = 'USER';
+export const memberSk = (org: string) => `MEMBER#${org}`;
+export const userTokenSk = (id: string) => `APITOKEN#${id}`;
+export const tokenHashPk = (tokenHash: string) => `APITOKEN#${tokenHash}`;
+export const TOKEN_HASH_SK = 'APITOKEN';
+export const orgPk = (name: string) => `ORG#${name}`;
+export const ORG_SK = 'ORG';

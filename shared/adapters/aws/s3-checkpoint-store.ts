@@ -1,0 +1,151 @@
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, createGzip } from 'node:zlib';
+import { ConflictError, InvalidInputError, NotFoundError, TooLargeError, UnavailableError } from '../../core/errors.js';
+import { MAX_OBJECT_BYTES, type CheckpointStore, type ObjectKey } from '../../ports/checkpoint-store.js';
+import { requireStackId } from './dynamodb-stack-store.js';
+import { errorName, isTransient } from './errors.js';
+
+/**
+ * Version of the object key layout. Bump it (and migrate) if the layout below ever changes, so old and new
+ * objects can never be confused: `v1/stacks/<stackId>/<name>`, body gzip-compressed.
+ */
+export const OBJECT_LAYOUT_VERSION = 'v1';
+const SEGMENT = /^[A-Za-z0-9._-]+$/;
+const PART_SIZE = 8 * 1024 * 1024;
+
+function requireName(name: unknown): string {
+  if (typeof name !== 'string' || name.length === 0 || name.length > 512) {
+    throw new InvalidInputError('Invalid object name: expected 1 to 512 characters.');
+  }
+  for (const segment of name.split('/')) {
+    if (!SEGMENT.test(segment) || segment === '.' || segment === '..') {
+      throw new InvalidInputError(
+        `Invalid object name '${name.slice(0, 100)}': segments are letters, digits, '.', '_' or '-' (not '.' or '..').`,
+      );
+    }
+  }
+  return name;
+}
+
+function requirePrefix(prefix: unknown): string {
+  if (typeof prefix !== 'string' || prefix.length > 512 || !/^[A-Za-z0-9._/-]*$/.test(prefix) || prefix.startsWith('/')) {
+    throw new InvalidInputError('Invalid object prefix: expected letters, digits, \'.\', \'_\', \'-\' or \'/\'.');
+  }
+  return prefix;
+}
+
+function unavailable(error: unknown): unknown {
+  if (errorName(error) === 'NoSuchBucket') {
+    return new UnavailableError('The state bucket does not exist; check STACKYARD_BUCKET.', { cause: error });
+  }
+  return isTransient(error)
+    ? new UnavailableError(`S3 is unavailable (${errorName(error)}); try again shortly.`, { cause: error })
+    : error;
+}
+
+/** Immutable, gzip-compressed objects in the state bucket under `v1/stacks/<stackId>/`. */
+export class S3CheckpointStore implements CheckpointStore {
+  constructor(
+    private readonly s3: S3Client,
+    private readonly bucket: string,
+  ) {}
+
+  async put(key: ObjectKey, body: Uint8Array): Promise<void> {
+    const objectKey = this.objectKey(key);
+    if (!(body instanceof Uint8Array)) throw new InvalidInputError('Object bodies must be bytes.');
+    if (body.byteLength > MAX_OBJECT_BYTES) {
+      throw new TooLargeError(
+        `Object ${key.name} is ${body.byteLength} bytes; the limit is ${MAX_OBJECT_BYTES} bytes (50 MB) uncompressed.`,
+      );
+    }
+    const upload = new Upload({
+      client: this.s3,
+      partSize: PART_SIZE,
+      queueSize: 2,
+      leavePartsOnError: false,
+      params: {
+        Bucket: this.bucket,
+        Key: objectKey,
+        Body: Readable.from([body]).pipe(createGzip()),
+        ContentType: 'application/gzip',
+        // Objects are immutable: S3 refuses the write if the key exists (also on CompleteMultipartUpload).
+        IfNoneMatch: '*',
+      },
+    });
+    try {
+      await upload.done();
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      const name = errorName(error);
+      if (name === 'PreconditionFailed' || name === 'ConditionalRequestConflict' || status === 412) {
+        throw new ConflictError(`Object ${key.name} already exists; objects are never overwritten.`, { name: key.name }, {
+          cause: error,
+        });
+      }
+      throw unavailable(error);
+    }
+  }
+
+  async get(key: ObjectKey): Promise<Uint8Array> {
+    const objectKey = this.objectKey(key);
+    let response;
+    try {
+      response = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: objectKey }));
+    } catch (error) {
+      if (errorName(error) === 'NoSuchKey' || errorName(error) === 'NotFound') {
+        throw new NotFoundError(`Object ${key.name} of stack ${key.stackId} does not exist.`, { cause: error });
+      }
+      throw unavailable(error);
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    try {
+      await pipeline(response.Body as Readable, createGunzip(), async (source: AsyncIterable<Buffer>) => {
+        for await (const chunk of source) {
+          total += chunk.length;
+          // A body can never legitimately inflate past the write limit; stop rather than exhaust memory.
+          if (total > MAX_OBJECT_BYTES) throw new TooLargeError(`Object ${key.name} inflates past the size limit.`);
+          chunks.push(chunk);
+        }
+      });
+    } catch (error) {
+      if (error instanceof TooLargeError) throw error;
+      if ((error as NodeJS.ErrnoException).code?.startsWith('Z_')) {
+        throw new InvalidInputError(`Object ${key.name} is not a valid gzip stream.`, { cause: error });
+      }
+      throw unavailable(error);
+    }
+    return new Uint8Array(Buffer.concat(chunks, total));
+  }
+
+  async list(stackId: string, prefix: string): Promise<string[]> {
+    const base = this.stackPrefix(stackId);
+    const full = base + requirePrefix(prefix);
+    const names: string[] = [];
+    let token: string | undefined;
+    try {
+      do {
+        const page = await this.s3.send(
+          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: full, ContinuationToken: token }),
+        );
+        for (const object of page.Contents ?? []) if (object.Key) names.push(object.Key.slice(base.length));
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+    } catch (error) {
+      throw unavailable(error);
+    }
+    return names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  private stackPrefix(stackId: string): string {
+    return `${OBJECT_LAYOUT_VERSION}/stacks/${requireStackId(stackId)}/`;
+  }
+
+  private objectKey(key: ObjectKey): string {
+    if (key === null || typeof key !== 'object') throw new InvalidInputError('Object keys need a stackId and a name.');
+    return this.stackPrefix(key.stackId) + requireName(key.name);
+  }
+}
