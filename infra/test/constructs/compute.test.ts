@@ -93,7 +93,7 @@ describe('ApiFunctions', () => {
           }),
           Match.objectLike({
             Sid: 'BucketObjects',
-            Action: ['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'],
+            Action: ['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject'],
             Resource: { 'Fn::Join': ['', [arnOf('StateBucket'), '/*']] },
           }),
           Match.objectLike({ Sid: 'BucketList', Action: 's3:ListBucket', Resource: arnOf('StateBucket') }),
@@ -107,6 +107,7 @@ describe('ApiFunctions', () => {
     const actions = policyStatements(template).flatMap(actionsOf);
     expect(actions.filter((a) => a.includes('*'))).toEqual([]);
     expect(actions).not.toContain('dynamodb:Scan');
+    expect(actions).not.toContain('s3:DeleteObject');
   });
 
   it('lets the role use the key directly only with the key service encryption context', () => {
