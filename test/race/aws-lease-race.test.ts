@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAwsClients, type AwsClients } from '../../shared/adapters/aws/clients.js';
+import { DynamoDbLeaseStore } from '../../shared/adapters/aws/dynamodb-lease-store.js';
+import { createStackyardTable } from '../../shared/adapters/aws/table.js';
+import { ForbiddenError, LeaseHeldError } from '../../shared/core/errors.js';
+import type { TokenRef } from '../../shared/ports/lease-store.js';
+import { applyEnv } from '../support/aws-stand-ins.js';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
+
+const ROUNDS = 100;
+const ACQUIRERS = 20;
+const DURATION_MS = 10_000;
+
+let dynamodb: DynamoDbLocal;
+let restoreEnv: () => void;
+let clients: AwsClients[] = [];
+let stores: DynamoDbLeaseStore[] = [];
+let clock = Date.now();
+
+beforeAll(async () => {
+  dynamodb = await startDynamoDbLocal();
+  restoreEnv = applyEnv({
+    AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+  });
+  const table = `race-${randomUUID().slice(0, 8)}`;
+  // One client (and so one connection pool) per acquirer, as separate Lambda instances would have.
+  clients = Array.from({ length: ACQUIRERS }, () => createAwsClients());
+  await createStackyardTable(clients[0].dynamodb, table);
+  stores = clients.map((c) => new DynamoDbLeaseStore(c.documents, table, () => clock));
+});
+
+afterAll(async () => {
+  for (const c of clients) c.destroy();
+  restoreEnv?.();
+  await dynamodb?.stop();
+});
+
+async function expectForbidden(promise: Promise<unknown>): Promise<void> {
+  await expect(promise).rejects.toBeInstanceOf(ForbiddenError);
+}
+
+async function expectDead(ref: TokenRef, store: DynamoDbLeaseStore): Promise<void> {
+  await expectForbidden(store.validate(ref));
+  await expectForbidden(store.renew(ref, DURATION_MS));
+  await expectForbidden(store.release(ref));
+}
+
+describe('DynamoDB lease under contention', () => {
+  it(
+    `gives the lease to exactly one of ${ACQUIRERS} concurrent acquirers, ${ROUNDS} rounds`,
+    async () => {
+      const stackId = randomUUID();
+      const dead: TokenRef[] = [];
+      const endings = { released: 0, revoked: 0, takenOver: 0 };
+
+      for (let round = 0; round < ROUNDS; round++) {
+        clock += 1;
+        const updateIds = stores.map((_, i) => `r${round}-a${i}`);
+        const results = await Promise.allSettled(
+          stores.map((store, i) => store.acquire({ stackId, updateId: updateIds[i], holder: `user${i}`, durationMs: DURATION_MS })),
+        );
+        const winners = results.flatMap((result, i) => (result.status === 'fulfilled' ? [{ i, grant: result.value }] : []));
+        expect(winners, `round ${round}`).toHaveLength(1);
+        const [{ i: w, grant }] = winners;
+        for (const result of results) {
+          if (result.status === 'rejected') {
+            expect(result.reason).toBeInstanceOf(LeaseHeldError);
+            expect((result.reason as LeaseHeldError).lease.updateId).toBe(updateIds[w]);
+          }
+        }
+
+        // Whatever ended the previous round (release, revoke, takeover), that token stays dead.
+        const other = stores[(w + 1) % ACQUIRERS];
+        if (dead.length > 0) await expectDead(dead[dead.length - 1], other);
+        await Promise.all(dead.slice(-6, -1).map((ref) => expectForbidden(other.validate(ref))));
+
+        const ref = { stackId, updateId: updateIds[w], token: grant.token };
+        await stores[w].validate(ref);
+        clock += DURATION_MS - 1;
+        const renewed = await stores[w].renew(ref, DURATION_MS);
+        expect(renewed.token).toBe(grant.token);
+        clock += 2;
+        // Past the original expiry, alive thanks to the renewal, from any instance.
+        await other.validate(ref);
+        expect((await other.current(stackId))?.updateId).toBe(updateIds[w]);
+
+        switch (round % 3) {
+          case 0:
+            await stores[w].release(ref);
+            endings.released++;
+            break;
+          case 1:
+            await other.revoke(stackId, updateIds[w]);
+            endings.revoked++;
+            break;
+          default:
+            // Let it expire: the next round's race is a takeover of an expired lease.
+            clock += DURATION_MS;
+            await expectForbidden(other.validate(ref));
+            endings.takenOver++;
+        }
+        dead.push(ref);
+      }
+      expect(endings.released + endings.revoked + endings.takenOver).toBe(ROUNDS);
+    },
+    300_000,
+  );
+});
