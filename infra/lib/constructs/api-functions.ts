@@ -75,6 +75,7 @@ export class ApiFunctions extends Construct {
     const functions = new Map<string, NodejsFunction>();
     for (const spec of props.handlers) {
       const logGroup = new logs.LogGroup(this, `${spec.name}Logs`, {
+        logGroupName: `/stackyard/${Stack.of(this).stackName}/functions/${spec.name}`,
         retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
         removalPolicy: RemovalPolicy.DESTROY,
       });

@@ -53,6 +53,7 @@ export class StackyardHttpApi extends Construct {
       createDefaultStage: false,
     });
     this.accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      logGroupName: `/stackyard/${Stack.of(this).stackName}/api-access`,
       retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });

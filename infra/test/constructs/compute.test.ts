@@ -70,6 +70,7 @@ describe('ApiFunctions', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Description: 'Stackyard API: Updates', MemorySize: 1769 });
     template.resourceCountIs('AWS::Logs::LogGroup', 2);
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: '/stackyard/Bare/functions/Identity' });
   });
 
   it('gives the role no managed policies and table, bucket and log access scoped to those resources', () => {
@@ -262,7 +263,7 @@ describe('StackyardHttpApi', () => {
     const format = JSON.parse(stage.Properties.AccessLogSettings.Format) as Record<string, string>;
     expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', routeKey: '$context.routeKey' });
     expect(JSON.stringify(format).toLowerCase()).not.toMatch(/authorization|header|body/);
-    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: '/stackyard/Bare/api-access', RetentionInDays: 30 });
   });
 
   it('uses the execute-api endpoint as the login URL when there is no custom domain', () => {
