@@ -25,6 +25,13 @@ export interface AwsStorageOptions {
   clients?: AwsClients;
 }
 
+/** Reads STACKYARD_TABLE, STACKYARD_BUCKET and STACKYARD_KMS_KEY_ID (as set by the CDK stack and the stand-ins). */
+export function awsStorageOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): AwsStorageOptions {
+  const missing = ['STACKYARD_TABLE', 'STACKYARD_BUCKET', 'STACKYARD_KMS_KEY_ID'].filter((name) => !env[name]);
+  if (missing.length > 0) throw new Error(`AWS storage is not configured: set ${missing.join(', ')}.`);
+  return { table: env.STACKYARD_TABLE!, bucket: env.STACKYARD_BUCKET!, kmsKeyId: env.STACKYARD_KMS_KEY_ID! };
+}
+
 /**
  * Builds the AWS-backed Storage (DynamoDB single table, S3, KMS). Create it once per process: it owns its SDK
  * clients, and `close()` releases them.
