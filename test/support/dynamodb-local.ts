@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { captureStderr, freePort, spawnTracked, stopChild } from './processes.js';
+import { COMMAND_NOT_FOUND, captureStderr, freePort, spawnTracked, stopChild } from './processes.js';
 
 /** A running AWS DynamoDB Local (in memory, one shared database for every access key and region). */
 export interface DynamoDbLocal {
@@ -51,14 +51,14 @@ export async function startDynamoDbLocal(timeoutMs = 30_000): Promise<DynamoDbLo
     await rm(cwd, { recursive: true, force: true });
   };
   let failure: Error | undefined;
-  child.once('error', (error: NodeJS.ErrnoException) => {
-    failure =
-      error.code === 'ENOENT'
-        ? new Error('DynamoDB Local needs Java 17 or later: `java` was not found on PATH (apt-get install default-jre-headless).')
-        : error;
+  child.once('error', (error) => {
+    failure = error;
   });
   child.once('exit', (code) => {
-    failure ??= new Error(`DynamoDB Local exited during start-up with code ${code}. ${stderr()}`);
+    failure ??=
+      code === COMMAND_NOT_FOUND
+        ? new Error('DynamoDB Local needs Java 17 or later: `java` was not found on PATH (apt-get install default-jre-headless).')
+        : new Error(`DynamoDB Local exited during start-up with code ${code}. ${stderr()}`);
   });
 
   const endpoint = `http://127.0.0.1:${port}`;

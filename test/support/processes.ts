@@ -27,9 +27,22 @@ export function tsxNodeArgs(): string[] {
   return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
 }
 
-/** Starts a tracked child process; `stopChild` or the worker's exit ends it. */
+/**
+ * Runs `"$@"` under sh and kills it when our end of sh's stdin closes, which also happens when this process dies
+ * without cleaning up (a killed test worker must not leave a JVM behind). SIGTERM to sh stops the command too.
+ */
+const GUARD =
+  'exec 3<&0; "$@" <&- & pid=$!; ' +
+  'trap \'kill $pid 2>/dev/null; wait $pid; exit 143\' TERM; ' +
+  '(read _ <&3; kill $pid 2>/dev/null) & ' +
+  'wait $pid';
+
+/** Exit status of the guard when the command itself could not be found. */
+export const COMMAND_NOT_FOUND = 127;
+
+/** Starts a tracked, guarded child process; `stopChild`, the worker's exit or its death ends it. */
 export function spawnTracked(command: string, args: string[], options: SpawnOptions): ChildProcess {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  const child = spawn('sh', ['-c', GUARD, 'sh', command, ...args], { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
   running.add(child);
   child.once('exit', () => running.delete(child));
   return child;
@@ -94,6 +107,7 @@ export async function stopChild(child: ChildProcess, graceMs = 3000): Promise<vo
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
+  child.stdin?.end();
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   await exited;
   clearTimeout(timer);
