@@ -1,0 +1,36 @@
+/** Small helpers around `@grpc/grpc-js` unary calls and errors. */
+import * as grpc from '@grpc/grpc-js';
+
+type UnaryMethod<Req, Res> = (
+  req: Req,
+  metadata: grpc.Metadata,
+  options: Partial<grpc.CallOptions>,
+  cb: (err: grpc.ServiceError | null, res: Res) => void,
+) => grpc.ClientUnaryCall;
+
+/** Calls a unary method with a deadline; rejects with the gRPC `ServiceError`. */
+export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, self: object, req: Req, timeoutMs: number): Promise<Res> {
+  return new Promise<Res>((resolve, reject) => {
+    method.call(self, req, new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(err) : resolve(res)));
+  });
+}
+
+/** True for an error with the given gRPC status code. */
+export function hasCode(err: unknown, code: grpc.status): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === code;
+}
+
+/** The human part of a gRPC error. */
+export function grpcMessage(err: unknown): string {
+  if (typeof err === 'object' && err !== null && 'details' in err && typeof (err as { details: unknown }).details === 'string') {
+    const e = err as grpc.ServiceError;
+    if (e.code === grpc.status.DEADLINE_EXCEEDED) return `deadline exceeded (${e.details})`;
+    return e.details;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** A gRPC error to send back to a caller. */
+export function grpcError(code: grpc.status, message: string): grpc.ServiceError {
+  return Object.assign(new Error(message), { code, details: message, metadata: new grpc.Metadata() });
+}

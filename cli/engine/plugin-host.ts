@@ -1,0 +1,99 @@
+/**
+ * Launches plugin processes with Pulumi's plugin protocol: argv `[engineAddress]`, the first stdout line is the
+ * port the plugin's gRPC server listens on; later stdout and all stderr are free-form logs, captured for errors.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** How to start one plugin. */
+export interface PluginCommand {
+  /** Executable to run. */
+  command: string;
+  /** Arguments placed before the engine address. */
+  args: string[];
+  /** Human-readable plugin name for messages, e.g. `resource-test v1.0.0`. */
+  label: string;
+}
+
+/** A running plugin process. */
+export interface PluginProcess {
+  readonly port: number;
+  /** The captured stderr (and post-port stdout) so far, capped. */
+  output(): string;
+  /** Stops the process and waits for it to exit. */
+  kill(): Promise<void>;
+  /** Resolves when the process exits on its own or is killed. */
+  readonly exited: Promise<number | null>;
+}
+
+const OUTPUT_CAP = 64 * 1024;
+
+/** Starts a plugin and waits for its port (failing after `timeoutMs` or if it exits first). */
+export function launchPlugin(
+  cmd: PluginCommand,
+  opts: { engineAddress: string; cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; onLog?: (line: string) => void },
+): Promise<PluginProcess> {
+  const child: ChildProcess = spawn(cmd.command, [...cmd.args, opts.engineAddress], {
+    cwd: opts.cwd,
+    env: opts.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let captured = '';
+  const capture = (text: string) => {
+    captured = (captured + text).slice(-OUTPUT_CAP);
+    if (opts.onLog) for (const line of text.split('\n')) if (line.trim()) opts.onLog(line);
+  };
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.once('error', () => resolve(null));
+  });
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', capture);
+
+  return new Promise<PluginProcess>((resolve, reject) => {
+    let stdoutBuf = '';
+    let settled = false;
+    const timer = setTimeout(() => fail(new Error(`plugin ${cmd.label} did not report a port within ${opts.timeoutMs ?? 30_000} ms`)), opts.timeoutMs ?? 30_000);
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(err);
+    };
+    const onStdout = (chunk: string) => {
+      if (settled) return capture(chunk);
+      stdoutBuf += chunk;
+      const nl = stdoutBuf.indexOf('\n');
+      if (nl < 0) return;
+      const first = stdoutBuf.slice(0, nl).trim();
+      const rest = stdoutBuf.slice(nl + 1);
+      const port = Number(first);
+      if (!Number.isInteger(port) || port <= 0 || port > 65535) {
+        return fail(new Error(`plugin ${cmd.label} printed ${JSON.stringify(first.slice(0, 200))} instead of a port`));
+      }
+      settled = true;
+      clearTimeout(timer);
+      if (rest) capture(rest);
+      resolve({
+        port,
+        output: () => captured,
+        exited,
+        kill: async () => {
+          if (child.exitCode === null && child.signalCode === null) {
+            child.kill('SIGTERM');
+            const t = setTimeout(() => child.kill('SIGKILL'), 2_000);
+            await exited;
+            clearTimeout(t);
+          }
+        },
+      });
+    };
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', onStdout);
+    child.once('error', (err) => fail(new Error(`could not start plugin ${cmd.label}: ${err.message}`)));
+    void exited.then((code) => {
+      const tail = captured.trim() ? `:\n${captured.trim().slice(-4000)}` : '';
+      fail(new Error(`plugin ${cmd.label} exited with code ${code} before reporting a port${tail}`));
+    });
+  });
+}

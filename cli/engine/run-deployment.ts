@@ -1,0 +1,164 @@
+/**
+ * One engine run: preview or update (runs the program), destroy and refresh (no program). Loads the base state,
+ * serves the program, drives providers, persists after every mutating step, and reports the outcome. Success is the
+ * engine's own verdict: a program can exit 0 after a step failed.
+ */
+import { BuiltinProvider, type StackReader } from './builtin-provider.js';
+import { DeploymentSerializer, loadDeployment, type Checkpoint, type SecretsCrypter, type SnapshotPersister, type UntypedDeployment } from './deployment.js';
+import type { ChangeSummary, EngineEvents } from './events.js';
+import { launchProgram, programLocation, type ProgramSpec, type StackConfig } from './language-host.js';
+import type { ProjectPlugin } from './plugin-discovery.js';
+import { ProgramHost } from './program-host.js';
+import type { ProviderTimeouts } from './provider-client.js';
+import { ProviderRegistry } from './provider-registry.js';
+import type { PropertyMap } from './properties.js';
+import { SnapshotManager } from './snapshot-manager.js';
+import { StepExecutor } from './step-executor.js';
+import { STACK_TYPE } from './urn.js';
+
+/** What to do. `preview` is a dry run of `update`; `dryRun` previews a destroy or refresh. */
+export type DeploymentKind = 'preview' | 'update' | 'destroy' | 'refresh';
+
+/** Inputs of a run. */
+export interface DeploymentOptions {
+  kind: DeploymentKind;
+  /** Preview a destroy or refresh (no provider changes, nothing saved). */
+  dryRun?: boolean;
+  program: ProgramSpec;
+  config: StackConfig;
+  /** The stack's current state as exported (`undefined` for a new stack). */
+  base: UntypedDeployment | undefined;
+  crypter: SecretsCrypter;
+  /** Receives checkpoints; omitted for previews. */
+  persister?: SnapshotPersister;
+  events?: EngineEvents;
+  /** Concurrent steps (default 16). */
+  parallel?: number;
+  targets?: string[];
+  env?: NodeJS.ProcessEnv;
+  projectPlugins?: ProjectPlugin[];
+  readStack?: StackReader;
+  timeouts?: ProviderTimeouts;
+  now?: () => number;
+  /** Aborts the run: the program gets SIGINT. */
+  signal?: AbortSignal;
+}
+
+/** Outcome of a run. */
+export interface DeploymentResult {
+  ok: boolean;
+  errors: string[];
+  summary: ChangeSummary;
+  /** Stack outputs after the run. */
+  outputs: PropertyMap;
+  /** The last checkpoint saved (not for dry runs). */
+  checkpoint?: Checkpoint;
+  resourceCount: number;
+}
+
+/** Runs one deployment. */
+export async function runDeployment(opts: DeploymentOptions): Promise<DeploymentResult> {
+  const now = opts.now ?? Date.now;
+  const events = opts.events ?? {};
+  const dryRun = opts.kind === 'preview' || opts.dryRun === true;
+  const base = await loadDeployment(opts.base, opts.crypter);
+  const serializer = new DeploymentSerializer(opts.crypter);
+  let lastCheckpoint: Checkpoint | undefined;
+  const persister: SnapshotPersister | undefined =
+    dryRun || !opts.persister
+      ? undefined
+      : {
+          save: async (c) => {
+            lastCheckpoint = c;
+            await opts.persister!.save(c);
+          },
+        };
+  const snapshots = new SnapshotManager(base, serializer, persister, now);
+  const env = opts.env ?? process.env;
+  const { programDir } = programLocation(opts.program);
+  let executor: StepExecutor | undefined;
+  const builtins = new BuiltinProvider(opts.readStack, (urn) => executor?.lookup(urn));
+  let host: ProgramHost | undefined;
+  const registry = new ProviderRegistry({
+    discovery: { programDir, projectPlugins: opts.projectPlugins, env },
+    engineAddress: () => host!.address,
+    rootDir: opts.program.rootDir,
+    env,
+    timeouts: opts.timeouts,
+    builtins,
+    onLog: (pkg, line) => events.diag?.({ severity: 'debug', message: `[${pkg}] ${line}` }),
+  });
+  const ex = new StepExecutor({
+    stack: opts.program.stack,
+    project: opts.program.project,
+    preview: dryRun,
+    parallel: opts.parallel ?? 16,
+    config: opts.config,
+    registry,
+    builtins,
+    snapshots,
+    base,
+    events,
+    targets: opts.targets?.length ? new Set(opts.targets) : undefined,
+  });
+  executor = ex;
+  let deletesRan = false;
+  const runDeletes = async () => {
+    if (deletesRan || ex.failed || host?.programErrored) return;
+    deletesRan = true;
+    await ex.deleteAll(ex.deletionCandidates()).catch(() => undefined);
+  };
+  host = new ProgramHost({ executor: ex, events, onShutdown: runDeletes });
+  await host.start();
+  try {
+    if (opts.kind === 'destroy') {
+      await ex.deleteAll(ex.allBase()).catch(() => undefined);
+    } else if (opts.kind === 'refresh') {
+      await ex.refreshAll();
+    } else {
+      const outcome = await runProgram(opts, host, dryRun, events);
+      if (outcome) ex.fail(undefined, outcome);
+      else if (!host.shutdownSignalled) await runDeletes();
+    }
+    if (!dryRun) await snapshots.save().catch((err: unknown) => void ex.fail(undefined, err));
+  } finally {
+    await registry.closeAll();
+    await host.stop();
+  }
+  const snap = snapshots.snapshot();
+  const stack = dryRun ? ex.lookup(host.rootUrn) : snap.resources.find((r) => r.type === STACK_TYPE && !r.delete);
+  const ok = !ex.failed && !host.programErrored;
+  if (!ok && ex.errors.length === 0) ex.errors.push('the program reported an error');
+  return {
+    ok,
+    errors: ex.errors,
+    summary: ex.summary,
+    outputs: stack?.outputs ?? {},
+    checkpoint: lastCheckpoint,
+    resourceCount: snap.resources.length,
+  };
+}
+
+/** Runs the program to completion; returns an error message when it failed on its own. */
+async function runProgram(opts: DeploymentOptions, host: ProgramHost, dryRun: boolean, events: EngineEvents): Promise<string | undefined> {
+  const child = launchProgram(opts.program, {
+    monitorAddress: host.address,
+    engineAddress: host.address,
+    dryRun,
+    parallel: opts.parallel ?? 16,
+    config: opts.config,
+    env: opts.env,
+    onOutput: (stream, text) => events.programOutput?.(stream, text),
+  });
+  const onAbort = () => child.kill('SIGINT');
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const { code, signal } = await child.exited;
+    // 32: the program already reported its error through the engine
+    if (code === 32) return host.programErrored ? undefined : 'the program failed';
+    if (code !== 0) return signal ? `the program was stopped by ${signal}` : `Program exited with non-zero exit code: ${code}`;
+    return undefined;
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+  }
+}
