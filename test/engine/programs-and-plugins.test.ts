@@ -1,0 +1,78 @@
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ResourceState } from '../../cli/engine/deployment.js';
+import { FIXTURES, TESTPROV_DIR, TestStack } from './engine-harness.js';
+
+function resources(state: unknown): ResourceState[] {
+  return ((state as { deployment?: { resources?: ResourceState[] } } | undefined)?.deployment?.resources ?? []);
+}
+
+/** A $PULUMI_HOME whose plugin cache holds testprov v1.0.0 (a wrapper that runs the fixture provider). */
+function pulumiHomeWithTestprov(): string {
+  const home = mkdtempSync(join(tmpdir(), 'stackyard-pulumi-home-'));
+  const dir = join(home, 'plugins', 'resource-testprov-v1.0.0');
+  mkdirSync(dir, { recursive: true });
+  const bin = join(dir, 'pulumi-resource-testprov');
+  writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${join(TESTPROV_DIR, 'provider.cjs')}" "$@"\n`);
+  chmodSync(bin, 0o755);
+  return home;
+}
+
+describe('provider plugins', () => {
+  it('finds a plugin in the $PULUMI_HOME plugins folder by package and version', async () => {
+    const stack = new TestStack(join(FIXTURES, 'programs/plugins'), 'plugins', 'cache', { PULUMI_HOME: pulumiHomeWithTestprov() });
+    const r = await stack.run('update', { 'plugins:mode': { value: 'versioned', secret: false } }, { projectPlugins: [] });
+    expect(r.result.errors).toEqual([]);
+    expect(r.result.ok).toBe(true);
+    expect(r.result.outputs.createdBy).toBe('testprov');
+    const provider = resources(r.state).find((x) => x.type === 'pulumi:providers:testprov');
+    expect(provider?.urn).toMatch(/::pulumi:providers:testprov::default_1_0_0$/);
+    expect(provider?.inputs?.version).toBe('1.0.0');
+  }, 60_000);
+
+  it('fails clearly when a plugin is missing, naming package, version and the install command', async () => {
+    const stack = new TestStack(join(FIXTURES, 'programs/plugins'), 'plugins', 'missing', {
+      PULUMI_HOME: mkdtempSync(join(tmpdir(), 'stackyard-empty-home-')),
+    });
+    const r = await stack.run('update', { 'plugins:mode': { value: 'missing', secret: false } }, { projectPlugins: [] });
+    expect(r.result.ok).toBe(false);
+    const message = r.result.errors.join('\n');
+    expect(message).toContain("pulumi-resource-nosuchpkg");
+    expect(message).toContain('v2.3.4');
+    expect(message).toContain('pulumi plugin install resource nosuchpkg v2.3.4');
+  }, 60_000);
+});
+
+describe('programs', () => {
+  it('reports a failing program quickly and marks the run failed', async () => {
+    const stack = new TestStack(join(FIXTURES, 'programs/failing'), 'failing');
+    const started = Date.now();
+    const r = await stack.run('update', {});
+    const elapsed = Date.now() - started;
+    expect(r.result.ok).toBe(false);
+    const shown = r.diags.filter((d) => d.severity === 'error').map((d) => d.message).join('\n') + r.output;
+    expect(shown).toContain('deliberate program failure');
+    expect(elapsed).toBeLessThan(5_000);
+  }, 30_000);
+
+  it('runs a TypeScript program with a dynamic provider and a stack transform, then updates and destroys it', async () => {
+    const stack = new TestStack(join(FIXTURES, 'programs/dynamic-ts'), 'dynamic-ts');
+    const created = await stack.run('update', { 'dynamic-ts:who': { value: 'alice', secret: false } }, { program: { rootDir: join(FIXTURES, 'programs/dynamic-ts'), project: 'dynamic-ts', stack: 'dev', main: 'index.ts', runtimeOptions: { typescript: true } } });
+    expect(created.result.errors).toEqual([]);
+    expect(created.result.outputs.greeting).toBe('hello alice');
+    // the stack transform added 100 to size before the provider saw it
+    expect(created.result.outputs.widgetId).toBe('widget-alice-103');
+    const widget = resources(created.state).find((x) => x.type === 'pulumi-nodejs:dynamic:Resource');
+    expect(widget?.provider).toMatch(/::pulumi:providers:pulumi-nodejs::default::/);
+
+    const updated = await stack.run('update', { 'dynamic-ts:who': { value: 'bob', secret: false } }, { program: { rootDir: join(FIXTURES, 'programs/dynamic-ts'), project: 'dynamic-ts', stack: 'dev', main: 'index.ts' } });
+    expect(updated.result.errors).toEqual([]);
+    expect(updated.result.outputs.greeting).toBe('hello again bob');
+
+    const destroyed = await stack.run('destroy', {});
+    expect(destroyed.result.ok).toBe(true);
+    expect(resources(destroyed.state)).toEqual([]);
+  }, 90_000);
+});
