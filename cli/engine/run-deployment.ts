@@ -40,6 +40,8 @@ export interface DeploymentOptions {
   readStack?: StackReader;
   timeouts?: ProviderTimeouts;
   now?: () => number;
+  /** Minimum spacing of checkpoint saves (default 20 ms); mutations within it share a save. */
+  minSaveIntervalMs?: number;
   /** Aborts the run: the program gets SIGINT. */
   signal?: AbortSignal;
 }
@@ -73,7 +75,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
             await opts.persister!.save(c);
           },
         };
-  const snapshots = new SnapshotManager(base, serializer, persister, now);
+  const snapshots = new SnapshotManager(base, serializer, persister, now, opts.minSaveIntervalMs ?? 20);
   const env = opts.env ?? process.env;
   const { programDir } = programLocation(opts.program);
   let executor: StepExecutor | undefined;

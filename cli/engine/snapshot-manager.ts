@@ -16,12 +16,18 @@ export class SnapshotManager {
   private dirty = false;
   private inflight: Promise<void> | undefined;
   private saveError: unknown;
+  private lastSaveEnd = 0;
 
+  /**
+   * `minSaveIntervalMs` spaces saves out: mutations arriving within the window share one save, which keeps the
+   * number of full-state writes well below one per step on large stacks.
+   */
   constructor(
     base: Snapshot,
     private readonly serializer: DeploymentSerializer,
     private readonly persister: SnapshotPersister | undefined,
     private readonly now: () => number,
+    private readonly minSaveIntervalMs = 0,
   ) {
     this.base = [...base.resources];
     this.base.forEach((r, i) => r && this.baseIndex.set(r, i));
@@ -127,9 +133,12 @@ export class SnapshotManager {
   private async drain(): Promise<void> {
     try {
       while (this.dirty) {
+        const wait = this.lastSaveEnd + this.minSaveIntervalMs - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         this.dirty = false;
         const checkpoint = await this.serializer.serialize(this.snapshot(), this.now);
         await this.persister!.save(checkpoint);
+        this.lastSaveEnd = performance.now();
       }
     } catch (err) {
       this.saveError = err;

@@ -1,0 +1,55 @@
+// bench engine-overhead: time of an `up` creating 600 resources on the test provider, divided by the time of the
+// same program against a null monitor that answers at once (the program's own cost), measured in the same run.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { launchProgram } from '../cli/engine/language-host.ts';
+import { startNullMonitor } from '../cli/engine/null-monitor.ts';
+import { runDeployment } from '../cli/engine/run-deployment.ts';
+
+const COUNT = Number(process.env.BENCH_ENGINE_COUNT ?? 600);
+const root = resolve(import.meta.dirname, '..');
+const programDir = join(root, 'test/fixtures/programs/bench');
+const program = { rootDir: programDir, project: 'bench', stack: 'bench' };
+const config = { 'bench:count': { value: String(COUNT), secret: false } };
+
+async function nullRun() {
+  const monitor = await startNullMonitor(program.stack, program.project);
+  const started = performance.now();
+  const child = launchProgram(program, { monitorAddress: monitor.address, engineAddress: monitor.address, dryRun: false, parallel: 16, config });
+  const { code } = await child.exited;
+  const ms = performance.now() - started;
+  await monitor.stop();
+  if (code !== 0 || monitor.registrations() < COUNT) throw new Error(`null-monitor run failed (exit ${code}, ${monitor.registrations()} registrations)`);
+  return ms;
+}
+
+async function engineRun() {
+  const world = mkdtempSync(join(tmpdir(), 'stackyard-bench-'));
+  let saves = 0;
+  const crypter = { encrypt: async (p) => p, decrypt: async (c) => c };
+  const started = performance.now();
+  const result = await runDeployment({
+    kind: 'update',
+    program,
+    config,
+    base: undefined,
+    crypter,
+    // a real store compresses and writes each checkpoint; gzip stands in for that cost
+    persister: { save: async (c) => { saves++; if (!process.env.BENCH_NOGZIP) gzipSync(c.text); } },
+    env: { ...process.env, TESTPROV_WORLD: world },
+    projectPlugins: [{ name: 'testprov', path: join(root, 'test/fixtures/providers/testprov') }],
+  });
+  const ms = performance.now() - started;
+  rmSync(world, { recursive: true, force: true });
+  if (!result.ok || (result.summary.create ?? 0) < COUNT) throw new Error(`engine run failed: ${result.errors.join('; ')}`);
+  return { ms, saves };
+}
+
+await nullRun(); // warm the module cache so neither measured run pays for a cold disk
+const baseline = await nullRun();
+const engine = await engineRun();
+const ratio = engine.ms / baseline;
+console.log(`bench engine-overhead: ${ratio.toFixed(2)}x (up of ${COUNT} resources ${(engine.ms / 1000).toFixed(2)}s with ${engine.saves} checkpoint saves; null monitor ${(baseline / 1000).toFixed(2)}s; goal <= 1.5)`);
