@@ -23,8 +23,8 @@ export function defaultProviderInputs(pkg: string, config: StackConfig, version:
   for (const [key, v] of Object.entries(config)) {
     const i = key.indexOf(':');
     const ns = key.slice(0, i);
-    if (pkg === 'pulumi-nodejs') inputs[key] = configValue(v.value, v.secret, (v as { object?: boolean }).object);
-    else if (ns === pkg) inputs[key.slice(i + 1)] = configValue(v.value, v.secret, (v as { object?: boolean }).object);
+    if (pkg === 'pulumi-nodejs') inputs[key] = configValue(v.value, v.secret, v.object);
+    else if (ns === pkg) inputs[key.slice(i + 1)] = configValue(v.value, v.secret, v.object);
   }
   if (version) inputs.version = version;
   return inputs;

@@ -13,6 +13,8 @@ import { join, relative, resolve } from 'node:path';
 export interface ConfigValue {
   value: string;
   secret: boolean;
+  /** The value is structured config, serialized as JSON. */
+  object?: boolean;
 }
 
 /** Stack configuration keyed `namespace:key`. */

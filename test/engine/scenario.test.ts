@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ResourceState } from '../../cli/engine/deployment.js';
@@ -157,5 +157,29 @@ describe('engine: protect and preview', () => {
     expect(providerCalls(stack).filter((c) => c.op === 'create' || c.op === 'update')).toEqual([]);
     expect(r.saves).toEqual([]);
     expect(worldIds(stack)).toEqual([]);
+  }, 60_000);
+});
+
+describe('engine: refresh', () => {
+  it('drops resources the provider no longer has and takes in changed outputs', async () => {
+    const stack = new TestStack(PROGRAM, 'scenario', 'refresh');
+    const created = await stack.run('update', config(1));
+    expect(created.result.ok).toBe(true);
+    const c = thing(created, 'c')!;
+    const d = thing(created, 'd')!;
+    const fileOf = (id: string) => join(stack.world, `${id}.json`);
+    writeFileSync(fileOf(d.id!), JSON.stringify({ ...JSON.parse(readFileSync(fileOf(d.id!), 'utf8')), serial: 42 }));
+    unlinkSync(fileOf(c.id!));
+
+    const preview = await stack.run('refresh', config(1), { dryRun: true });
+    expect(preview.saves).toEqual([]);
+    expect(thing(preview, 'c')).toBeDefined();
+
+    const refreshed = await stack.run('refresh', config(1));
+    expect(refreshed.result.ok).toBe(true);
+    expect(thing(refreshed, 'c')).toBeUndefined();
+    expect(thing(refreshed, 'd')?.outputs?.serial).toBe(42);
+    expect(ops(refreshed, 'd')).toEqual(['update']);
+    expect(ops(refreshed, 'a')).toEqual(['same']);
   }, 60_000);
 });
