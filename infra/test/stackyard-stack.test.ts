@@ -1,0 +1,149 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { STACKS_BY_NAME_INDEX, TTL_ATTRIBUTE, stackyardTableDefinition } from '../../shared/adapters/aws/index.js';
+import { StackyardStack } from '../lib/stacks/stackyard-stack.js';
+import type { StackyardWiring } from '../lib/stacks/stackyard-stack.js';
+import { storageWiring } from '../lib/wiring.js';
+import { FIXTURE_WIRING, TEST_ENV, nagReport, testApp } from './support.js';
+
+const wiring: StackyardWiring = { ...FIXTURE_WIRING, ...storageWiring() };
+
+function synthStack(env: { account?: string; region?: string } | undefined = TEST_ENV) {
+  const stack = new StackyardStack(testApp(), 'Stackyard', { env, wiring });
+  return { stack, template: Template.fromStack(stack) };
+}
+
+function policyActions(template: Template): Set<string> {
+  const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+    (p) => p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[] }>,
+  );
+  return new Set(statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])));
+}
+
+describe('StackyardStack', () => {
+  it('outputs the login URL, table, bucket and key', () => {
+    const { stack, template } = synthStack();
+
+    template.hasOutput('LoginUrl', { Value: stack.resolve(stack.httpApi.api.apiEndpoint) });
+    template.hasOutput('TableName', { Value: { Ref: Match.stringLikeRegexp('^StateTable') } });
+    template.hasOutput('BucketName', { Value: { Ref: Match.stringLikeRegexp('^StateBucket') } });
+    template.hasOutput('KeyArn', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DataKey'), 'Arn'] } });
+    template.hasOutput('KeyAlias', { Value: { Ref: Match.stringLikeRegexp('^DataKeyAlias') } });
+    template.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/stackyard' });
+  });
+
+  it('creates exactly the table the AWS adapter defines, with its TTL attribute', () => {
+    const { template } = synthStack();
+    const definition = stackyardTableDefinition('unused');
+
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      KeySchema: definition.KeySchema,
+      AttributeDefinitions: Match.arrayEquals(definition.AttributeDefinitions!),
+      GlobalSecondaryIndexes: definition.GlobalSecondaryIndexes,
+      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      BillingMode: 'PAY_PER_REQUEST',
+    });
+    expect(wiring.keyDesign.GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual([STACKS_BY_NAME_INDEX]);
+  });
+
+  it('grants every DynamoDB, S3 and KMS call the AWS adapters make, and nothing they never make', () => {
+    const { template } = synthStack();
+    const adapterDir = fileURLToPath(new URL('../../shared/adapters/aws/', import.meta.url));
+    const source = readdirSync(adapterDir)
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+      .map((f) => readFileSync(adapterDir + f, 'utf8'))
+      .join('\n');
+    // TransactWriteItems is authorized per item (Put/Update/Delete/ConditionCheck), so it maps to nothing itself.
+    const iamActionOf: Record<string, string | undefined> = {
+      GetCommand: 'dynamodb:GetItem',
+      PutCommand: 'dynamodb:PutItem',
+      UpdateCommand: 'dynamodb:UpdateItem',
+      DeleteCommand: 'dynamodb:DeleteItem',
+      QueryCommand: 'dynamodb:Query',
+      ScanCommand: 'dynamodb:Scan',
+      BatchGetCommand: 'dynamodb:BatchGetItem',
+      BatchWriteCommand: 'dynamodb:BatchWriteItem',
+      TransactWriteCommand: undefined,
+      // createStackyardTable: table set-up for tests and a local `serve`; deployed functions never create tables.
+      CreateTableCommand: undefined,
+      DescribeTableCommand: undefined,
+      UpdateTimeToLiveCommand: undefined,
+      GetObjectCommand: 's3:GetObject',
+      PutObjectCommand: 's3:PutObject',
+      Upload: 's3:PutObject',
+      ListObjectsV2Command: 's3:ListBucket',
+      DeleteObjectCommand: 's3:DeleteObject',
+      GenerateDataKeyCommand: 'kms:GenerateDataKey',
+      DecryptCommand: 'kms:Decrypt',
+    };
+    const used = new Set([...source.matchAll(/\bnew (\w+Command|Upload)\(/g)].map((m) => m[1]!));
+    const unknown = [...used].filter((command) => !(command in iamActionOf));
+    const needed = [...used].map((command) => iamActionOf[command]).filter((a): a is string => Boolean(a));
+
+    const granted = policyActions(template);
+
+    expect(unknown).toEqual([]);
+    expect(needed.filter((action) => !granted.has(action))).toEqual([]);
+    const storageActions = [...granted].filter((a) => /^(dynamodb|s3|kms):/.test(a) && a !== 's3:AbortMultipartUpload');
+    expect(storageActions.filter((a) => !needed.includes(a))).toEqual([]);
+  });
+
+  it('holds nothing that bills by the hour', () => {
+    const { template } = synthStack();
+
+    const types = new Set(Object.values(template.toJSON().Resources as Record<string, { Type: string }>).map((r) => r.Type));
+
+    expect([...types].sort()).toEqual(
+      [
+        'AWS::ApiGatewayV2::Api',
+        'AWS::ApiGatewayV2::Integration',
+        'AWS::ApiGatewayV2::Route',
+        'AWS::ApiGatewayV2::Stage',
+        'AWS::CloudWatch::Alarm',
+        'AWS::DynamoDB::GlobalTable',
+        'AWS::IAM::Policy',
+        'AWS::IAM::Role',
+        'AWS::KMS::Alias',
+        'AWS::KMS::Key',
+        'AWS::Lambda::Function',
+        'AWS::Lambda::Permission',
+        'AWS::Logs::LogGroup',
+        'AWS::S3::Bucket',
+        'AWS::S3::BucketPolicy',
+      ].sort(),
+    );
+    template.resourceCountIs('AWS::KMS::Key', 1);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+  });
+
+  it('synthesizes without an account or region, as `cdk synth` does offline without credentials', () => {
+    const { template } = synthStack({});
+
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Sid: 'BucketEncryptionViaS3',
+            Condition: Match.objectLike({
+              StringEquals: { 'kms:ViaService': { 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.amazonaws.com']] } },
+            }),
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('passes the cdk-nag AwsSolutions pack with a written reason for every suppression', () => {
+    const stack = new StackyardStack(testApp(), 'Stackyard', { env: TEST_ENV, wiring });
+
+    const report = nagReport(stack);
+
+    expect(report.findings).toEqual([]);
+    expect(new Set(report.suppressed.map((s) => s.ruleId.replace(/\[.*$/, '')))).toEqual(
+      new Set(['AwsSolutions-S1', 'AwsSolutions-IAM5', 'AwsSolutions-L1', 'AwsSolutions-APIG4']),
+    );
+    for (const s of report.suppressed) expect(s.reason.length).toBeGreaterThan(40);
+  });
+});
