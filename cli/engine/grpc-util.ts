@@ -1,12 +1,13 @@
 /** Small helpers around `@grpc/grpc-js` unary calls and errors. */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpcTypes from '@grpc/grpc-js';
+import { grpc } from './proto.js';
 
 type UnaryMethod<Req, Res> = (
   req: Req,
-  metadata: grpc.Metadata,
-  options: Partial<grpc.CallOptions>,
-  cb: (err: grpc.ServiceError | null, res: Res) => void,
-) => grpc.ClientUnaryCall;
+  metadata: grpcTypes.Metadata,
+  options: Partial<grpcTypes.CallOptions>,
+  cb: (err: grpcTypes.ServiceError | null, res: Res) => void,
+) => grpcTypes.ClientUnaryCall;
 
 /** Calls a unary method with a deadline; rejects with the gRPC `ServiceError`. */
 export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, self: object, req: Req, timeoutMs: number): Promise<Res> {
@@ -16,14 +17,14 @@ export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, self: object,
 }
 
 /** True for an error with the given gRPC status code. */
-export function hasCode(err: unknown, code: grpc.status): boolean {
+export function hasCode(err: unknown, code: grpcTypes.status): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === code;
 }
 
 /** The human part of a gRPC error. */
 export function grpcMessage(err: unknown): string {
   if (typeof err === 'object' && err !== null && 'details' in err && typeof (err as { details: unknown }).details === 'string') {
-    const e = err as grpc.ServiceError;
+    const e = err as grpcTypes.ServiceError;
     if (e.code === grpc.status.DEADLINE_EXCEEDED) return `deadline exceeded (${e.details})`;
     return e.details;
   }
@@ -31,6 +32,6 @@ export function grpcMessage(err: unknown): string {
 }
 
 /** A gRPC error to send back to a caller. */
-export function grpcError(code: grpc.status, message: string): grpc.ServiceError {
+export function grpcError(code: grpcTypes.status, message: string): grpcTypes.ServiceError {
   return Object.assign(new Error(message), { code, details: message, metadata: new grpc.Metadata() });
 }

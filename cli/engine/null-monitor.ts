@@ -2,19 +2,19 @@
  * A resource monitor that answers every request at once without providers or state. Benchmarks run a program
  * against it to measure the program's own cost, the baseline for engine overhead.
  */
-import * as grpc from '@grpc/grpc-js';
-import { emptyproto, engproto, engrpc, resproto, resrpc, provproto } from './proto.js';
+import type * as grpcTypes from '@grpc/grpc-js';
+import { emptyproto, engproto, engrpc, grpc, provproto, resproto, resrpc } from './proto.js';
 import { createUrn } from './urn.js';
 
 /** Starts the null monitor (Engine service included); returns its address and a stop function. */
 export async function startNullMonitor(stack: string, project: string): Promise<{ address: string; stop(): Promise<void>; registrations(): number }> {
   const server = new grpc.Server();
   let count = 0;
-  const ok = <T>(value: T) => (_call: unknown, cb: grpc.sendUnaryData<T>) => cb(null, value);
+  const ok = <T>(value: T) => (_call: unknown, cb: grpcTypes.sendUnaryData<T>) => cb(null, value);
   server.addService(resrpc.ResourceMonitorService, {
-    supportsFeature: (call: grpc.ServerUnaryCall<InstanceType<typeof resproto.SupportsFeatureRequest>, unknown>, cb: grpc.sendUnaryData<unknown>) =>
+    supportsFeature: (call: grpcTypes.ServerUnaryCall<InstanceType<typeof resproto.SupportsFeatureRequest>, unknown>, cb: grpcTypes.sendUnaryData<unknown>) =>
       cb(null, new resproto.SupportsFeatureResponse().setHassupport(['secrets', 'resourceReferences', 'outputValues', 'aliasSpecs'].includes(call.request.getId()))),
-    registerResource: (call: grpc.ServerUnaryCall<InstanceType<typeof resproto.RegisterResourceRequest>, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+    registerResource: (call: grpcTypes.ServerUnaryCall<InstanceType<typeof resproto.RegisterResourceRequest>, unknown>, cb: grpcTypes.sendUnaryData<unknown>) => {
       count++;
       const r = call.request;
       const urn = createUrn(stack, project, r.getParent() || undefined, r.getType(), r.getName());
@@ -23,8 +23,8 @@ export async function startNullMonitor(stack: string, project: string): Promise<
       cb(null, res);
     },
     registerResourceOutputs: ok(new emptyproto.Empty()),
-    readResource: (_c: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, new resproto.ReadResourceResponse()),
-    invoke: (_c: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, new provproto.InvokeResponse()),
+    readResource: (_c: unknown, cb: grpcTypes.sendUnaryData<unknown>) => cb(null, new resproto.ReadResourceResponse()),
+    invoke: (_c: unknown, cb: grpcTypes.sendUnaryData<unknown>) => cb(null, new provproto.InvokeResponse()),
     signalAndWaitForShutdown: ok(new emptyproto.Empty()),
   });
   server.addService(engrpc.EngineService, {

@@ -2,10 +2,10 @@
  * The gRPC endpoint a program talks to: `pulumirpc.ResourceMonitor` and `pulumirpc.Engine` on one port. It decodes
  * requests, applies transforms, and hands registrations to the step executor.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpcTypes from '@grpc/grpc-js';
 import type { DiagEvent, EngineEvents } from './events.js';
 import { grpcError } from './grpc-util.js';
-import { emptyproto, engproto, engrpc, provproto, resproto, resrpc } from './proto.js';
+import { emptyproto, engproto, engrpc, grpc, provproto, resproto, resrpc } from './proto.js';
 import { fromStruct, toStruct, stripSecrets, downgradeResourceRefs, type PropertyMap } from './properties.js';
 import { parseDurationSeconds } from './semaphore.js';
 import { ShuttingDownError, StepError, type AliasSpec, type RegisterGoal, type StepExecutor } from './step-executor.js';
@@ -67,7 +67,7 @@ export class ProgramHost {
     await new Promise<void>((resolve) => this.server.tryShutdown(() => resolve()));
   }
 
-  private unary<Req, Res>(fn: (req: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+  private unary<Req, Res>(fn: (req: Req) => Promise<Res>): grpcTypes.handleUnaryCall<Req, Res> {
     return (call, cb) => {
       fn(call.request).then(
         (res) => cb(null, res),
@@ -83,9 +83,9 @@ export class ProgramHost {
     };
   }
 
-  private monitorHandlers(): grpc.UntypedServiceImplementation {
+  private monitorHandlers(): grpcTypes.UntypedServiceImplementation {
     const ex = this.o.executor;
-    const unimplemented = (name: string) => (_call: unknown, cb: grpc.sendUnaryData<unknown>) =>
+    const unimplemented = (name: string) => (_call: unknown, cb: grpcTypes.sendUnaryData<unknown>) =>
       cb(grpcError(grpc.status.UNIMPLEMENTED, `${name} is not supported by this engine`));
     return {
       supportsFeature: this.unary(async (req: InstanceType<typeof resproto.SupportsFeatureRequest>) =>
@@ -133,22 +133,22 @@ export class ProgramHost {
     };
   }
 
-  private engineHandlers(): grpc.UntypedServiceImplementation {
+  private engineHandlers(): grpcTypes.UntypedServiceImplementation {
     return {
-      log: (call: grpc.ServerUnaryCall<InstanceType<typeof engproto.LogRequest>, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+      log: (call: grpcTypes.ServerUnaryCall<InstanceType<typeof engproto.LogRequest>, unknown>, cb: grpcTypes.sendUnaryData<unknown>) => {
         const req = call.request;
         const severity = SEVERITIES[req.getSeverity()] ?? 'info';
         if (severity === 'error') this.programErrored = true;
         this.o.events.diag?.({ severity, message: req.getMessage(), urn: req.getUrn() || undefined });
         cb(null, new emptyproto.Empty());
       },
-      getRootResource: (_c: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, new engproto.GetRootResourceResponse().setUrn(this.rootUrn)),
-      setRootResource: (call: grpc.ServerUnaryCall<InstanceType<typeof engproto.SetRootResourceRequest>, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+      getRootResource: (_c: unknown, cb: grpcTypes.sendUnaryData<unknown>) => cb(null, new engproto.GetRootResourceResponse().setUrn(this.rootUrn)),
+      setRootResource: (call: grpcTypes.ServerUnaryCall<InstanceType<typeof engproto.SetRootResourceRequest>, unknown>, cb: grpcTypes.sendUnaryData<unknown>) => {
         this.rootUrn = call.request.getUrn();
         cb(null, new engproto.SetRootResourceResponse());
       },
-      requirePulumiVersion: (_c: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, new engproto.RequirePulumiVersionResponse()),
-      startDebugging: (_c: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, new emptyproto.Empty()),
+      requirePulumiVersion: (_c: unknown, cb: grpcTypes.sendUnaryData<unknown>) => cb(null, new engproto.RequirePulumiVersionResponse()),
+      startDebugging: (_c: unknown, cb: grpcTypes.sendUnaryData<unknown>) => cb(null, new emptyproto.Empty()),
     };
   }
 

@@ -31,6 +31,11 @@ export const aliasproto = require('@pulumi/pulumi/proto/alias_pb.js') as typeof 
 export const statusproto = require('@pulumi/pulumi/proto/status_pb.js') as typeof import('@pulumi/pulumi/proto/status_pb.js');
 
 const requireFromStubs = createRequire(require.resolve('@pulumi/pulumi/proto/resource_pb.js'));
+/**
+ * `@grpc/grpc-js` as the stubs load it. Clients built by the stubs check credentials with `instanceof`, so the
+ * engine must use this same copy even when it is bundled.
+ */
+export const grpc = requireFromStubs('@grpc/grpc-js') as typeof import('@grpc/grpc-js');
 /** `google.protobuf.Struct` from the stubs' own google-protobuf copy. */
 export const structproto = requireFromStubs('google-protobuf/google/protobuf/struct_pb.js') as typeof import('google-protobuf/google/protobuf/struct_pb.js');
 /** `google.protobuf.Empty` from the stubs' own google-protobuf copy. */

@@ -3,7 +3,7 @@
  * (Handshake and CheckConfig may be unimplemented), a deadline on every call, and the secrets rules: providers that
  * do not accept secrets get plain values, and their outputs are re-marked secret where inputs were.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpcTypes from '@grpc/grpc-js';
 import { callUnary, grpcMessage, hasCode } from './grpc-util.js';
 import { launchPlugin, type PluginCommand, type PluginProcess } from './plugin-host.js';
 import {
@@ -17,7 +17,7 @@ import {
   UNKNOWN,
   type PropertyMap,
 } from './properties.js';
-import { emptyproto, provproto, provrpc, statusproto } from './proto.js';
+import { emptyproto, grpc, provproto, provrpc, statusproto } from './proto.js';
 
 type Client = InstanceType<typeof provrpc.ResourceProviderClient>;
 
@@ -108,7 +108,7 @@ export class ProviderClient {
 
   private async call<Req, Res>(
     op: string,
-    method: (req: Req, md: grpc.Metadata, o: Partial<grpc.CallOptions>, cb: (e: grpc.ServiceError | null, r: Res) => void) => grpc.ClientUnaryCall,
+    method: (req: Req, md: grpcTypes.Metadata, o: Partial<grpcTypes.CallOptions>, cb: (e: grpcTypes.ServiceError | null, r: Res) => void) => grpcTypes.ClientUnaryCall,
     req: Req,
     timeoutMs: number,
   ): Promise<Res> {
@@ -288,7 +288,7 @@ function failuresOf(list: InstanceType<typeof provproto.CheckFailure>[]): CheckF
 
 /** Reads `ErrorResourceInitFailed` from a gRPC error's status details, if present. */
 function decodeInitError(err: unknown): ResourceInitError | undefined {
-  const md = (err as { metadata?: grpc.Metadata }).metadata;
+  const md = (err as { metadata?: grpcTypes.Metadata }).metadata;
   const raw = md?.get('grpc-status-details-bin')?.[0];
   if (!raw || typeof raw === 'string') return undefined;
   try {

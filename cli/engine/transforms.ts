@@ -2,9 +2,9 @@
  * Resource transforms: the engine calls back into the program (`Callbacks.Invoke` with a `TransformRequest`) and
  * applies the returned properties and options to the registration.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpcTypes from '@grpc/grpc-js';
 import { callUnary } from './grpc-util.js';
-import { cbproto, cbrpc, resproto } from './proto.js';
+import { cbproto, cbrpc, grpc, resproto } from './proto.js';
 import { toStruct } from './properties.js';
 
 type RegisterRequest = InstanceType<typeof resproto.RegisterResourceRequest>;
