@@ -120,6 +120,8 @@ export class StepExecutor {
 
   private readonly live = new Map<string, ResourceState>();
   private readonly pendingDeletes: ResourceState[] = [];
+  /** Deleted for a delete-before-replace, kept in state (`pendingReplacement`) until the replacement exists. */
+  private readonly awaitingReplacement = new Map<string, ResourceState>();
   private readonly registeredUrns = new Set<string>();
   private readonly registered = new Map<string, ResourceState>();
   private readonly aliasesOf = new Map<string, string[]>();
@@ -131,6 +133,7 @@ export class StepExecutor {
     this.sem = new Semaphore(Math.max(1, o.parallel));
     for (const r of o.base.resources) {
       if (r.delete) this.pendingDeletes.push(r);
+      else if (r.pendingReplacement) this.awaitingReplacement.set(r.urn, r);
       else this.live.set(r.urn, r);
       if (isProviderType(r.type) && r.id) this.baseProviders.set(formatProviderRef(r.urn, r.id), r);
     }
@@ -148,6 +151,7 @@ export class StepExecutor {
 
   /** Marks the run failed and reports the error once. */
   fail(urn: string | undefined, err: unknown): StepError {
+    if (err instanceof StepError) return err;
     const message = err instanceof Error ? err.message : String(err);
     this.failed = true;
     this.errors.push(urn ? `${urn}: ${message}` : message);
@@ -245,6 +249,11 @@ export class StepExecutor {
   }
 
   private record(urn: string, state: ResourceState, supersedes?: ResourceState): void {
+    const awaiting = this.awaitingReplacement.get(urn);
+    if (awaiting && !supersedes) {
+      this.awaitingReplacement.delete(urn);
+      supersedes = awaiting;
+    }
     this.o.snapshots.recordNew(state, supersedes);
     this.registered.set(urn, state);
   }
@@ -447,8 +456,8 @@ export class StepExecutor {
     }
     this.emit('replace', urn, goal.type, 'start', { diffKeys, replaceKeys });
     if (deleteBeforeReplace) {
-      for (const dep of await this.dependentsToReplace(old)) await this.deleteOne(dep, 'delete-replaced', new Set(), true);
-      await this.deleteOne(old, 'delete-replaced', new Set(), true);
+      for (const dep of await this.dependentsToReplace(old)) await this.deleteOne(dep, 'delete-replaced', new Set(), true, true);
+      await this.deleteOne(old, 'delete-replaced', new Set(), true, true);
       const res = await this.create(goal, urn, ref, provider, inputs, 'create-replacement');
       this.emit('replace', urn, goal.type, 'done', { diffKeys, replaceKeys });
       return res;
@@ -574,13 +583,14 @@ export class StepExecutor {
 
   /** Resources to delete at the end of an update: replaced ones and those not registered this run. */
   deletionCandidates(): ResourceState[] {
-    return [...this.pendingDeletes, ...[...this.live.values()].filter((r) => this.targeted(r.urn))];
+    return [...this.pendingDeletes, ...[...this.live.values(), ...this.awaitingReplacement.values()].filter((r) => this.targeted(r.urn))];
   }
 
   /** Everything in the base state (destroy). */
   allBase(): ResourceState[] {
-    const out = [...this.pendingDeletes, ...this.live.values()].filter((r) => this.targeted(r.urn));
+    const out = [...this.pendingDeletes, ...this.live.values(), ...this.awaitingReplacement.values()].filter((r) => this.targeted(r.urn));
     this.live.clear();
+    this.awaitingReplacement.clear();
     return out;
   }
 
@@ -627,15 +637,20 @@ export class StepExecutor {
     if (failed) throw (failed as PromiseRejectedResult).reason;
   }
 
-  /** Deletes one resource; `inSlot` when the caller already holds a parallelism slot. */
-  private async deleteOne(s: ResourceState, op: 'delete' | 'delete-replaced', deletingUrns: ReadonlySet<string>, inSlot = false): Promise<void> {
+  /**
+   * Deletes one resource; `inSlot` when the caller already holds a parallelism slot. With `forReplacement` (delete-
+   * before-replace) the state stays, marked `pendingReplacement`, until the replacement is recorded, so references
+   * to its URN stay valid in between.
+   */
+  private async deleteOne(s: ResourceState, op: 'delete' | 'delete-replaced', deletingUrns: ReadonlySet<string>, inSlot = false, forReplacement = false): Promise<void> {
     const urn = s.urn;
     try {
       if (s.protect && !s.delete) {
         throw new Error(`unable to delete resource "${urn}" as it is currently marked for protection; to unprotect it, set \`protect: false\` and run \`stackyard up\`, or use \`stackyard state unprotect\``);
       }
       this.emit(op, urn, s.type, 'start');
-      const callProvider = s.custom && !isProviderType(s.type) && !s.external && !s.retainOnDelete && !(s.deletedWith && deletingUrns.has(s.deletedWith));
+      const callProvider =
+        s.custom && !isProviderType(s.type) && !s.external && !s.retainOnDelete && !s.pendingReplacement && !(s.deletedWith && deletingUrns.has(s.deletedWith));
       if (!this.o.preview) {
         if (callProvider) {
           const provider = await this.providerByRef(s.provider ?? '');
@@ -648,7 +663,13 @@ export class StepExecutor {
             this.o.snapshots.endOp(pending);
           }
         }
-        this.o.snapshots.removeBase(s);
+        if (forReplacement) {
+          const marked: ResourceState = { ...s, pendingReplacement: true };
+          this.o.snapshots.replaceBase(s, marked);
+          this.awaitingReplacement.set(urn, marked);
+        } else {
+          this.o.snapshots.removeBase(s);
+        }
         await this.save();
       }
       this.emit(op, urn, s.type, 'done');

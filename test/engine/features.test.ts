@@ -86,6 +86,14 @@ describe('engine features: resource options, reads, invokes, providers, stack re
     expect(deletes).not.toContain('owned');
   });
 
+  it('deletes dependents that must be replaced before a delete-before-replace, and recreates them after', () => {
+    const secondCalls = calls(stack).slice(callsBeforeSecond).filter((c) => c.op === 'create' || c.op === 'delete');
+    const order = secondCalls.filter((c) => /::dbr-/.test(c.urn)).map((c) => `${c.op} ${c.urn.split('::').pop()}`);
+    expect(order).toEqual(['delete dbr-child', 'delete dbr-parent', 'create dbr-parent', 'create dbr-child']);
+    expect(ops(second, 'dbr-bystander')).toEqual(['update']);
+    expect(byName(second, 'dbr-child')?.inputs?.r_parent).toBe(byName(second, 'dbr-parent')?.id);
+  });
+
   it('records custom timeouts in seconds', () => {
     expect(byName(first, 'timed')?.customTimeouts).toEqual({ create: 120, delete: 30 });
   });
