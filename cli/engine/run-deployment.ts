@@ -112,6 +112,8 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
   };
   host = new ProgramHost({ executor: ex, events, onShutdown: runDeletes });
   await host.start();
+  const onAbort = () => void ex.fail(undefined, new Error('the operation was cancelled'));
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     if (opts.kind === 'destroy') {
       await ex.deleteAll(ex.allBase()).catch(() => undefined);
@@ -124,6 +126,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     }
     if (!dryRun) await snapshots.save().catch((err: unknown) => void ex.fail(undefined, err));
   } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
     await registry.closeAll();
     await host.stop();
   }

@@ -626,6 +626,7 @@ export class StepExecutor {
         p = (async () => {
           const results = await Promise.allSettled((dependents.get(s) ?? []).map(run));
           if (results.some((r) => r.status === 'rejected')) throw new Error('a dependent could not be deleted');
+          this.assertRunning();
           await this.deleteOne(s, s.delete ? 'delete-replaced' : 'delete', deletingUrns);
         })();
         done.set(s, p);

@@ -57,6 +57,17 @@ describe('programs', () => {
     expect(elapsed).toBeLessThan(5_000);
   }, 30_000);
 
+  it('cancels a program that never finishes, keeping what was created and deleting nothing', async () => {
+    const stack = new TestStack(join(FIXTURES, 'programs/hanging'), 'hanging');
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), 3_000);
+    const r = await stack.run('update', {}, { signal: abort.signal });
+    clearTimeout(timer);
+    expect(r.result.ok).toBe(false);
+    expect(r.result.errors.join('\n')).toContain('cancelled');
+    expect(resources(r.state).some((x) => x.urn.endsWith('::kept'))).toBe(true);
+  }, 30_000);
+
   it('runs a TypeScript program with a dynamic provider and a stack transform, then updates and destroys it', async () => {
     const stack = new TestStack(join(FIXTURES, 'programs/dynamic-ts'), 'dynamic-ts');
     const created = await stack.run('update', { 'dynamic-ts:who': { value: 'alice', secret: false } }, { program: { rootDir: join(FIXTURES, 'programs/dynamic-ts'), project: 'dynamic-ts', stack: 'dev', main: 'index.ts', runtimeOptions: { typescript: true } } });
