@@ -16,3 +16,12 @@ export type { ConfigValue, NodeRuntimeOptions, ProgramSpec, StackConfig } from '
 export type { ProjectPlugin } from './plugin-discovery.js';
 export type { StackReader } from './builtin-provider.js';
 export type { PropertyMap, PropertyValue } from './properties.js';
+export {
+  OperationUsageError,
+  runOperation,
+  type OperationBackend,
+  type OperationCommand,
+  type OperationFlags,
+  type OperationRequest,
+  type OperationSession,
+} from './operation.js';
