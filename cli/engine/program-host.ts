@@ -7,7 +7,7 @@ import type { DiagEvent, EngineEvents } from './events.js';
 import { grpcError } from './grpc-util.js';
 import { emptyproto, engproto, engrpc, grpc, provproto, resproto, resrpc } from './proto.js';
 import { fromStruct, toStruct, stripSecrets, downgradeResourceRefs, type PropertyMap } from './properties.js';
-import { parseDurationSeconds } from './semaphore.js';
+import { parseDurationSeconds } from './durations.js';
 import { ShuttingDownError, StepError, type AliasSpec, type RegisterGoal, type StepExecutor } from './step-executor.js';
 import { CallbackInvoker, type CallbackRef } from './transforms.js';
 import { STACK_TYPE } from './urn.js';

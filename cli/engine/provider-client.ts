@@ -8,7 +8,6 @@ import { callUnary, grpcMessage, hasCode } from './grpc-util.js';
 import { launchPlugin, type PluginCommand, type PluginProcess } from './plugin-host.js';
 import {
   annotateSecrets,
-  containsUnknowns,
   downgradeResourceRefs,
   fromStruct,
   resolveOutputValues,
@@ -264,11 +263,6 @@ export class ProviderClient {
     const res = await this.call('Invoke', this.client.invoke, req, this.timeouts.callMs);
     const result = fromStruct(res.getReturn());
     return { result: this.acceptSecrets ? result : annotateSecrets(result, args), failures: failuresOf(res.getFailuresList()) };
-  }
-
-  /** True when a value set cannot be sent to Create/Update outside preview. */
-  static hasUnknowns(m: PropertyMap): boolean {
-    return containsUnknowns(m);
   }
 
   private opTimeout(timeoutSec?: number): number {

@@ -45,6 +45,21 @@ describe('provider plugins', () => {
   }, 60_000);
 });
 
+describe('provider deadlines', () => {
+  it('fails a provider call that exceeds its deadline instead of hanging the deployment', async () => {
+    const stack = new TestStack(join(FIXTURES, 'programs/plugins'), 'plugins', 'hang');
+    const started = Date.now();
+    const r = await stack.run('update', { 'plugins:mode': { value: 'hang', secret: false } }, {
+      timeouts: { callMs: 10_000, operationMs: 1_500, launchMs: 10_000 },
+    });
+    expect(r.result.ok).toBe(false);
+    expect(r.result.errors.join('\n')).toMatch(/Create failed: deadline exceeded/);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const pending = (r.state?.deployment as { pending_operations?: unknown[] }).pending_operations ?? [];
+    expect(pending).toEqual([]);
+  }, 30_000);
+});
+
 describe('programs', () => {
   it('reports a failing program quickly and marks the run failed', async () => {
     const stack = new TestStack(join(FIXTURES, 'programs/failing'), 'failing');

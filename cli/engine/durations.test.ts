@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { parseDurationSeconds } from './durations.js';
+
+describe('parseDurationSeconds', () => {
+  it('reads Go durations', () => {
+    expect(parseDurationSeconds('2m')).toBe(120);
+    expect(parseDurationSeconds('1h30m')).toBe(5400);
+    expect(parseDurationSeconds('250ms')).toBe(0.25);
+  });
+
+  it('rejects empty and malformed text', () => {
+    expect(parseDurationSeconds('')).toBeUndefined();
+    expect(parseDurationSeconds('5 minutes')).toBeUndefined();
+    expect(parseDurationSeconds('0s')).toBeUndefined();
+  });
+});
