@@ -34,6 +34,22 @@ describe('StackyardStack', () => {
     template.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/stackyard' });
   });
 
+  it('with a custom domain, logs in through it and outputs the DNS target', () => {
+    const certificateArn = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f0f0f0f-1111-2222-3333-444444444444';
+    const stack = new StackyardStack(testApp(), 'Stackyard', {
+      env: TEST_ENV,
+      wiring,
+      customDomain: { domainName: 'pulumi.example.com', certificateArn },
+    });
+
+    const template = Template.fromStack(stack);
+
+    template.hasOutput('LoginUrl', { Value: 'https://pulumi.example.com' });
+    template.hasOutput('DomainTarget', {
+      Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiDomainName'), 'RegionalDomainName'] },
+    });
+  });
+
   it('creates exactly the table the AWS adapter defines, with its TTL attribute', () => {
     const { template } = synthStack();
     const definition = stackyardTableDefinition('unused');

@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -130,12 +130,6 @@ export class StackyardHttpApi extends Construct {
     );
 
     this.loginUrl = this.domainName ? `https://${props.customDomain!.domainName}` : this.api.apiEndpoint;
-    if (this.domainName) {
-      new CfnOutput(this, 'DomainTarget', {
-        description: 'Point a CNAME (or alias A record) for the custom domain at this name',
-        value: this.domainName.regionalDomainName,
-      });
-    }
   }
 }
 

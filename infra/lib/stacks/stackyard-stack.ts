@@ -77,5 +77,11 @@ export class StackyardStack extends Stack {
     new CfnOutput(this, 'BucketName', { value: this.stateBucket.bucket.bucketName });
     new CfnOutput(this, 'KeyArn', { value: this.dataKey.key.keyArn });
     new CfnOutput(this, 'KeyAlias', { value: this.dataKey.alias.aliasName });
+    if (this.httpApi.domainName) {
+      new CfnOutput(this, 'DomainTarget', {
+        description: 'Point a CNAME (or a Route 53 alias record) for the custom domain at this name',
+        value: this.httpApi.domainName.regionalDomainName,
+      });
+    }
   }
 }

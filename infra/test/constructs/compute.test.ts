@@ -287,7 +287,6 @@ describe('StackyardHttpApi', () => {
     });
     template.hasResourceProperties('AWS::ApiGatewayV2::ApiMapping', { Stage: Match.anyValue() });
     expect(api.loginUrl).toBe('https://pulumi.example.com');
-    template.hasOutput('*', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('DomainName'), 'RegionalDomainName'] } });
   });
 
   it('refuses a malformed route key or a route to an unknown handler', () => {
