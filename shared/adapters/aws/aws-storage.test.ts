@@ -208,3 +208,68 @@ describe('stack store', () => {
     expect((await storage.stacks.get({ org, project: 'r', stack: 'two' })).id).toBe(id);
   });
 });
+
+describe('update store', () => {
+  const newUpdate = (stackId: string, id: string, dryRun = false) => ({
+    id,
+    stackId,
+    kind: 'update' as const,
+    dryRun,
+    status: 'not-started' as const,
+    requestedBy: 'alice',
+    createdAt: clock,
+    environment: {},
+    config: { 'aws:region': 'us-east-1' },
+  });
+
+  it('creates once, updates at the expected revision and pages history newest first', async () => {
+    const stackId = randomUUID();
+    const created = await storage.updates.create(newUpdate(stackId, 'u1'));
+    expect(created).toMatchObject({ checkpointCount: 0 });
+    expect(await rejection(storage.updates.create(newUpdate(stackId, 'u1')))).toBeInstanceOf(ConflictError);
+    const started = await storage.updates.update(stackId, 'u1', created.revision, { status: 'in-progress', startedAt: clock });
+    expect(started).toMatchObject({ status: 'in-progress', revision: created.revision + 1 });
+    expect(await rejection(storage.updates.update(stackId, 'u1', created.revision, { status: 'failed' }))).toBeInstanceOf(
+      ConflictError,
+    );
+    expect(await rejection(storage.updates.update(stackId, 'nope', 1, { status: 'failed' }))).toBeInstanceOf(NotFoundError);
+
+    for (let version = 1; version <= 5; version++) {
+      await storage.updates.recordHistory({ ...started, id: `u${version}`, version, status: 'succeeded' });
+    }
+    await storage.updates.recordHistory({ ...started, id: 'duplicate', version: 3, status: 'failed' });
+    const page1 = await storage.updates.listHistory(stackId, 1, 2);
+    const page3 = await storage.updates.listHistory(stackId, 3, 2);
+    expect(page1.updates.map((u) => u.version)).toEqual([5, 4]);
+    expect(page3.updates.map((u) => u.id)).toEqual(['u1']);
+    expect((await storage.updates.listHistory(stackId, 2, 2)).updates.map((u) => u.id)).toEqual(['u3', 'u2']);
+
+    await storage.updates.deleteAll(stackId);
+    expect(await rejection(storage.updates.get(stackId, 'u1'))).toBeInstanceOf(NotFoundError);
+    expect((await storage.updates.listHistory(stackId, 1, 10)).updates).toEqual([]);
+  });
+});
+
+describe('identity store', () => {
+  it('keeps users, orgs, memberships and hashed tokens', async () => {
+    const login = `u${randomUUID().slice(0, 8)}`;
+    const user = { login, name: 'Alice', admin: false, createdAt: clock };
+    await storage.identity.createUser(user);
+    expect(await rejection(storage.identity.createUser(user))).toBeInstanceOf(ConflictError);
+    expect(await storage.identity.getUser(login)).toEqual(user);
+    await storage.identity.putUser({ ...user, admin: true });
+    expect((await storage.identity.getUser(login)).admin).toBe(true);
+
+    await storage.identity.addMember({ org: 'zeta-org', login, role: 'member' });
+    await storage.identity.addMember({ org: 'alpha-org', login, role: 'admin' });
+    expect((await storage.identity.listMemberships(login)).map((m) => m.org)).toEqual(['alpha-org', 'zeta-org']);
+
+    const token = { id: 't1', tokenHash: 'a'.repeat(64), login, description: 'ci', createdAt: clock };
+    await storage.identity.putToken(token);
+    expect(await storage.identity.findToken(token.tokenHash)).toEqual(token);
+    expect(await storage.identity.listTokens(login)).toEqual([token]);
+    await storage.identity.revokeToken(login, 't1');
+    expect(await storage.identity.findToken(token.tokenHash)).toBeUndefined();
+    expect(await rejection(storage.identity.revokeToken(login, 't1'))).toBeInstanceOf(NotFoundError);
+  });
+});
