@@ -161,6 +161,9 @@ export class ProgramHost {
   }
 
   private async registerResource(req: RegisterRequest): Promise<InstanceType<typeof resproto.RegisterResourceResponse>> {
+    if (req.getRemote()) {
+      throw this.o.executor.fail(undefined, new Error(`${req.getType()} "${req.getName()}" is a multi-language component; this engine does not run those yet`));
+    }
     const own = req.getTransformsList().map((c) => ({ target: c.getTarget(), token: c.getToken() }));
     const transforms = this.transformsFor(req);
     if (transforms.length) await this.callbacks.applyTransforms(req, transforms);
