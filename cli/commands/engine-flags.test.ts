@@ -1,0 +1,34 @@
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { addEngineFlags, toOperationFlags } from './engine-flags.js';
+
+function parse(command: 'preview' | 'up' | 'destroy' | 'refresh', argv: string[]) {
+  const cmd = addEngineFlags(new Command(command).exitOverride(), command);
+  cmd.parse(argv, { from: 'user' });
+  return toOperationFlags(cmd.opts());
+}
+
+describe('engine command flags', () => {
+  it('maps the flags the engine implements', () => {
+    const { flags, warnings } = parse('up', ['--yes', '--skip-preview', '-t', 'urn:a', '--target', 'urn:b', '-p', '4', '--diff', '--refresh']);
+    expect(flags).toMatchObject({ yes: true, skipPreview: true, target: ['urn:a', 'urn:b'], parallel: 4, diff: true, refresh: true });
+    expect(warnings).toEqual([]);
+  });
+
+  it('accepts pulumi flags it does not implement, with a warning each', () => {
+    const { warnings } = parse('destroy', ['--yes', '--exclude-protected', '--continue-on-error']);
+    expect(warnings).toEqual([
+      'warning: --continue-on-error is not supported by stackyard yet and was ignored',
+      'warning: --exclude-protected is not supported by stackyard yet and was ignored',
+    ]);
+  });
+
+  it('rejects flags pulumi does not have for the command', () => {
+    expect(() => parse('preview', ['--yes'])).toThrow();
+    expect(() => parse('refresh', ['--parallel', 'many'])).toThrow();
+  });
+
+  it('reads --preview-only for destroy and refresh', () => {
+    expect(parse('refresh', ['--preview-only']).previewOnly).toBe(true);
+  });
+});
