@@ -25,6 +25,8 @@ export interface ProgramHostOptions {
   events: EngineEvents;
   /** Runs at SignalAndWaitForShutdown (deletes); the program blocks until it settles. */
   onShutdown: () => Promise<void>;
+  /** The project root; source positions under it are recorded as `project:///<path>`, as Pulumi does. */
+  rootDir?: string;
 }
 
 /** A listening program host. */
@@ -167,7 +169,7 @@ export class ProgramHost {
     const own = req.getTransformsList().map((c) => ({ target: c.getTarget(), token: c.getToken() }));
     const transforms = this.transformsFor(req);
     if (transforms.length) await this.callbacks.applyTransforms(req, transforms);
-    const goal = goalOf(req);
+    const goal = goalOf(req, this.o.rootDir);
     const res = await this.o.executor.register(goal);
     if (goal.parent) this.parentOf.set(res.urn, goal.parent);
     if (own.length) this.resourceTransforms.set(res.urn, own);
@@ -186,7 +188,7 @@ function forCaller(m: PropertyMap, acceptSecrets: boolean, acceptResources: bool
   return v;
 }
 
-function goalOf(req: RegisterRequest): RegisterGoal {
+function goalOf(req: RegisterRequest, rootDir: string | undefined): RegisterGoal {
   const propertyDependencies: Record<string, string[]> = {};
   req.getPropertydependenciesMap().forEach((v, k) => {
     const urns = v.getUrnsList();
@@ -231,6 +233,11 @@ function goalOf(req: RegisterRequest): RegisterGoal {
     retainOnDelete: req.hasRetainondelete() ? req.getRetainondelete() : undefined,
     deletedWith: req.getDeletedwith() || undefined,
     importId: req.getImportid() || undefined,
-    sourcePosition: sp && sp.getUri() ? `${sp.getUri()}#${sp.getLine()},${sp.getColumn()}` : undefined,
+    sourcePosition: sp && sp.getUri() ? `${projectUri(sp.getUri(), rootDir)}#${sp.getLine()},${sp.getColumn()}` : undefined,
   };
+}
+
+function projectUri(uri: string, rootDir: string | undefined): string {
+  const prefix = rootDir ? `file://${rootDir.replace(/\/+$/, '')}/` : undefined;
+  return prefix && uri.startsWith(prefix) ? `project:///${uri.slice(prefix.length)}` : uri;
 }

@@ -110,7 +110,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     deletesRan = true;
     await ex.deleteAll(ex.deletionCandidates()).catch(() => undefined);
   };
-  host = new ProgramHost({ executor: ex, events, onShutdown: runDeletes });
+  host = new ProgramHost({ executor: ex, events, onShutdown: runDeletes, rootDir: opts.program.rootDir });
   await host.start();
   const onAbort = () => void ex.fail(undefined, new Error('the operation was cancelled'));
   opts.signal?.addEventListener('abort', onAbort, { once: true });

@@ -52,6 +52,7 @@ describe('engine scenario: create, change, replace, fail, recover, destroy', () 
     const [r] = runs;
     expect(r.result.ok).toBe(true);
     for (const n of ['a', 'b', 'c', 'd']) expect(thing(r, n)?.id).toMatch(new RegExp(`^${n}-`));
+    expect(thing(r, 'a')?.sourcePosition).toMatch(/^project:\/\/\/index\.js#\d+,\d+$/);
     const child = resources(r).find((x) => x.urn.endsWith('scenario:index:Group$testprov:index:Thing::g-child'));
     const group = resources(r).find((x) => x.type === 'scenario:index:Group');
     expect(child?.parent).toBe(group?.urn);
