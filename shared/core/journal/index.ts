@@ -1,0 +1,4 @@
+/** Journaling: wire types, the replayer, and durable batch storage. */
+export * from './types.js';
+export * from './replayer.js';
+export * from './journal-store.js';

@@ -1,0 +1,107 @@
+/**
+ * Durable, idempotent storage of journal batches in the checkpoint store. Each batch is one write-once object named
+ * after its first and last `sequenceID`, so a retried batch lands on the same name and is recognised as already
+ * stored; overlapping batches (a retry split differently) are harmless because replay keeps one entry per
+ * `sequenceID`.
+ */
+import { ConflictError, InvalidInputError, TooLargeError } from '../errors.js';
+import type { CheckpointStore } from '../../ports/checkpoint-store.js';
+import { orderJournal } from './replayer.js';
+import type { JournalEntry } from './types.js';
+
+/** Largest journal batch (uncompressed bytes) accepted; larger ones get 413 and the CLI splits them in half. */
+export const DEFAULT_MAX_JOURNAL_BATCH_BYTES = 4 * 1024 * 1024;
+
+/** Name prefix of an update's journal objects. */
+export function journalPrefix(updateId: string): string {
+  return `updates/${updateId}/journal/`;
+}
+
+/** Parses and checks a `journalentries` body (already gunzipped). */
+export function parseJournalBatch(body: Uint8Array, maxBytes = DEFAULT_MAX_JOURNAL_BATCH_BYTES): JournalEntry[] {
+  if (body.byteLength > maxBytes) {
+    throw new TooLargeError(
+      `Journal batch of ${body.byteLength} bytes exceeds the ${maxBytes}-byte limit; send fewer entries per batch.`,
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+  } catch {
+    throw new InvalidInputError('Journal batch is not valid JSON.');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new InvalidInputError('Journal batch must be an object with an "entries" array.');
+  }
+  const entries = (parsed as { entries?: unknown }).entries ?? [];
+  if (!Array.isArray(entries)) throw new InvalidInputError('Journal batch "entries" must be an array.');
+  for (const [i, e] of entries.entries()) {
+    const entry = e as Partial<JournalEntry> | null;
+    if (typeof entry !== 'object' || entry === null) throw new InvalidInputError(`Journal entry #${i} is not an object.`);
+    if (!Number.isSafeInteger(entry.sequenceID) || (entry.sequenceID as number) < 0) {
+      throw new InvalidInputError(`Journal entry #${i} needs a non-negative integer "sequenceID".`);
+    }
+    if (!Number.isInteger(entry.kind) || (entry.kind as number) < 0 || (entry.kind as number) > 9) {
+      throw new InvalidInputError(`Journal entry #${i} has an unknown "kind" (${String(entry.kind)}).`);
+    }
+    if (!Number.isSafeInteger(entry.operationID ?? 0)) {
+      throw new InvalidInputError(`Journal entry #${i} needs an integer "operationID".`);
+    }
+  }
+  return entries as JournalEntry[];
+}
+
+const SEQ_DIGITS = 16;
+
+function batchName(updateId: string, entries: readonly JournalEntry[]): string {
+  let first = Infinity;
+  let last = -Infinity;
+  for (const e of entries) {
+    first = Math.min(first, e.sequenceID);
+    last = Math.max(last, e.sequenceID);
+  }
+  const pad = (n: number) => String(n).padStart(SEQ_DIGITS, '0');
+  return `${journalPrefix(updateId)}${pad(first)}-${pad(last)}-${entries.length}`;
+}
+
+/**
+ * Stores one batch durably. Returns `false` when the same batch was stored before (a retry), `true` otherwise.
+ * `body` is the request's exact JSON, stored as received.
+ */
+export async function appendJournalBatch(
+  store: CheckpointStore,
+  stackId: string,
+  updateId: string,
+  entries: readonly JournalEntry[],
+  body: Uint8Array,
+): Promise<boolean> {
+  if (entries.length === 0) return false;
+  try {
+    await store.put({ stackId, name: batchName(updateId, entries) }, body);
+    return true;
+  } catch (error) {
+    if (error instanceof ConflictError) return false;
+    throw error;
+  }
+}
+
+/** Every stored entry of an update, in `sequenceID` order, one per `sequenceID`. */
+export async function loadJournal(
+  store: CheckpointStore,
+  stackId: string,
+  updateId: string,
+  concurrency = 16,
+): Promise<JournalEntry[]> {
+  const names = await store.list(stackId, journalPrefix(updateId));
+  const batches: JournalEntry[][] = new Array(names.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < names.length) {
+      const i = next++;
+      const body = await store.get({ stackId, name: names[i]! });
+      batches[i] = parseJournalBatch(body, Number.MAX_SAFE_INTEGER);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, names.length) }, worker));
+  return orderJournal(batches.flat());
+}
