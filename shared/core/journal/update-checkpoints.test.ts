@@ -1,0 +1,124 @@
+/**
+ * Update persistence over a real object store (the S3 adapter against the s3rver stand-in): journal batches are
+ * durable and idempotent, verbatim/delta saves follow the sequence rules, and the current deployment is rebuilt.
+ */
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startS3rver, type S3Local } from '../../../test/support/s3rver.js';
+import { S3CheckpointStore } from '../../adapters/aws/s3-checkpoint-store.js';
+import { sha256Hex } from '../checkpoint-delta.js';
+import { InvalidInputError, TooLargeError } from '../errors.js';
+import type { CheckpointStore } from '../../ports/checkpoint-store.js';
+import {
+  currentUpdateDeployment,
+  JournalEntryKind,
+  loadJournal,
+  recordUpdateBase,
+  saveDeltaCheckpoint,
+  saveJournalEntries,
+  saveVerbatimCheckpoint,
+} from './index.js';
+import type { JournalEntry, VersionedDeployment } from './index.js';
+
+let s3Local: S3Local;
+let s3: S3Client;
+let store: CheckpointStore;
+const NOW = Date.UTC(2026, 10, 22);
+
+beforeAll(async () => {
+  s3Local = await startS3rver();
+  s3 = new S3Client({
+    endpoint: s3Local.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    forcePathStyle: true,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const bucket = `journal-${randomUUID().slice(0, 8)}`;
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  store = new S3CheckpointStore(s3, bucket);
+}, 60_000);
+
+afterAll(async () => {
+  s3?.destroy();
+  await s3Local?.stop();
+});
+
+const urn = (n: string) => `urn:pulumi:dev::p::t:i:R::${n}`;
+const res = (n: string, extra: Record<string, unknown> = {}) => ({ urn: urn(n), custom: true, type: 't:i:R', ...extra });
+const entry = (kind: JournalEntry['kind'], sequenceID: number, operationID: number, extra: Partial<JournalEntry> = {}): JournalEntry => ({
+  version: 1, kind, sequenceID, operationID, removeOld: null, removeNew: null, ...extra,
+});
+const batch = (entries: JournalEntry[]) => Buffer.from(JSON.stringify({ entries }));
+
+describe('journal batches', () => {
+  it('stores batches durably, accepts repeats, and replays onto the recorded base', async () => {
+    const stackId = randomUUID();
+    const updateId = randomUUID();
+    const baseDeployment: VersionedDeployment = {
+      version: 3,
+      deployment: { manifest: { time: '', magic: '', version: '' }, resources: [res('a', { label: 'ü' }), res('b')], metadata: {} },
+    };
+    await recordUpdateBase(store, stackId, updateId, 'checkpoints/1');
+    const first = [
+      entry(JournalEntryKind.Begin, 1, 1, { operation: { resource: res('a', { v: 2 }), type: 'updating' } }),
+      entry(JournalEntryKind.Success, 2, 1, { state: res('a', { v: 2 }), removeOld: 0 }),
+    ];
+    const second = [entry(JournalEntryKind.Begin, 3, 2, { operation: { resource: res('b'), type: 'deleting' } })];
+    await saveJournalEntries(store, stackId, updateId, batch(first));
+    await saveJournalEntries(store, stackId, updateId, batch(second));
+    await saveJournalEntries(store, stackId, updateId, batch(first));
+    expect((await loadJournal(store, stackId, updateId)).map((e) => e.sequenceID)).toEqual([1, 2, 3]);
+
+    const loads: string[] = [];
+    const current = await currentUpdateDeployment(store, stackId, updateId, async (name) => (loads.push(name), baseDeployment), () => NOW);
+    expect(loads).toEqual(['checkpoints/1']);
+    const doc = JSON.parse(current!.text.toString('utf8')) as VersionedDeployment;
+    expect(current!.source).toBe('journal');
+    expect(doc.deployment.resources).toEqual([res('a', { v: 2 }), res('b')]);
+    expect(doc.deployment.pending_operations).toEqual([{ resource: res('b'), type: 'deleting' }]);
+  });
+
+  it('answers 413 for an oversize batch and 400 for a malformed one', async () => {
+    const big = batch([entry(JournalEntryKind.Success, 1, 1, { state: res('x', { blob: 'x'.repeat(2000) }) })]);
+    await expect(saveJournalEntries(store, randomUUID(), randomUUID(), big, 1000)).rejects.toBeInstanceOf(TooLargeError);
+    await expect(saveJournalEntries(store, randomUUID(), randomUUID(), Buffer.from('{"entries":[{"kind":1}]}'))).rejects.toBeInstanceOf(
+      InvalidInputError,
+    );
+  });
+});
+
+describe('verbatim and delta saves', () => {
+  it('applies deltas to the stored bytes, refuses a mismatch, accepts the verbatim fallback and ignores repeats', async () => {
+    const stackId = randomUUID();
+    const updateId = randomUUID();
+    const doc1 = Buffer.from('{"version":3,"deployment":{"manifest":{"time":"t"},"metadata":{},"resources":[{"urn":"日本","custom":true,"type":"x"}]}}');
+    const verbatim = (seq: number, doc: Buffer) =>
+      Buffer.concat([Buffer.from('{"version":3,"untypedDeployment":'), doc, Buffer.from(`,"sequenceNumber":${seq}}`)]);
+    expect(await saveVerbatimCheckpoint(store, stackId, updateId, verbatim(1, doc1))).toBe('stored');
+
+    const at = doc1.indexOf('"x"');
+    const doc2 = Buffer.concat([doc1.subarray(0, at), Buffer.from('"ÿ😀"'), doc1.subarray(at + 3)]);
+    const edit = { Span: { uri: '', start: { line: 1, column: 0, offset: at }, end: { line: 1, column: 0, offset: at + 3 } }, NewText: '"ÿ😀"' };
+    const delta = (seq: number, hash: string) => Buffer.from(JSON.stringify({ version: 3, checkpointHash: hash, sequenceNumber: seq, deploymentDelta: [edit] }));
+
+    await expect(saveDeltaCheckpoint(store, stackId, updateId, delta(2, sha256Hex(doc1)))).rejects.toBeInstanceOf(InvalidInputError);
+    expect(await saveDeltaCheckpoint(store, stackId, updateId, delta(2, sha256Hex(doc2)))).toBe('stored');
+    expect(await saveDeltaCheckpoint(store, stackId, updateId, delta(2, sha256Hex(doc2)))).toBe('already-applied');
+    expect(await saveVerbatimCheckpoint(store, stackId, updateId, verbatim(1, doc1))).toBe('already-applied');
+
+    const current = await currentUpdateDeployment(store, stackId, updateId, async () => {
+      throw new Error('no base needed');
+    }, () => NOW);
+    expect(current!.source).toBe('verbatim');
+    expect(current!.text.equals(doc2)).toBe(true);
+  });
+
+  it('has nothing to report for an update that saved nothing', async () => {
+    expect(await currentUpdateDeployment(store, randomUUID(), randomUUID(), async () => {
+      throw new Error('unused');
+    }, () => NOW)).toBeUndefined();
+  });
+});

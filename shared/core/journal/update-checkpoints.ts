@@ -1,0 +1,177 @@
+/**
+ * Per-update persistence for the incremental save protocols: journal batches (`journalentries`) and verbatim/delta
+ * checkpoints (`checkpointverbatim`, `checkpointdelta`), plus building the update's current deployment from them
+ * (for export while the update runs, and once at `complete` so later reads never pay for replay).
+ *
+ * Object names under the stack (all write-once, so every save is idempotent):
+ * - `updates/<id>/base`              JSON `{"checkpoint": <stack checkpoint name> | null}` recorded at start
+ * - `updates/<id>/journal/<a>-<b>-<n>` one journal batch, as received
+ * - `updates/<id>/verbatim/<seq>`    the exact bytes of the UntypedDeployment after save number `seq`
+ */
+import { ConflictError, NotFoundError } from '../errors.js';
+import type { CheckpointStore } from '../../ports/checkpoint-store.js';
+import {
+  decideDelta,
+  decideVerbatim,
+  normalizeVerbatimDeployment,
+  parseDeltaCheckpoint,
+  parseVerbatimCheckpoint,
+  verbatimNeedsNormalizing,
+} from '../checkpoint-delta.js';
+import type { SavedCheckpoint } from '../checkpoint-delta.js';
+import { appendJournalBatch, DEFAULT_MAX_JOURNAL_BATCH_BYTES, journalPrefix, loadJournal, parseJournalBatch } from './journal-store.js';
+import { replayJournal } from './replayer.js';
+import type { VersionedDeployment } from './types.js';
+
+const SEQ_DIGITS = 12;
+
+function baseName(updateId: string): string {
+  return `updates/${updateId}/base`;
+}
+
+function verbatimPrefix(updateId: string): string {
+  return `updates/${updateId}/verbatim/`;
+}
+
+async function putOnce(store: CheckpointStore, stackId: string, name: string, body: Uint8Array): Promise<boolean> {
+  try {
+    await store.put({ stackId, name }, body);
+    return true;
+  } catch (error) {
+    if (error instanceof ConflictError) return false;
+    throw error;
+  }
+}
+
+/** Records which stack checkpoint the update started from (the base its journal indices refer to). */
+export async function recordUpdateBase(
+  store: CheckpointStore,
+  stackId: string,
+  updateId: string,
+  checkpoint: string | undefined,
+): Promise<void> {
+  await putOnce(store, stackId, baseName(updateId), Buffer.from(JSON.stringify({ checkpoint: checkpoint ?? null })));
+}
+
+/** The stack checkpoint name recorded by `recordUpdateBase` (`undefined` = the stack had no state). */
+export async function readUpdateBase(store: CheckpointStore, stackId: string, updateId: string): Promise<string | undefined> {
+  try {
+    const parsed = JSON.parse(Buffer.from(await store.get({ stackId, name: baseName(updateId) })).toString('utf8')) as {
+      checkpoint: string | null;
+    };
+    return parsed.checkpoint ?? undefined;
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/** Stores a `journalentries` body (gunzipped) durably; a repeated batch is accepted and changes nothing. */
+export async function saveJournalEntries(
+  store: CheckpointStore,
+  stackId: string,
+  updateId: string,
+  body: Buffer,
+  maxBatchBytes = DEFAULT_MAX_JOURNAL_BATCH_BYTES,
+): Promise<void> {
+  const entries = parseJournalBatch(body, maxBatchBytes);
+  await appendJournalBatch(store, stackId, updateId, entries, body);
+}
+
+/** The update's last verbatim/delta save, if any. */
+export async function lastSavedCheckpoint(
+  store: CheckpointStore,
+  stackId: string,
+  updateId: string,
+): Promise<SavedCheckpoint | undefined> {
+  const names = await store.list(stackId, verbatimPrefix(updateId));
+  const last = names[names.length - 1];
+  if (last === undefined) return undefined;
+  const bytes = Buffer.from(await store.get({ stackId, name: last }));
+  return { sequenceNumber: Number(last.slice(verbatimPrefix(updateId).length)), bytes };
+}
+
+async function storeSave(store: CheckpointStore, stackId: string, updateId: string, seq: number, bytes: Buffer) {
+  const name = `${verbatimPrefix(updateId)}${String(seq).padStart(SEQ_DIGITS, '0')}`;
+  // A verbatim that repeats the number of an applied save carries the same document; the first copy stands.
+  await putOnce(store, stackId, name, bytes);
+}
+
+/** Handles `checkpointverbatim` (gunzipped body). Returns whether the save was stored or already applied. */
+export async function saveVerbatimCheckpoint(
+  store: CheckpointStore,
+  stackId: string,
+  updateId: string,
+  body: Buffer,
+): Promise<'stored' | 'already-applied'> {
+  const incoming = parseVerbatimCheckpoint(body);
+  const decision = decideVerbatim(await lastSavedCheckpoint(store, stackId, updateId), incoming);
+  if (decision.action === 'already-applied') return decision.action;
+  await storeSave(store, stackId, updateId, incoming.sequenceNumber, decision.bytes);
+  return 'stored';
+}
+
+/**
+ * Handles `checkpointdelta` (gunzipped body): applies the edits to the last saved bytes and checks the hash.
+ * Mismatches and gaps throw 4xx domain errors so the CLI falls back to a verbatim save.
+ */
+export async function saveDeltaCheckpoint(
+  store: CheckpointStore,
+  stackId: string,
+  updateId: string,
+  body: Buffer,
+): Promise<'stored' | 'already-applied'> {
+  const incoming = parseDeltaCheckpoint(body);
+  const decision = decideDelta(await lastSavedCheckpoint(store, stackId, updateId), incoming);
+  if (decision.action === 'already-applied') return decision.action;
+  await storeSave(store, stackId, updateId, incoming.sequenceNumber, decision.bytes);
+  return 'stored';
+}
+
+/** Loads a stack checkpoint by name (the API decides how checkpoints are stored). */
+export type CheckpointLoader = (name: string) => Promise<VersionedDeployment>;
+
+/** The deployment an update has produced so far through journaling or verbatim/delta saves. */
+export interface UpdateDeployment {
+  source: 'journal' | 'verbatim';
+  /** The UntypedDeployment as JSON text, ready to store or serve. */
+  text: Buffer;
+  resourceCount: number;
+}
+
+/**
+ * Builds the update's current deployment: the journal replayed onto the recorded base (up to the last stored
+ * entry), or the last verbatim/delta document normalised for export. `undefined` when the update saved nothing
+ * through these protocols.
+ */
+export async function currentUpdateDeployment(
+  store: CheckpointStore,
+  stackId: string,
+  updateId: string,
+  loadCheckpoint: CheckpointLoader,
+  now: () => number,
+): Promise<UpdateDeployment | undefined> {
+  const [journalNames, saved] = await Promise.all([
+    store.list(stackId, journalPrefix(updateId)),
+    lastSavedCheckpoint(store, stackId, updateId),
+  ]);
+  const baseCheckpoint = journalNames.length > 0 || saved ? await readUpdateBase(store, stackId, updateId) : undefined;
+  const base = baseCheckpoint ? await loadCheckpoint(baseCheckpoint) : undefined;
+  if (journalNames.length > 0) {
+    const entries = await loadJournal(store, stackId, updateId);
+    const replayed = replayJournal(base, entries, { now });
+    return { source: 'journal', text: Buffer.from(JSON.stringify(replayed)), resourceCount: replayed.deployment.resources?.length ?? 0 };
+  }
+  if (!saved) return undefined;
+  const carry = { snippets: base?.deployment.snippets, extensions: base?.deployment.extensions };
+  if (!verbatimNeedsNormalizing(saved.bytes, carry)) {
+    return { source: 'verbatim', text: saved.bytes, resourceCount: countResources(saved.bytes) };
+  }
+  const normalized = normalizeVerbatimDeployment(saved.bytes, carry);
+  return { source: 'verbatim', text: Buffer.from(JSON.stringify(normalized)), resourceCount: normalized.deployment.resources?.length ?? 0 };
+}
+
+function countResources(bytes: Buffer): number {
+  const parsed = JSON.parse(bytes.toString('utf8')) as { deployment?: { resources?: unknown[] } };
+  return parsed.deployment?.resources?.length ?? 0;
+}
