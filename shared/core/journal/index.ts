@@ -3,3 +3,4 @@ export * from './types.js';
 export * from './replayer.js';
 export * from './journal-store.js';
 export * from './update-checkpoints.js';
+export * from './journal-writer.js';
