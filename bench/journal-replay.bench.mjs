@@ -1,0 +1,64 @@
+// bench journal-replay: server time to materialise the update of the journal-bytes bench (1 of 10,000 resources
+// changed) at `complete` -- read the recorded base and the journal from the object store, replay, store the result --
+// divided by the server time to take one full checkpoint of the same state (gunzip + parse the request body, store
+// it). Both run against the S3 adapter on the s3rver stand-in, same run; medians of several rounds.
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { randomUUID } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
+import { S3CheckpointStore } from '../shared/adapters/aws/s3-checkpoint-store.ts';
+import { currentUpdateDeployment, recordUpdateBase, saveJournalEntries } from '../shared/core/journal/index.ts';
+import { startS3rver } from '../test/support/s3rver.ts';
+import { baseDeployment, runUpdate } from './journal-fixture.ts';
+
+const COUNT = Number(process.env.BENCH_JOURNAL_COUNT ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_JOURNAL_ROUNDS ?? 5);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const s3Local = await startS3rver();
+const s3 = new S3Client({
+  endpoint: s3Local.endpoint,
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  forcePathStyle: true,
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+  responseChecksumValidation: 'WHEN_REQUIRED',
+});
+try {
+  const bucket = `bench-${randomUUID().slice(0, 8)}`;
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  const store = new S3CheckpointStore(s3, bucket);
+  const base = baseDeployment(COUNT);
+  const { checkpoints, journalBatches } = runUpdate(base, Math.floor(COUNT / 2));
+  const fullRequest = checkpoints[checkpoints.length - 1];
+
+  const materialise = [];
+  const fullWrite = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const stackId = randomUUID();
+    const updateId = randomUUID();
+    await store.put({ stackId, name: 'checkpoints/base' }, Buffer.from(JSON.stringify(base)));
+    await recordUpdateBase(store, stackId, updateId, 'checkpoints/base');
+    for (const batch of journalBatches) await saveJournalEntries(store, stackId, updateId, gunzipSync(batch));
+
+    let started = performance.now();
+    const loadCheckpoint = async (name) => JSON.parse(Buffer.from(await store.get({ stackId, name })).toString('utf8'));
+    const current = await currentUpdateDeployment(store, stackId, updateId, loadCheckpoint, Date.now);
+    await store.put({ stackId, name: `checkpoints/materialised` }, current.text);
+    materialise.push(performance.now() - started);
+    if (current.resourceCount !== COUNT) throw new Error(`materialised ${current.resourceCount} resources, expected ${COUNT}`);
+
+    started = performance.now();
+    const request = JSON.parse(gunzipSync(fullRequest).toString('utf8'));
+    await store.put({ stackId, name: 'checkpoints/full' }, Buffer.from(JSON.stringify({ version: request.version, deployment: request.deployment })));
+    fullWrite.push(performance.now() - started);
+  }
+  const m = median(materialise);
+  const f = median(fullWrite);
+  console.log(
+    `bench journal-replay: ${(m / f).toFixed(2)}x (materialise at complete ${m.toFixed(0)} ms / one full checkpoint ` +
+      `write ${f.toFixed(0)} ms; ${COUNT} resources, median of ${ROUNDS}; goal <= 2)`,
+  );
+} finally {
+  s3.destroy();
+  await s3Local.stop();
+}
