@@ -5,12 +5,16 @@
  * `sequenceID`.
  */
 import { ConflictError, InvalidInputError, TooLargeError } from '../errors.js';
+import { MAX_OBJECT_BYTES } from '../../ports/checkpoint-store.js';
 import type { CheckpointStore } from '../../ports/checkpoint-store.js';
 import { orderJournal } from './replayer.js';
 import type { JournalEntry } from './types.js';
 
-/** Largest journal batch (uncompressed bytes) accepted; larger ones get 413 and the CLI splits them in half. */
-export const DEFAULT_MAX_JOURNAL_BATCH_BYTES = 4 * 1024 * 1024;
+/**
+ * Largest journal batch (uncompressed bytes) accepted; larger ones get 413 and the CLI splits them in half. A single
+ * `write` entry carries a whole deployment, so the limit is the object store's, not a typical batch's.
+ */
+export const DEFAULT_MAX_JOURNAL_BATCH_BYTES = MAX_OBJECT_BYTES;
 
 /** Name prefix of an update's journal objects. */
 export function journalPrefix(updateId: string): string {
