@@ -1,13 +1,12 @@
 // bench engine-overhead: time of an `up` creating 600 resources on the test provider, divided by the time of the
 // same program against a null monitor that answers at once (the program's own cost), measured in the same run.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { launchProgram } from '../cli/engine/language-host.ts';
 import { startNullMonitor } from '../cli/engine/null-monitor.ts';
-import { runDeployment } from '../cli/engine/run-deployment.ts';
+import { runOperation } from '../cli/engine/operation.ts';
 
 const COUNT = Number(process.env.BENCH_ENGINE_COUNT ?? 600);
 const root = resolve(import.meta.dirname, '..');
@@ -29,27 +28,48 @@ async function nullRun() {
 async function engineRun() {
   const world = mkdtempSync(join(tmpdir(), 'stackyard-bench-'));
   let saves = 0;
-  const crypter = { encrypt: async (p) => p, decrypt: async (c) => c };
+  let created = 0;
+  const backend = {
+    crypter: { encrypt: async (p) => p, decrypt: async (c) => c },
+    async begin(_kind, dryRun) {
+      return {
+        base: undefined,
+        // a real store compresses and writes each checkpoint; gzip stands in for that cost
+        persister: dryRun ? undefined : { save: async (c) => { saves++; if (!process.env.BENCH_NOGZIP) gzipSync(c.text); } },
+        complete: async (o) => void (created = o.summary.create ?? 0),
+      };
+    },
+  };
   const started = performance.now();
-  const result = await runDeployment({
-    kind: 'update',
+  const code = await runOperation({
+    command: 'up',
+    flags: { yes: true, skipPreview: true },
     program,
     config,
-    base: undefined,
-    crypter,
-    // a real store compresses and writes each checkpoint; gzip stands in for that cost
-    persister: { save: async (c) => { saves++; if (!process.env.BENCH_NOGZIP) gzipSync(c.text); } },
+    backend,
+    write: () => {},
     env: { ...process.env, TESTPROV_WORLD: world },
     projectPlugins: [{ name: 'testprov', path: join(root, 'test/fixtures/providers/testprov') }],
   });
   const ms = performance.now() - started;
   rmSync(world, { recursive: true, force: true });
-  if (!result.ok || (result.summary.create ?? 0) < COUNT) throw new Error(`engine run failed: ${result.errors.join('; ')}`);
+  if (code !== 0 || created < COUNT) throw new Error(`engine run failed (exit ${code}, ${created} created)`);
   return { ms, saves };
 }
 
+// The machine is shared, so each side runs ROUNDS times, alternating, and the fastest run of each side counts.
+const ROUNDS = Number(process.env.BENCH_ENGINE_ROUNDS ?? 3);
 await nullRun(); // warm the module cache so neither measured run pays for a cold disk
-const baseline = await nullRun();
-const engine = await engineRun();
+const baselines = [];
+const engines = [];
+for (let i = 0; i < ROUNDS; i++) {
+  baselines.push(await nullRun());
+  engines.push(await engineRun());
+}
+const baseline = Math.min(...baselines);
+const engine = engines.reduce((a, b) => (b.ms < a.ms ? b : a));
 const ratio = engine.ms / baseline;
-console.log(`bench engine-overhead: ${ratio.toFixed(2)}x (up of ${COUNT} resources ${(engine.ms / 1000).toFixed(2)}s with ${engine.saves} checkpoint saves; null monitor ${(baseline / 1000).toFixed(2)}s; goal <= 1.5)`);
+console.log(
+  `bench engine-overhead: ${ratio.toFixed(2)}x (up of ${COUNT} resources ${(engine.ms / 1000).toFixed(2)}s with ${engine.saves} checkpoint saves; ` +
+    `null monitor ${(baseline / 1000).toFixed(2)}s; best of ${ROUNDS}; goal <= 1.5)`,
+);

@@ -355,30 +355,28 @@ export class StepExecutor {
     const rref: ResourceRef = { urn, name: goal.name, type: goal.type };
     const rawInputs = resolveOutputValues(goal.inputs);
     const proposed = old ? applyIgnoreChanges(old.inputs ?? {}, rawInputs, goal.ignoreChanges) : rawInputs;
-    return this.sem.run(async () => {
-      const checked = await provider.check(rref, old?.inputs ?? {}, proposed, randomBytes(32));
-      if (checked.failures.length) throw new Error(`Check failed: ${formatFailures(checked.failures)}`);
-      const inputs = checked.inputs;
-      if (!old) return this.create(goal, urn, ref, provider, inputs, 'create');
+    const checked = await this.sem.run(() => provider.check(rref, old?.inputs ?? {}, proposed, randomBytes(32)));
+    if (checked.failures.length) throw new Error(`Check failed: ${formatFailures(checked.failures)}`);
+    const inputs = checked.inputs;
+    if (!old) return this.create(goal, urn, ref, provider, inputs, 'create');
 
-      let diff: DiffResult = await provider.diff(rref, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges);
-      if (diff.changes === 'unknown') {
-        const keys = changedKeys(old.inputs ?? {}, inputs);
-        diff = { changes: keys.length ? 'some' : 'none', changedKeys: keys, replaces: diff.replaces, deleteBeforeReplace: diff.deleteBeforeReplace };
-      }
-      const replaceKeys = new Set(diff.replaces);
-      if (goal.replaceOnChanges.length) {
-        const changed = diff.changedKeys.length ? diff.changedKeys : changedKeys(old.inputs ?? {}, inputs);
-        for (const k of changed) if (matchesAny(k, goal.replaceOnChanges)) replaceKeys.add(k);
-      }
-      if (old.provider && parseProviderRef(old.provider).urn !== parseProviderRef(ref).urn) replaceKeys.add('provider');
-      if (replaceKeys.size > 0) {
-        const dbr = goal.deleteBeforeReplace === true || diff.deleteBeforeReplace;
-        return this.replace(goal, urn, ref, provider, inputs, old, [...replaceKeys], dbr, diff.changedKeys);
-      }
-      if (diff.changes === 'none' && diff.replaces.length === 0) return this.same(goal, urn, ref, inputs, old);
-      return this.update(goal, urn, ref, provider, inputs, old, diff.changedKeys);
-    });
+    let diff: DiffResult = await this.sem.run(() => provider.diff(rref, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges));
+    if (diff.changes === 'unknown') {
+      const keys = changedKeys(old.inputs ?? {}, inputs);
+      diff = { changes: keys.length ? 'some' : 'none', changedKeys: keys, replaces: diff.replaces, deleteBeforeReplace: diff.deleteBeforeReplace };
+    }
+    const replaceKeys = new Set(diff.replaces);
+    if (goal.replaceOnChanges.length) {
+      const changed = diff.changedKeys.length ? diff.changedKeys : changedKeys(old.inputs ?? {}, inputs);
+      for (const k of changed) if (matchesAny(k, goal.replaceOnChanges)) replaceKeys.add(k);
+    }
+    if (old.provider && parseProviderRef(old.provider).urn !== parseProviderRef(ref).urn) replaceKeys.add('provider');
+    if (replaceKeys.size > 0) {
+      const dbr = goal.deleteBeforeReplace === true || diff.deleteBeforeReplace;
+      return this.replace(goal, urn, ref, provider, inputs, old, [...replaceKeys], dbr, diff.changedKeys);
+    }
+    if (diff.changes === 'none' && diff.replaces.length === 0) return this.same(goal, urn, ref, inputs, old);
+    return this.update(goal, urn, ref, provider, inputs, old, diff.changedKeys);
   }
 
   private same(goal: RegisterGoal, urn: string, ref: string, inputs: PropertyMap, old: ResourceState): RegisterResult {
@@ -399,7 +397,7 @@ export class StepExecutor {
     let id: string;
     let outputs: PropertyMap;
     try {
-      ({ id, outputs } = await provider.create({ urn, name: goal.name, type: goal.type }, inputs, this.o.preview, goal.customTimeouts?.create));
+      ({ id, outputs } = await this.sem.run(() => provider.create({ urn, name: goal.name, type: goal.type }, inputs, this.o.preview, goal.customTimeouts?.create)));
     } catch (err) {
       if (err instanceof ResourceInitError && !this.o.preview) {
         const state = this.newState(goal, urn, { id: err.id, inputs, outputs: markSecretOutputs(err.outputs, goal.additionalSecretOutputs), provider: ref, initErrors: err.reasons, created: now, modified: now });
@@ -428,7 +426,7 @@ export class StepExecutor {
     if (pending) await this.save();
     let outputs: PropertyMap;
     try {
-      outputs = await provider.update({ urn, name: goal.name, type: goal.type }, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges, this.o.preview, goal.customTimeouts?.update);
+      outputs = await this.sem.run(() => provider.update({ urn, name: goal.name, type: goal.type }, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges, this.o.preview, goal.customTimeouts?.update));
     } catch (err) {
       if (pending) this.o.snapshots.endOp(pending);
       if (err instanceof ResourceInitError && !this.o.preview) {
@@ -456,8 +454,8 @@ export class StepExecutor {
     }
     this.emit('replace', urn, goal.type, 'start', { diffKeys, replaceKeys });
     if (deleteBeforeReplace) {
-      for (const dep of await this.dependentsToReplace(old)) await this.deleteOne(dep, 'delete-replaced', new Set(), true, true);
-      await this.deleteOne(old, 'delete-replaced', new Set(), true, true);
+      for (const dep of await this.dependentsToReplace(old)) await this.deleteOne(dep, 'delete-replaced', new Set(), true);
+      await this.deleteOne(old, 'delete-replaced', new Set(), true);
       const res = await this.create(goal, urn, ref, provider, inputs, 'create-replacement');
       this.emit('replace', urn, goal.type, 'done', { diffKeys, replaceKeys });
       return res;
@@ -487,7 +485,7 @@ export class StepExecutor {
         const keys = Object.entries(d.propertyDependencies ?? {}).filter(([, urns]) => urns.includes(urn)).map(([k]) => k);
         if (keys.length === 0) continue;
         const provider = await this.providerByRef(d.provider ?? '');
-        const diff = await provider.diff({ urn: d.urn, name: urnName(d.urn), type: d.type }, d.id ?? '', d.outputs ?? {}, d.inputs ?? {}, withUnknownKeys(d.inputs ?? {}, keys), d.ignoreChanges ?? []);
+        const diff = await this.sem.run(() => provider.diff({ urn: d.urn, name: urnName(d.urn), type: d.type }, d.id ?? '', d.outputs ?? {}, d.inputs ?? {}, withUnknownKeys(d.inputs ?? {}, keys), d.ignoreChanges ?? []));
         if (diff.replaces.length === 0) continue;
         result.push(d);
         queue.push(d.urn);
@@ -639,11 +637,10 @@ export class StepExecutor {
   }
 
   /**
-   * Deletes one resource; `inSlot` when the caller already holds a parallelism slot. With `forReplacement` (delete-
-   * before-replace) the state stays, marked `pendingReplacement`, until the replacement is recorded, so references
-   * to its URN stay valid in between.
+   * Deletes one resource. With `forReplacement` (delete-before-replace) the state stays, marked
+   * `pendingReplacement`, until the replacement is recorded, so references to its URN stay valid in between.
    */
-  private async deleteOne(s: ResourceState, op: 'delete' | 'delete-replaced', deletingUrns: ReadonlySet<string>, inSlot = false, forReplacement = false): Promise<void> {
+  private async deleteOne(s: ResourceState, op: 'delete' | 'delete-replaced', deletingUrns: ReadonlySet<string>, forReplacement = false): Promise<void> {
     const urn = s.urn;
     try {
       if (s.protect && !s.delete) {
@@ -658,8 +655,7 @@ export class StepExecutor {
           const pending = this.o.snapshots.beginOp(s, 'deleting');
           await this.save();
           try {
-            const del = () => provider.delete({ urn, name: urnName(urn), type: s.type }, s.id ?? '', s.outputs ?? {}, s.inputs ?? {}, s.customTimeouts?.delete);
-            await (inSlot ? del() : this.sem.run(del));
+            await this.sem.run(() => provider.delete({ urn, name: urnName(urn), type: s.type }, s.id ?? '', s.outputs ?? {}, s.inputs ?? {}, s.customTimeouts?.delete));
           } finally {
             this.o.snapshots.endOp(pending);
           }
