@@ -4,3 +4,4 @@ export * from './replayer.js';
 export * from './journal-store.js';
 export * from './update-checkpoints.js';
 export * from './journal-writer.js';
+export * from './protocol.js';
