@@ -14,6 +14,8 @@ import {
   currentUpdateDeployment,
   JournalEntryKind,
   loadJournal,
+  materializeUpdate,
+  negotiateJournalVersion,
   recordUpdateBase,
   saveDeltaCheckpoint,
   saveJournalEntries,
@@ -120,5 +122,28 @@ describe('verbatim and delta saves', () => {
     expect(await currentUpdateDeployment(store, randomUUID(), randomUUID(), async () => {
       throw new Error('unused');
     }, () => NOW)).toBeUndefined();
+  });
+});
+
+describe('materialising at complete', () => {
+  it('writes the replayed deployment once as a stack checkpoint, and a retried complete changes nothing', async () => {
+    const stackId = randomUUID();
+    const updateId = randomUUID();
+    await recordUpdateBase(store, stackId, updateId, undefined);
+    await saveJournalEntries(store, stackId, updateId, batch([entry(JournalEntryKind.Success, 1, 1, { state: res('n') })]));
+    const loader = async (): Promise<VersionedDeployment> => {
+      throw new Error('a stack without state has no base to load');
+    };
+    const first = await materializeUpdate(store, stackId, updateId, 'checkpoints/2', loader, () => NOW);
+    const again = await materializeUpdate(store, stackId, updateId, 'checkpoints/2', loader, () => NOW + 1000);
+    const stored = JSON.parse(Buffer.from(await store.get({ stackId, name: 'checkpoints/2' })).toString('utf8')) as VersionedDeployment;
+    expect(first!.resourceCount).toBe(1);
+    expect(again!.resourceCount).toBe(1);
+    expect(stored.deployment.resources).toEqual([res('n')]);
+    expect(stored.deployment.manifest.time).toBe(new Date(NOW).toISOString());
+  });
+
+  it('answers journal version 1 only when asked', () => {
+    expect([negotiateJournalVersion(1), negotiateJournalVersion(undefined), negotiateJournalVersion(0)]).toEqual([1, 0, 0]);
   });
 });
