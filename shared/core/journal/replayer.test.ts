@@ -564,4 +564,31 @@ describe('journal replayer rules', () => {
     replayJournal(b, entries, { now: () => NOW });
     expect({ b, entries }).toEqual(before);
   });
+
+  it('after a refresh deletes a resource, prunes references to it but keeps valid ones', () => {
+    const a = res('a');
+    const b = res('b');
+    const child = res('child', { parent: urn('b') });
+    const dependent = res('dependent', {
+      replaceWith: [urn('a'), urn('b')],
+      dependencies: [urn('b'), urn('a')],
+      propertyDependencies: { x: [urn('b')], y: [urn('a')] },
+      deletedWith: urn('b'),
+    });
+    const out = replayJournal(base([a, b, child, res('unrelated'), dependent]), [
+      entry(JournalEntryKind.RefreshSuccess, 1, 1, { removeOld: 1 }),
+    ], { now: () => NOW });
+    expect(out.deployment.resources).toEqual([
+      a,
+      res('child'),
+      res('unrelated'),
+      res('dependent', { replaceWith: [urn('a')], dependencies: [urn('a')], propertyDependencies: { y: [urn('a')] } }),
+    ]);
+    expect(out.features).toEqual(['replaceWith']);
+  });
+
+  it('keeps the base extensions when no entry touches them', () => {
+    const out = replayJournal(base([], { extensions: { ref: { name: 'base-ext' } } }), [], { now: () => NOW });
+    expect(out.deployment.extensions).toEqual({ ref: { name: 'base-ext' } });
+  });
 });
