@@ -56,6 +56,8 @@ export interface OperationRequest {
   projectPlugins?: ProjectPlugin[];
   backend: OperationBackend;
   write: (text: string) => void;
+  /** Only preview (`destroy|refresh --preview-only`). */
+  previewOnly?: boolean;
   /** Asks the user to confirm; absent when not interactive. */
   confirm?: (question: string) => Promise<boolean>;
   env?: NodeJS.ProcessEnv;
@@ -112,7 +114,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
   };
 
   const kind = KIND[command];
-  if (command === 'preview') {
+  if (command === 'preview' || req.previewOnly) {
     const r = await run(kind, true);
     if (!r.ok) return 1;
     if (flags.expectNoChanges && hasChanges(r.summary)) {

@@ -1,0 +1,58 @@
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { UntypedDeployment } from '../engine/deployment.js';
+import type { OperationBackend } from '../engine/operation.js';
+import { testCrypter } from '../../test/engine/engine-harness.js';
+import { engineCommand, programFromProject } from './engine-command.js';
+
+const FIXTURES = resolve(import.meta.dirname, '../../test/fixtures');
+
+describe('programFromProject', () => {
+  it('reads main, nodejs runtime options and declared plugins', () => {
+    const { program, projectPlugins } = programFromProject(
+      { name: 'p', main: 'src/', runtime: { name: 'nodejs', options: { typescript: false, nodeargs: '--max-old-space-size=512' } }, plugins: { providers: [{ name: 'acme', path: './bin' }] } },
+      '/root',
+      'dev',
+    );
+    expect(program).toMatchObject({ rootDir: '/root', project: 'p', stack: 'dev', main: 'src/', runtimeOptions: { typescript: false, nodeargs: '--max-old-space-size=512' } });
+    expect(projectPlugins).toEqual([{ name: 'acme', path: './bin', version: undefined }]);
+  });
+
+  it('refuses runtimes other than nodejs', () => {
+    expect(() => programFromProject({ name: 'p', runtime: 'python' }, '/root', 'dev')).toThrow(/runtime "python" is not supported/);
+  });
+});
+
+describe('engine commands', () => {
+  afterEach(() => {
+    process.exitCode = undefined;
+    vi.restoreAllMocks();
+  });
+
+  it('runs `up --yes` through the injected stack and sets a failing exit code when a step fails', async () => {
+    let state: UntypedDeployment | undefined;
+    const backend: OperationBackend = {
+      crypter: testCrypter(),
+      begin: async (_kind, dryRun) => ({
+        base: state,
+        persister: dryRun ? undefined : { save: async (c) => void (state = JSON.parse(c.text) as UntypedDeployment) },
+        complete: async () => {},
+      }),
+    };
+    const rootDir = join(FIXTURES, 'programs/scenario');
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const resolver = (step: number) => async () => async () => ({
+      program: { rootDir, project: 'scenario', stack: 'cmd' },
+      config: { 'scenario:step': { value: String(step), secret: false } },
+      projectPlugins: [{ name: 'testprov', path: join(FIXTURES, 'providers/testprov') }],
+      backend,
+    });
+    await engineCommand('up', resolver(2)).parseAsync(['--yes', '--skip-preview'], { from: 'user' });
+    expect(process.exitCode).toBe(0);
+    expect((state?.deployment as { resources?: unknown[] }).resources?.length).toBeGreaterThan(5);
+
+    await engineCommand('up', resolver(5)).parseAsync(['--yes', '--skip-preview'], { from: 'user' });
+    expect(process.exitCode).toBe(1);
+    expect(out.mock.calls.map((c) => String(c[0])).join('')).toContain('injected update failure');
+  }, 60_000);
+});

@@ -1,0 +1,107 @@
+/**
+ * Builds the `preview`, `up`, `destroy` and `refresh` commands. The engine is imported only when one of them runs.
+ * Stack resolution (project files, config, backend session) is injected, so the same commands work on the local
+ * backend and, later, on the service.
+ */
+import { createInterface } from 'node:readline/promises';
+import { Command } from 'commander';
+import type { ProgramSpec, StackConfig } from '../engine/language-host.js';
+import type { OperationBackend, OperationCommand } from '../engine/operation.js';
+import type { ProjectPlugin } from '../engine/plugin-discovery.js';
+import { addEngineFlags, toOperationFlags } from './engine-flags.js';
+
+/** What the engine needs to know about the stack a command runs on. */
+export interface EngineStackContext {
+  program: ProgramSpec;
+  config: StackConfig;
+  projectPlugins?: ProjectPlugin[];
+  backend: OperationBackend;
+}
+
+/** Resolves the stack (by `--stack` or the selected one) from the current project directory. */
+export type ResolveEngineStack = (request: { stack?: string; command: OperationCommand; message?: string }) => Promise<EngineStackContext>;
+
+const DESCRIPTIONS: Record<OperationCommand, string> = {
+  preview: 'Show a preview of updates to a stack',
+  up: 'Create or update the resources in a stack',
+  destroy: 'Destroy all existing resources in the stack',
+  refresh: 'Refresh the resources in a stack',
+};
+
+/** The reading of a Pulumi.yaml the engine needs: program location, runtime options and declared plugins. */
+export function programFromProject(project: unknown, rootDir: string, stack: string): { program: ProgramSpec; projectPlugins: ProjectPlugin[] } {
+  const p = (project ?? {}) as {
+    name?: unknown;
+    main?: unknown;
+    runtime?: unknown;
+    plugins?: { providers?: { name?: unknown; path?: unknown; version?: unknown }[] };
+  };
+  if (typeof p.name !== 'string' || p.name === '') throw new Error('Pulumi.yaml has no project name');
+  const runtime = typeof p.runtime === 'string' ? { name: p.runtime } : ((p.runtime ?? {}) as { name?: unknown; options?: Record<string, unknown> });
+  if (runtime.name !== 'nodejs') {
+    throw new Error(`runtime "${String(runtime.name)}" is not supported; stackyard runs nodejs (JavaScript and TypeScript) programs`);
+  }
+  const o = runtime.options ?? {};
+  const program: ProgramSpec = {
+    rootDir,
+    project: p.name,
+    stack,
+    main: typeof p.main === 'string' ? p.main : undefined,
+    runtimeOptions: {
+      typescript: typeof o.typescript === 'boolean' ? o.typescript : undefined,
+      nodeargs: typeof o.nodeargs === 'string' ? o.nodeargs : undefined,
+      tsconfig: typeof o.tsconfig === 'string' ? o.tsconfig : undefined,
+    },
+  };
+  const projectPlugins: ProjectPlugin[] = (p.plugins?.providers ?? [])
+    .filter((x) => typeof x.name === 'string' && typeof x.path === 'string')
+    .map((x) => ({ name: x.name as string, path: x.path as string, version: typeof x.version === 'string' ? x.version : undefined }));
+  return { program, projectPlugins };
+}
+
+/** Asks a yes/no question on the terminal; `undefined` when stdin is not interactive. */
+function terminalConfirm(): ((question: string) => Promise<boolean>) | undefined {
+  if (!process.stdin.isTTY) return undefined;
+  return async (question) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      const answer = await rl.question(`${question} (yes/no) `);
+      return answer.trim().toLowerCase() === 'yes' || answer.trim().toLowerCase() === 'y';
+    } finally {
+      rl.close();
+    }
+  };
+}
+
+/** Creates one engine command; `resolveStack` is loaded only when the command runs. */
+export function engineCommand(command: OperationCommand, loadResolver: () => Promise<ResolveEngineStack>): Command {
+  const cmd = addEngineFlags(new Command(command).description(DESCRIPTIONS[command]), command);
+  cmd.action(async (opts: Record<string, unknown>) => {
+    const { flags, warnings, previewOnly } = toOperationFlags(opts);
+    for (const w of warnings) process.stderr.write(`${w}\n`);
+    const resolve = await loadResolver();
+    const ctx = await resolve({ stack: typeof opts.stack === 'string' ? opts.stack : undefined, command, message: typeof opts.message === 'string' ? opts.message : undefined });
+    const { runOperation } = await import('../engine/operation.js');
+    const abort = new AbortController();
+    const onSigint = () => abort.abort();
+    process.once('SIGINT', onSigint);
+    try {
+      const code = await runOperation({
+        command,
+        flags,
+        previewOnly,
+        program: ctx.program,
+        config: ctx.config,
+        projectPlugins: ctx.projectPlugins,
+        backend: ctx.backend,
+        write: (t) => void process.stdout.write(t),
+        confirm: terminalConfirm(),
+        signal: abort.signal,
+      });
+      process.exitCode = code;
+    } finally {
+      process.removeListener('SIGINT', onSigint);
+    }
+  });
+  return cmd;
+}
