@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConflictError, NotFoundError } from '../../core/errors.js';
+import type { TokenRecord } from '../../ports/index.js';
+import { uniqueId, uniqueOrg, type ContractEnv, type ContractSetup } from './setup.js';
+
+function login(): string {
+  return `u${randomBytes(5).toString('hex')}`;
+}
+
+function token(owner: string, extra: Partial<TokenRecord> = {}): TokenRecord {
+  return {
+    id: uniqueId(),
+    tokenHash: randomBytes(32).toString('hex'),
+    login: owner,
+    description: 'ci',
+    createdAt: 1,
+    ...extra,
+  };
+}
+
+/** IdentityStore guarantees: create-if-absent users/orgs/members/tokens, NotFound, findToken undefined. */
+export function identityStoreContract(adapterName: string, setup: ContractSetup): void {
+  describe(`IdentityStore contract (${adapterName})`, () => {
+    let env: ContractEnv;
+    beforeAll(async () => {
+      env = await setup();
+    });
+    afterAll(async () => {
+      await env.cleanup();
+    });
+
+    it('creates users once; putUser overwrites', async () => {
+      const l = login();
+      const user = { login: l, name: 'Alice', admin: false, createdAt: 1 };
+      expect(await env.storage.identity.createUser(user)).toEqual(user);
+      await expect(env.storage.identity.createUser({ ...user, name: 'Eve' })).rejects.toBeInstanceOf(ConflictError);
+      expect(await env.storage.identity.getUser(l)).toEqual(user);
+      await env.storage.identity.putUser({ ...user, admin: true });
+      expect((await env.storage.identity.getUser(l)).admin).toBe(true);
+      await expect(env.storage.identity.getUser(login())).rejects.toBeInstanceOf(NotFoundError);
+    });
+
+    it('creates orgs once', async () => {
+      const org = { name: uniqueOrg(), createdAt: 2 };
+      expect(await env.storage.identity.createOrg(org)).toEqual(org);
+      await expect(env.storage.identity.createOrg({ ...org, createdAt: 3 })).rejects.toBeInstanceOf(ConflictError);
+      expect(await env.storage.identity.getOrg(org.name)).toEqual(org);
+      await expect(env.storage.identity.getOrg(uniqueOrg())).rejects.toBeInstanceOf(NotFoundError);
+    });
+
+    it('adds members once and lists memberships sorted by org', async () => {
+      const l = login();
+      const [o1, o2] = [uniqueOrg(), uniqueOrg()].sort();
+      await env.storage.identity.addMember({ org: o2, login: l, role: 'member' });
+      await env.storage.identity.addMember({ org: o1, login: l, role: 'admin' });
+      await expect(
+        env.storage.identity.addMember({ org: o1, login: l, role: 'member' }),
+      ).rejects.toBeInstanceOf(ConflictError);
+      expect(await env.storage.identity.listMemberships(l)).toEqual([
+        { org: o1, login: l, role: 'admin' },
+        { org: o2, login: l, role: 'member' },
+      ]);
+      expect(await env.storage.identity.listMemberships(login())).toEqual([]);
+    });
+
+    it('stores tokens once, finds them by hash, lists and revokes them', async () => {
+      const l = login();
+      const t1 = token(l);
+      const t2 = token(l, { expiresAt: 99 });
+      await env.storage.identity.putToken(t1);
+      await env.storage.identity.putToken(t2);
+      await expect(env.storage.identity.putToken({ ...t1, description: 'x' })).rejects.toBeInstanceOf(ConflictError);
+      expect(await env.storage.identity.findToken(t1.tokenHash)).toEqual(t1);
+      expect(await env.storage.identity.findToken(randomBytes(32).toString('hex'))).toBeUndefined();
+      const listed = await env.storage.identity.listTokens(l);
+      expect(listed.map((t) => t.id).sort()).toEqual([t1.id, t2.id].sort());
+      await env.storage.identity.revokeToken(l, t1.id);
+      expect(await env.storage.identity.findToken(t1.tokenHash)).toBeUndefined();
+      expect((await env.storage.identity.listTokens(l)).map((t) => t.id)).toEqual([t2.id]);
+      await expect(env.storage.identity.revokeToken(l, t1.id)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(env.storage.identity.revokeToken(login(), t2.id)).rejects.toBeInstanceOf(NotFoundError);
+      expect(await env.storage.identity.findToken(t2.tokenHash)).toEqual(t2);
+    });
+  });
+}

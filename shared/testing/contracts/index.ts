@@ -1,0 +1,27 @@
+import { checkpointStoreContract } from './checkpoint-store.contract.js';
+import { identityStoreContract } from './identity-store.contract.js';
+import { keyServiceContract } from './key-service.contract.js';
+import { leaseStoreContract } from './lease-store.contract.js';
+import type { ContractSetup } from './setup.js';
+import { stackStoreContract } from './stack-store.contract.js';
+import { updateStoreContract } from './update-store.contract.js';
+
+export type { ContractEnv, ContractSetup } from './setup.js';
+export {
+  checkpointStoreContract,
+  identityStoreContract,
+  keyServiceContract,
+  leaseStoreContract,
+  stackStoreContract,
+  updateStoreContract,
+};
+
+/** Registers every storage port's contract suite (vitest `describe` blocks) against one adapter. */
+export function runStorageContracts(adapterName: string, setup: ContractSetup): void {
+  checkpointStoreContract(adapterName, setup);
+  stackStoreContract(adapterName, setup);
+  updateStoreContract(adapterName, setup);
+  leaseStoreContract(adapterName, setup);
+  keyServiceContract(adapterName, setup);
+  identityStoreContract(adapterName, setup);
+}
