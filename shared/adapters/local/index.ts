@@ -1,0 +1,51 @@
+import { promises as fs } from 'node:fs';
+import { resolve } from 'node:path';
+import { UnavailableError } from '../../core/errors.js';
+import type { Storage } from '../../ports/index.js';
+import { DataDir } from './files.js';
+import { LocalCheckpointStore } from './local-checkpoint-store.js';
+import { LocalIdentityStore } from './local-identity-store.js';
+import { LocalKeyService } from './local-key-service.js';
+import { LocalLeaseStore } from './local-lease-store.js';
+import { LocalStackStore } from './local-stack-store.js';
+import { LocalUpdateStore } from './local-update-store.js';
+
+export { hashToken } from './local-lease-store.js';
+export { canonicalContext } from './local-key-service.js';
+
+/** Version of the data folder layout (docs/storage-local.md); bumped on any incompatible change. */
+export const LOCAL_LAYOUT_VERSION = 1;
+
+export interface LocalStorageOptions {
+  /** The one folder holding everything; created if missing. */
+  dataDir: string;
+  /** Clock for domain time (lease expiry), epoch milliseconds. */
+  now?: () => number;
+}
+
+/** Embedded storage over one data folder, safe for several processes at once. */
+export async function createLocalStorage(options: LocalStorageOptions): Promise<Storage> {
+  const dir = new DataDir(resolve(options.dataDir));
+  await fs.mkdir(dir.path('tmp'), { recursive: true, mode: 0o700 });
+  await fs.mkdir(dir.path('locks'), { recursive: true, mode: 0o700 });
+  const layoutPath = dir.path('layout.json');
+  const temp = await dir.writeTemp(JSON.stringify({ version: LOCAL_LAYOUT_VERSION }));
+  await dir.publishExclusive(temp, layoutPath);
+  const layout = await dir.readJson<{ version?: unknown }>(layoutPath);
+  if (layout?.version !== LOCAL_LAYOUT_VERSION) {
+    throw new UnavailableError(
+      `The data folder ${dir.root} has layout version ${String(layout?.version)}; this Stackyard reads version ` +
+        `${LOCAL_LAYOUT_VERSION}. Use a matching Stackyard version or a new data folder.`,
+    );
+  }
+  const now = options.now ?? Date.now;
+  return {
+    checkpoints: new LocalCheckpointStore(dir),
+    stacks: new LocalStackStore(dir),
+    updates: new LocalUpdateStore(dir),
+    leases: new LocalLeaseStore(dir, now),
+    keys: new LocalKeyService(dir),
+    identity: new LocalIdentityStore(dir),
+    close: async () => undefined,
+  };
+}

@@ -1,0 +1,92 @@
+import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, createGzip } from 'node:zlib';
+import { ConflictError, InvalidInputError, NotFoundError, TooLargeError } from '../../core/errors.js';
+import { MAX_OBJECT_BYTES, type CheckpointStore, type ObjectKey } from '../../ports/index.js';
+import { code, safeSegment, type DataDir } from './files.js';
+
+const SEGMENT = /^[A-Za-z0-9._-]+$/;
+const SUFFIX = '.gz';
+
+/** Immutable gzip objects under `objects/<stackId>/<name>.gz`; published with `link`, so a second put cannot win. */
+export class LocalCheckpointStore implements CheckpointStore {
+  constructor(private readonly dir: DataDir) {}
+
+  async put(key: ObjectKey, body: Uint8Array): Promise<void> {
+    const target = this.objectPath(key);
+    if (body.byteLength > MAX_OBJECT_BYTES) {
+      throw new TooLargeError(`Object '${key.name}' is ${body.byteLength} bytes; the limit is ${MAX_OBJECT_BYTES}.`);
+    }
+    const temp = this.dir.tempPath();
+    const out = createWriteStream(temp, { flags: 'wx', mode: 0o600 });
+    await pipeline(Readable.from([body]), createGzip(), out);
+    const handle = await fs.open(temp, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if (!(await this.dir.publishExclusive(temp, target))) {
+      throw new ConflictError(`Object '${key.name}' already exists; objects are immutable.`, { name: key.name });
+    }
+  }
+
+  async get(key: ObjectKey): Promise<Uint8Array> {
+    const target = this.objectPath(key);
+    const chunks: Buffer[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(chunk);
+        callback();
+      },
+    });
+    try {
+      await pipeline(createReadStream(target), createGunzip(), sink);
+    } catch (error) {
+      if (code(error) === 'ENOENT' || code(error) === 'ENOTDIR') {
+        throw new NotFoundError(`Object '${key.name}' does not exist.`);
+      }
+      throw error;
+    }
+    return Buffer.concat(chunks);
+  }
+
+  async list(stackId: string, prefix: string): Promise<string[]> {
+    const root = this.dir.path('objects', safeSegment(stackId, 'stack id'));
+    const names: string[] = [];
+    const walk = async (dir: string, rel: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch (error) {
+        if (code(error) === 'ENOENT') return;
+        throw error;
+      }
+      for (const entry of entries) {
+        const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
+        if (entry.isDirectory()) await walk(join(dir, entry.name), path);
+        else if (entry.name.endsWith(SUFFIX)) names.push(path.slice(0, -SUFFIX.length));
+      }
+    };
+    await walk(root, '');
+    return names.filter((name) => name.startsWith(prefix)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  private objectPath(key: ObjectKey): string {
+    const stackId = safeSegment(key.stackId, 'stack id');
+    const segments = typeof key.name === 'string' ? key.name.split('/') : [];
+    if (
+      segments.length === 0 ||
+      key.name.length > 1024 ||
+      segments.some((s) => !SEGMENT.test(s) || s === '.' || s === '..')
+    ) {
+      throw new InvalidInputError(
+        `Invalid object name '${String(key.name).slice(0, 80)}': use '/'-separated segments of letters, digits, '.', '_' or '-'.`,
+      );
+    }
+    const last = segments.length - 1;
+    return this.dir.path('objects', stackId, ...segments.slice(0, last), segments[last] + SUFFIX);
+  }
+}

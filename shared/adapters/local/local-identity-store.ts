@@ -1,0 +1,114 @@
+import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
+import type { IdentityStore, Membership, OrgRecord, TokenRecord, UserRecord } from '../../ports/index.js';
+import { safeSegment, type DataDir } from './files.js';
+
+const HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * `identity/users/<login>.json`, `identity/orgs/<name>.json`, `identity/members/<login>/<org>.json`,
+ * `identity/tokens/<hash>.json` (looked up by hash on every request) and `identity/token-ids/<login>/<id>.json`
+ * (listing and revoking by public id). Token writes hold the `identity-tokens` lock so both files change together.
+ */
+export class LocalIdentityStore implements IdentityStore {
+  constructor(private readonly dir: DataDir) {}
+
+  async createUser(user: UserRecord): Promise<UserRecord> {
+    await this.dir.createJson(this.userPath(user.login), user, `User '${user.login}'`);
+    return user;
+  }
+
+  async getUser(login: string): Promise<UserRecord> {
+    return this.dir.mustReadJson<UserRecord>(this.userPath(login), `User '${login}'`);
+  }
+
+  async putUser(user: UserRecord): Promise<UserRecord> {
+    await this.dir.writeJson(this.userPath(user.login), user);
+    return user;
+  }
+
+  async createOrg(org: OrgRecord): Promise<OrgRecord> {
+    await this.dir.createJson(this.orgPath(org.name), org, `Organization '${org.name}'`);
+    return org;
+  }
+
+  async getOrg(name: string): Promise<OrgRecord> {
+    return this.dir.mustReadJson<OrgRecord>(this.orgPath(name), `Organization '${name}'`);
+  }
+
+  async addMember(membership: Membership): Promise<void> {
+    const path = this.dir.path(
+      'identity',
+      'members',
+      safeSegment(membership.login, 'login'),
+      `${safeSegment(membership.org, 'organization')}.json`,
+    );
+    await this.dir.createJson(path, membership, `Membership of '${membership.login}' in '${membership.org}'`);
+  }
+
+  async listMemberships(login: string): Promise<Membership[]> {
+    const dir = this.dir.path('identity', 'members', safeSegment(login, 'login'));
+    const result: Membership[] = [];
+    for (const file of await this.dir.list(dir)) {
+      const m = await this.dir.readJson<Membership>(this.dir.path('identity', 'members', login, file));
+      if (m) result.push(m);
+    }
+    return result.sort((a, b) => (a.org < b.org ? -1 : a.org > b.org ? 1 : 0));
+  }
+
+  async putToken(token: TokenRecord): Promise<void> {
+    const hashPath = this.hashPath(token.tokenHash);
+    const idPath = this.idPath(token.login, token.id);
+    await this.dir.withLock('identity-tokens', async () => {
+      if ((await this.dir.readJson(idPath)) || (await this.dir.readJson(hashPath))) {
+        throw new ConflictError(`Token ${token.id} already exists.`);
+      }
+      await this.dir.writeJson(hashPath, token);
+      await this.dir.writeJson(idPath, { tokenHash: token.tokenHash });
+    });
+  }
+
+  async findToken(tokenHash: string): Promise<TokenRecord | undefined> {
+    if (typeof tokenHash !== 'string' || !HASH.test(tokenHash)) return undefined;
+    return this.dir.readJson<TokenRecord>(this.hashPath(tokenHash));
+  }
+
+  async listTokens(login: string): Promise<TokenRecord[]> {
+    const dir = this.dir.path('identity', 'token-ids', safeSegment(login, 'login'));
+    const result: TokenRecord[] = [];
+    for (const file of await this.dir.list(dir)) {
+      const ref = await this.dir.readJson<{ tokenHash: string }>(this.dir.path('identity', 'token-ids', login, file));
+      const token = ref && (await this.findToken(ref.tokenHash));
+      if (token) result.push(token);
+    }
+    return result.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  }
+
+  async revokeToken(login: string, id: string): Promise<void> {
+    const idPath = this.idPath(login, id);
+    await this.dir.withLock('identity-tokens', async () => {
+      const ref = await this.dir.readJson<{ tokenHash: string }>(idPath);
+      if (!ref) throw new NotFoundError(`User '${login}' has no token ${id}.`);
+      await this.dir.remove(this.hashPath(ref.tokenHash));
+      await this.dir.remove(idPath);
+    });
+  }
+
+  private userPath(login: string): string {
+    return this.dir.path('identity', 'users', `${safeSegment(login, 'login')}.json`);
+  }
+
+  private orgPath(name: string): string {
+    return this.dir.path('identity', 'orgs', `${safeSegment(name, 'organization')}.json`);
+  }
+
+  private idPath(login: string, id: string): string {
+    return this.dir.path('identity', 'token-ids', safeSegment(login, 'login'), `${safeSegment(id, 'token id')}.json`);
+  }
+
+  private hashPath(tokenHash: string): string {
+    if (typeof tokenHash !== 'string' || !HASH.test(tokenHash)) {
+      throw new InvalidInputError('A token hash must be 64 lowercase hex digits.');
+    }
+    return this.dir.path('identity', 'tokens', `${tokenHash}.json`);
+  }
+}
