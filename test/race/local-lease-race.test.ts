@@ -86,7 +86,7 @@ describe('local lease race across processes', () => {
     expect(winners).toEqual(Array(ROUNDS).fill(1));
   });
 
-  it('released, revoked and taken-over tokens are rejected in every process; a renewed token keeps working', async () => {
+  it('rejects released, revoked and taken-over tokens in every process; a renewed token keeps working', async () => {
     const [a, b, c] = workers;
     for (let round = 0; round < 5; round++) {
       const stackId = randomUUID();

@@ -3,7 +3,10 @@ import { constants, promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../../core/errors.js';
 
-/** Files and locks of one data folder. Temp files live in `tmp/` on the same file system so `link`/`rename` are atomic. */
+/**
+ * Files and locks of one data folder. Temp files live in `tmp/` on the same file system, so `link` and `rename`
+ * are atomic.
+ */
 export class DataDir {
   constructor(readonly root: string) {}
 
@@ -138,15 +141,18 @@ interface LockInfo {
 async function readLock(lockPath: string): Promise<LockInfo | undefined> {
   try {
     return JSON.parse(await fs.readFile(lockPath, 'utf8')) as LockInfo;
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (code(error) === 'ENOENT') return undefined;
+    // Empty or torn: its creator is still writing it, or died doing so; judge it by age alone.
+    const stat = await fs.stat(lockPath).catch(() => undefined);
+    return stat ? { pid: 0, expiresAt: stat.mtimeMs + LOCK_TTL_MS, nonce: `mtime-${stat.mtimeMs}` } : undefined;
   }
 }
 
 function isStale(info: LockInfo | undefined): boolean {
-  // A lock whose content is not yet written (just created) is not stale; its creator is still writing it.
   if (!info) return false;
   if (info.expiresAt < Date.now()) return true;
+  if (info.pid === 0) return false;
   try {
     process.kill(info.pid, 0);
     return false;
@@ -193,7 +199,9 @@ const SAFE_SEGMENT = /^[A-Za-z0-9._-]{1,200}$/;
 /** A single path segment (ids, logins): safe characters, never `.` or `..`. */
 export function safeSegment(value: unknown, what: string): string {
   if (typeof value !== 'string' || !SAFE_SEGMENT.test(value) || value === '.' || value === '..') {
-    throw new InvalidInputError(`Invalid ${what} '${String(value).slice(0, 80)}': use letters, digits, '.', '_' or '-'.`);
+    throw new InvalidInputError(
+      `Invalid ${what} '${String(value).slice(0, 80)}': use letters, digits, '.', '_' or '-'.`,
+    );
   }
   return value;
 }

@@ -83,7 +83,8 @@ export class LocalCheckpointStore implements CheckpointStore {
       segments.some((s) => !SEGMENT.test(s) || s === '.' || s === '..')
     ) {
       throw new InvalidInputError(
-        `Invalid object name '${String(key.name).slice(0, 80)}': use '/'-separated segments of letters, digits, '.', '_' or '-'.`,
+        `Invalid object name '${String(key.name).slice(0, 80)}': use '/'-separated segments of letters, ` +
+          `digits, '.', '_' or '-'.`,
       );
     }
     const last = segments.length - 1;

@@ -105,7 +105,9 @@ export class LocalStackStore implements StackStore {
     const target = validateStackRef(to);
     return this.dir.withLock(LOCK, async () => {
       const current = await this.current(id, expectedRevision);
-      if (target.org !== current.org) throw new InvalidInputError('A stack can only be renamed within its organization.');
+      if (target.org !== current.org) {
+        throw new InvalidInputError('A stack can only be renamed within its organization.');
+      }
       await this.takeName(target, current.id);
       const next = { ...applyChanges(current, changes), project: target.project, stack: target.stack };
       await this.dir.writeJson(this.idPath(current.id), next);
@@ -137,7 +139,9 @@ export class LocalStackStore implements StackStore {
   private async takeName(ref: StackRef, id: string): Promise<void> {
     const path = this.namePath(ref);
     const holder = await this.findByName(ref);
-    if (holder) throw new ConflictError(`Stack '${formatStackRef(ref)}' already exists.`, { name: formatStackRef(ref) });
+    if (holder) {
+      throw new ConflictError(`Stack '${formatStackRef(ref)}' already exists.`, { name: formatStackRef(ref) });
+    }
     await this.dir.writeJson(path, { id });
   }
 
@@ -179,7 +183,7 @@ function encodeToken(project: string, stack: string): string {
 
 function decodeToken(token: string): [string, string] {
   try {
-    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { v?: unknown; p?: unknown; s?: unknown };
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Record<string, unknown>;
     if (parsed.v === 1 && typeof parsed.p === 'string' && typeof parsed.s === 'string') return [parsed.p, parsed.s];
   } catch {
     // fall through to the typed error

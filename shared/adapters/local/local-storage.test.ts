@@ -77,6 +77,13 @@ describe('local storage data folder', () => {
     await fs.writeFile(otherLock, JSON.stringify({ pid: process.pid, expiresAt: Date.now() - 1, nonce: 'old' }));
     await storage.leases.acquire({ ...request, stackId: other });
 
+    const torn = randomUUID();
+    const tornLock = join(dataDir, 'locks', `lease-${torn}.lock`);
+    await fs.writeFile(tornLock, '');
+    const old = new Date(Date.now() - 120_000);
+    await fs.utimes(tornLock, old, old);
+    await storage.leases.acquire({ ...request, stackId: torn });
+
     const live = randomUUID();
     const liveLock = join(dataDir, 'locks', `lease-${live}.lock`);
     await fs.writeFile(liveLock, JSON.stringify({ pid: process.pid, expiresAt: Date.now() + 60_000, nonce: 'live' }));
@@ -104,9 +111,15 @@ describe('local storage data folder', () => {
     const before = await snapshot();
 
     const attempts: Array<[() => Promise<unknown>, new (...args: never[]) => Error]> = [
-      [() => storage.checkpoints.put({ stackId: stack.id, name: '../../escape' }, Buffer.from('x')), InvalidInputError],
+      [
+        () => storage.checkpoints.put({ stackId: stack.id, name: '../../escape' }, Buffer.from('x')),
+        InvalidInputError,
+      ],
       [() => storage.checkpoints.put({ stackId: '..', name: 'x' }, Buffer.from('x')), InvalidInputError],
-      [() => storage.checkpoints.put({ stackId: stack.id, name: 'big' }, Buffer.alloc(MAX_OBJECT_BYTES + 1)), TooLargeError],
+      [
+        () => storage.checkpoints.put({ stackId: stack.id, name: 'big' }, Buffer.alloc(MAX_OBJECT_BYTES + 1)),
+        TooLargeError,
+      ],
       [() => storage.checkpoints.put({ stackId: stack.id, name: 'cp/1' }, Buffer.from('two')), ConflictError],
       [() => storage.stacks.create({ ...stack, id: randomUUID(), stack: '../x' }), InvalidInputError],
       [() => storage.stacks.create({ ...stack, id: '../../x', stack: 'y' }), InvalidInputError],
@@ -115,12 +128,21 @@ describe('local storage data folder', () => {
       [() => storage.stacks.update(stack.id, 1, { tags: { 'bad tag!': 'v' } }), InvalidInputError],
       [() => storage.updates.get(stack.id, '../x'), InvalidInputError],
       [() => storage.updates.update(stack.id, randomUUID(), 1, {}), NotFoundError],
-      [() => storage.leases.acquire({ stackId: '../x', updateId: 'u', holder: 'h', durationMs: 1 }), InvalidInputError],
+      [
+        () => storage.leases.acquire({ stackId: '../x', updateId: 'u', holder: 'h', durationMs: 1 }),
+        InvalidInputError,
+      ],
       [() => storage.leases.validate({ stackId: '/abs', updateId: 'u', token: 't' }), InvalidInputError],
       [() => storage.keys.decryptDataKey(new Uint8Array(3), { stackId: stack.id }), InvalidInputError],
-      [() => storage.identity.createUser({ login: '../root', name: 'x', admin: true, createdAt: 1 }), InvalidInputError],
+      [
+        () => storage.identity.createUser({ login: '../root', name: 'x', admin: true, createdAt: 1 }),
+        InvalidInputError,
+      ],
       [() => storage.identity.getOrg('a/b'), InvalidInputError],
-      [() => storage.identity.putToken({ id: 'i', tokenHash: 'nothex', login: 'u', description: '', createdAt: 1 }), InvalidInputError],
+      [
+        () => storage.identity.putToken({ id: 'i', tokenHash: 'nothex', login: 'u', description: '', createdAt: 1 }),
+        InvalidInputError,
+      ],
     ];
     for (const [attempt, type] of attempts) {
       await expect(attempt()).rejects.toBeInstanceOf(type);
