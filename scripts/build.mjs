@@ -1,0 +1,31 @@
+/** Bundles the CLI into dist/cli/stackyard.mjs with lazily loaded chunks (runs at `npm ci` via `prepare`). */
+import { build } from 'esbuild';
+import { readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { externals } from './externals.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outdir = `${root}dist/cli`;
+rmSync(outdir, { recursive: true, force: true });
+
+const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+const started = Date.now();
+await build({
+  absWorkingDir: root,
+  entryPoints: { stackyard: 'cli/main.ts' },
+  outdir,
+  outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  external: Object.keys(externals),
+  // CommonJS dependencies inside an ESM bundle still call require().
+  banner: { js: "import { createRequire as __syCreateRequire } from 'node:module'; const require = __syCreateRequire(import.meta.url);" },
+  define: { __STACKYARD_VERSION__: JSON.stringify(version) },
+  logLevel: 'warning',
+});
+process.stdout.write(`build: dist/cli/stackyard.mjs in ${Date.now() - started} ms\n`);
