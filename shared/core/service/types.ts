@@ -1,0 +1,108 @@
+import type { StackRef } from '../names.js';
+import type { UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
+import type { StackRecord } from '../../ports/stack-store.js';
+import type { TokenRecord, UserRecord } from '../../ports/identity-store.js';
+
+/**
+ * The use cases shared by the HTTP API (functions/) and the CLI's local backend. They take the caller as a
+ * `Principal` and enforce authorization themselves: a stack of an organization the principal does not belong to
+ * is reported as not found, so names cannot be probed.
+ */
+export interface Principal {
+  login: string;
+  /** Organizations the user belongs to (always includes the personal organization named after the login). */
+  orgs: readonly string[];
+  admin: boolean;
+}
+
+/** `{version, features?, deployment}` as the Pulumi CLI exchanges it (UntypedDeployment). */
+export interface UntypedDeployment {
+  version: number;
+  features?: string[];
+  deployment: Record<string, unknown>;
+}
+
+export interface StackPageView {
+  stacks: StackRecord[];
+  /** Absent on the last page, never empty. */
+  continuationToken?: string;
+}
+
+export interface CreateUpdateRequest {
+  kind: Exclude<UpdateKind, 'import' | 'rename'>;
+  dryRun: boolean;
+  message?: string;
+  environment?: Record<string, string>;
+  config?: Record<string, unknown>;
+}
+
+export interface StartedUpdate {
+  version: number;
+  token: string;
+  /** Epoch seconds, as the wire wants it. */
+  tokenExpiration: number;
+  journalVersion: 0 | 1;
+}
+
+export interface Services {
+  identity: IdentityService;
+  stacks: StackService;
+  updates: UpdateService;
+  secrets: SecretService;
+}
+
+export interface IdentityService {
+  /** Resolves an API token to its principal; `UnauthorizedError` when unknown, revoked or expired. */
+  authenticate(token: string): Promise<Principal>;
+  getUser(principal: Principal): Promise<UserRecord & { orgs: string[] }>;
+  /** Admin only. Creates the user and its personal organization. */
+  createUser(principal: Principal, user: { login: string; name?: string; email?: string; admin?: boolean }): Promise<UserRecord>;
+  /** Admin only, or an admin of the organization. */
+  createOrg(principal: Principal, name: string): Promise<void>;
+  addMember(principal: Principal, org: string, login: string, role: 'admin' | 'member'): Promise<void>;
+  /** Returns the plaintext token once; only its hash is stored. Admins may create tokens for other users. */
+  createToken(principal: Principal, request: { login?: string; description: string; expiresInMs?: number }): Promise<{ token: string; record: TokenRecord }>;
+  listTokens(principal: Principal, login?: string): Promise<TokenRecord[]>;
+  revokeToken(principal: Principal, id: string, login?: string): Promise<void>;
+  /** Creates or refreshes an administrator with the given token (serve's STACKYARD_ADMIN_TOKEN, admin bootstrap). */
+  ensureAdmin(login: string, token: string): Promise<void>;
+}
+
+export interface StackService {
+  create(principal: Principal, ref: StackRef, options?: { tags?: Record<string, string>; initialState?: UntypedDeployment }): Promise<StackRecord>;
+  get(principal: Principal, ref: StackRef): Promise<StackRecord>;
+  /** Lists across the principal's organizations (or one of them), paged with an opaque token. */
+  list(principal: Principal, query: { org?: string; project?: string; tagName?: string; tagValue?: string; continuationToken?: string }): Promise<StackPageView>;
+  /** Without `force`, refuses a stack that still holds resources with `Bad Request: Stack still contains resources.` */
+  remove(principal: Principal, ref: StackRef, force: boolean): Promise<void>;
+  /** Rewrites URNs and the secrets provider in the stored state, keeps secrets decryptable, bumps the version. */
+  rename(principal: Principal, ref: StackRef, to: { project: string; stack: string }): Promise<StackRecord>;
+  setTags(principal: Principal, ref: StackRef, tags: Record<string, string>): Promise<void>;
+  /** The current deployment (a valid minimal one for a never-updated stack), or that of a given version. */
+  exportDeployment(principal: Principal, ref: StackRef, version?: number): Promise<UntypedDeployment>;
+  /** Validates, then stores as a new version (history kind `import`). Returns the id of the import's update. */
+  importDeployment(principal: Principal, ref: StackRef, deployment: UntypedDeployment): Promise<{ updateId: string }>;
+  history(principal: Principal, ref: StackRef, page: number, pageSize: number): Promise<UpdateRecord[]>;
+}
+
+export interface UpdateService {
+  create(principal: Principal, ref: StackRef, request: CreateUpdateRequest): Promise<{ updateId: string }>;
+  /** Takes the lease (non-dry-run) or issues a token (dry run); `LeaseHeldError` when another update runs. */
+  start(principal: Principal, ref: StackRef, updateId: string, request: { tags?: Record<string, string>; journalVersion?: number; leaseDurationMs?: number }): Promise<StartedUpdate>;
+  renew(ref: StackRef, updateId: string, token: string, durationMs?: number): Promise<{ token: string; tokenExpiration: number }>;
+  /** Durable when it resolves: export returns it from then on. */
+  saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment): Promise<void>;
+  recordEvents(ref: StackRef, updateId: string, token: string, events: unknown[]): Promise<void>;
+  /** Idempotent. `cancelled` is recorded, and reported in history as `failed`. */
+  complete(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled'): Promise<void>;
+  /** Revokes the update's token so the running client stops on its next call. */
+  cancel(principal: Principal, ref: StackRef, updateId: string): Promise<void>;
+  status(principal: Principal, ref: StackRef, updateId: string): Promise<{ status: UpdateStatus; kind: UpdateKind }>;
+}
+
+export interface SecretService {
+  /** Each plaintext/ciphertext is raw bytes; ciphertexts are bound to the stack's immutable id. */
+  encrypt(principal: Principal, ref: StackRef, plaintexts: Uint8Array[]): Promise<Uint8Array[]>;
+  /** A ciphertext of another stack, or a tampered one, is `InvalidInputError` (400). */
+  decrypt(principal: Principal, ref: StackRef, ciphertexts: Uint8Array[]): Promise<Uint8Array[]>;
+}
