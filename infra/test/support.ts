@@ -1,8 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App, Aspects, Stack, Stage } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { INagLogger } from 'cdk-nag';
+import { afterAll } from 'vitest';
 import type { StackyardWiring } from '../lib/stacks/stackyard-stack.js';
 
 /** Account and region every test stack uses, so ARNs and service names resolve to plain strings. */
@@ -18,12 +21,28 @@ const cdkJson = JSON.parse(readFileSync(fileURLToPath(new URL('../../cdk.json', 
  */
 export function testApp(options: { bundle?: boolean; context?: Record<string, unknown> } = {}): App {
   return new App({
+    outdir: mkdtempSync(join(testOutputRoot(), 'app-')),
     context: {
       ...cdkJson.context,
       ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
       ...options.context,
     },
   });
+}
+
+let outputRoot: string | undefined;
+afterAll(() => {
+  if (outputRoot) rmSync(outputRoot, { recursive: true, force: true });
+  outputRoot = undefined;
+});
+
+/** One folder per test process for every App's cloud assembly, removed after the test file (CDK would otherwise
+ * leave one `cdk.out*` folder per App in the system temp folder). */
+function testOutputRoot(): string {
+  if (!outputRoot) {
+    outputRoot = mkdtempSync(join(tmpdir(), 'stackyard-cdk-test-'));
+  }
+  return outputRoot;
 }
 
 /** A bare stack to hold one construct under test. */
