@@ -36,6 +36,15 @@ export interface CreateUpdateRequest {
   config?: Record<string, unknown>;
 }
 
+export interface StartUpdateRequest {
+  /** Replaces the stack's tags when present (the Pulumi CLI sends the merged set). */
+  tags?: Record<string, string>;
+  /** `1` asks for journaling; answered by `negotiateJournalVersion`. */
+  journalVersion?: number;
+  /** Shorter leases free a crashed run's stack sooner; clamped to [MIN, MAX]; default 300 s. */
+  leaseDurationMs?: number;
+}
+
 export interface StartedUpdate {
   version: number;
   token: string;
@@ -55,6 +64,10 @@ export interface IdentityService {
   /** Resolves an API token to its principal; `UnauthorizedError` when unknown, revoked or expired. */
   authenticate(token: string): Promise<Principal>;
   getUser(principal: Principal): Promise<UserRecord & { orgs: string[] }>;
+  /** The organization unqualified stack names default to: the personal organization (named after the login). */
+  defaultOrg(principal: Principal): Promise<string>;
+  /** Organizations the principal may see (admins: all), with their members. */
+  listOrgs(principal: Principal): Promise<{ name: string; role: 'admin' | 'member' }[]>;
   /** Admin only. Creates the user and its personal organization. */
   createUser(principal: Principal, user: { login: string; name?: string; email?: string; admin?: boolean }): Promise<UserRecord>;
   /** Admin only, or an admin of the organization. */
@@ -83,15 +96,27 @@ export interface StackService {
   /** Validates, then stores as a new version (history kind `import`). Returns the id of the import's update. */
   importDeployment(principal: Principal, ref: StackRef, deployment: UntypedDeployment): Promise<{ updateId: string }>;
   history(principal: Principal, ref: StackRef, page: number, pageSize: number): Promise<UpdateRecord[]>;
+  /** The newest completed, non-dry-run operation; `NotFoundError` when the stack has none. */
+  latestUpdate(principal: Principal, ref: StackRef): Promise<UpdateRecord>;
+  /** `HEAD /api/stacks/{o}/{p}`: whether the project has at least one stack the principal can see. */
+  projectExists(principal: Principal, org: string, project: string): Promise<boolean>;
 }
 
 export interface UpdateService {
   create(principal: Principal, ref: StackRef, request: CreateUpdateRequest): Promise<{ updateId: string }>;
   /** Takes the lease (non-dry-run) or issues a token (dry run); `LeaseHeldError` when another update runs. */
-  start(principal: Principal, ref: StackRef, updateId: string, request: { tags?: Record<string, string>; journalVersion?: number; leaseDurationMs?: number }): Promise<StartedUpdate>;
+  start(principal: Principal, ref: StackRef, updateId: string, request: StartUpdateRequest): Promise<StartedUpdate>;
   renew(ref: StackRef, updateId: string, token: string, durationMs?: number): Promise<{ token: string; tokenExpiration: number }>;
   /** Durable when it resolves: export returns it from then on. */
   saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment): Promise<void>;
+  /** `checkpointverbatim`: the gunzipped request body; its `untypedDeployment` bytes are kept exactly. Idempotent by sequence number. */
+  saveVerbatimCheckpoint(ref: StackRef, updateId: string, token: string, body: Buffer): Promise<void>;
+  /** `checkpointdelta`: byte-offset edits on the last verbatim save; hash mismatch or gap = 4xx so the CLI falls back. */
+  saveDeltaCheckpoint(ref: StackRef, updateId: string, token: string, body: Buffer): Promise<void>;
+  /** `journalentries`: one batch, durable and idempotent by `sequenceID`; an oversize batch is `TooLargeError`. */
+  saveJournalEntries(ref: StackRef, updateId: string, token: string, body: Buffer): Promise<void>;
+  /** The token is checked against exactly this update (`ForbiddenError` otherwise), for routes that only need that. */
+  validateToken(ref: StackRef, updateId: string, token: string): Promise<void>;
   recordEvents(ref: StackRef, updateId: string, token: string, events: unknown[]): Promise<void>;
   /** Idempotent. `cancelled` is recorded, and reported in history as `failed`. */
   complete(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled'): Promise<void>;
