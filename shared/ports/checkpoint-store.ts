@@ -11,11 +11,24 @@
  *   `[A-Za-z0-9._-]` (never `.` or `..`); anything else fails with `InvalidInputError`.
  */
 export interface CheckpointStore {
-  put(key: ObjectKey, body: Uint8Array): Promise<void>;
+  /** Stores `body`, or a body `prepare` already compressed. */
+  put(key: ObjectKey, body: Uint8Array | PreparedObject): Promise<void>;
+  /**
+   * Compresses a body the way `put` stores it, off the event loop, so a caller can do it while it waits for
+   * something else (the token check of a checkpoint save) and `put` then only writes. Size limit as for `put`.
+   */
+  prepare(body: Uint8Array): Promise<PreparedObject>;
   /** Throws `NotFoundError` when there is no such object. */
   get(key: ObjectKey): Promise<Uint8Array>;
   /** Names (relative to the stack) that start with `prefix`, sorted ascending by name. */
   list(stackId: string, prefix: string): Promise<string[]>;
+}
+
+/** A body compressed by `CheckpointStore.prepare`. */
+export interface PreparedObject {
+  readonly gzipped: Uint8Array;
+  /** Uncompressed size in bytes. */
+  readonly size: number;
 }
 
 export interface ObjectKey {

@@ -1,4 +1,5 @@
 import type { LeaseHolder } from '../core/errors.js';
+import type { StackRef } from '../core/names.js';
 
 export interface LeaseGrant {
   /** The update token in plaintext; only its hash is stored. */
@@ -13,12 +14,19 @@ export interface AcquireRequest {
   /** Login of the user running the update, reported to whoever is refused. */
   holder: string;
   durationMs: number;
+  /**
+   * The stack's name when the token is granted. Token calls that pass `stack` are live only under this name, so
+   * a URL's name is checked in the same read or write as the token.
+   */
+  stack?: StackRef;
 }
 
 export interface TokenRef {
   stackId: string;
   updateId: string;
   token: string;
+  /** When present, the token must have been granted under exactly this stack name (see `AcquireRequest.stack`). */
+  stack?: StackRef;
 }
 
 /**
@@ -42,6 +50,12 @@ export interface LeaseStore {
   acquire(request: AcquireRequest): Promise<LeaseGrant>;
   issue(request: AcquireRequest): Promise<LeaseGrant>;
   validate(ref: TokenRef): Promise<void>;
+  /**
+   * Validates an exclusive lease token (like `validate`; dry-run tokens are refused) and, in the same conditional
+   * write, counts one more state save of the update. Returns the new count: 1 for the first save, then 2, 3, …
+   * Each call returns a number no other call for that update returned.
+   */
+  nextSave(ref: TokenRef): Promise<number>;
   renew(ref: TokenRef, durationMs: number): Promise<LeaseGrant>;
   release(ref: TokenRef): Promise<void>;
   revoke(stackId: string, updateId: string): Promise<void>;

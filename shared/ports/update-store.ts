@@ -26,6 +26,13 @@ export interface UpdateRecord {
   resourceCount?: number;
   /** Number of checkpoints saved so far; names the next checkpoint object. */
   checkpointCount: number;
+  /**
+   * Name (in the checkpoint store) of the state the update ended with, set when it ends. In history it is the
+   * deployment of `version`; absent when the stack had no state at all.
+   */
+  checkpoint?: string;
+  /** SHA-256 hex of the token that completed the update, so a retried `complete` with that token is answered OK. */
+  completedTokenHash?: string;
   /** Optimistic-concurrency counter: every successful write bumps it by one. */
   revision: number;
 }
@@ -35,7 +42,15 @@ export type NewUpdate = Omit<UpdateRecord, 'revision' | 'checkpointCount'>;
 export type UpdateChanges = Partial<
   Pick<
     UpdateRecord,
-    'status' | 'startedAt' | 'endedAt' | 'version' | 'resourceChanges' | 'resourceCount' | 'checkpointCount'
+    | 'status'
+    | 'startedAt'
+    | 'endedAt'
+    | 'version'
+    | 'resourceChanges'
+    | 'resourceCount'
+    | 'checkpointCount'
+    | 'checkpoint'
+    | 'completedTokenHash'
   >
 >;
 
@@ -59,6 +74,8 @@ export interface UpdateStore {
   update(stackId: string, updateId: string, expectedRevision: number, changes: UpdateChanges): Promise<UpdateRecord>;
   /** Adds a completed, non-dry-run update to the history under `update.version`. */
   recordHistory(update: UpdateRecord): Promise<void>;
+  /** The history entry of one version; `NotFoundError` when there is none. */
+  getHistory(stackId: string, version: number): Promise<UpdateRecord>;
   /** 1-based `page`; `pageSize` between 1 and 100. */
   listHistory(stackId: string, page: number, pageSize: number): Promise<HistoryPage>;
   /** Removes every update and history entry of a stack (used when the stack is deleted). */

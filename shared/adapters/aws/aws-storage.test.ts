@@ -122,7 +122,7 @@ describe('checkpoint store', () => {
     expect(Buffer.from(await storage.checkpoints.get({ stackId, name: 'checkpoints/1.json' }))).toEqual(body);
   });
 
-  it('streams a 50 MB object through multipart upload and reads it back', async () => {
+  it('writes a 50 MB object through multipart upload and reads it back', async () => {
     const stackId = randomUUID();
     const body = randomBytes(50 * 1024 * 1024);
     await storage.checkpoints.put({ stackId, name: 'big' }, body);

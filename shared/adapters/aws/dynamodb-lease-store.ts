@@ -3,6 +3,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocu
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { createHash, randomBytes } from 'node:crypto';
 import { ConflictError, ForbiddenError, InvalidInputError, LeaseHeldError, type LeaseHolder } from '../../core/errors.js';
+import { formatStackRef, type StackRef } from '../../core/names.js';
 import type { AcquireRequest, LeaseGrant, LeaseStore, TokenRef } from '../../ports/lease-store.js';
 import { translateDynamoDbError } from './errors.js';
 import { KEY, TTL_ATTRIBUTE } from './table.js';
@@ -16,7 +17,11 @@ import { stackPk } from './keys.js';
  *   t2 renew(A)     A's hash, t2 <= expiresAt   HELD_BY_CALLER ok -> expiresAt = t2+d, token unchanged
  *   t3              t3 > A.expiresAt            A is dead: validate/renew/release fail HELD_BY_CALLER
  *   t4 acquire(B)   A.expiresAt < t4            LEASE_IS_FREE ok (expired) -> B overwrites A; A's hash is gone
- *   t5 revoke(B)    updateId = B                HELD_BY_UPDATE ok -> item deleted, B's token dead at once
+ *   t5 save(B)      B's hash, live              HELD_BY_CALLER ok -> saves = saves + 1, returned (nextSave)
+ *   t6 revoke(B)    updateId = B                HELD_BY_UPDATE ok -> item deleted, B's token dead at once
+ *
+ * Callers that pass the stack's name add UNDER_NAME to HELD_BY_CALLER: the token is then live only for the name it
+ * was granted under (`stackName`), checked in the same call.
  *
  * A lease is live while now <= expiresAt, so "expired" is exactly `expiresAt < :now` in every clause. The TTL
  * attribute only lets DynamoDB delete abandoned items (a day after expiry); no decision depends on it, and an item
@@ -25,6 +30,7 @@ import { stackPk } from './keys.js';
 const LEASE_IS_FREE = 'attribute_not_exists(#pk) OR #expiresAt < :now';
 const HELD_BY_CALLER = '#updateId = :updateId AND #tokenHash = :tokenHash AND #expiresAt >= :now';
 const HELD_BY_UPDATE = '#updateId = :updateId';
+const UNDER_NAME = ' AND #stackName = :stackName';
 
 const NAMES = { '#pk': KEY.partition, '#expiresAt': 'expiresAt' };
 const CALLER_NAMES = { '#updateId': 'updateId', '#tokenHash': 'tokenHash', '#expiresAt': 'expiresAt' };
@@ -39,6 +45,24 @@ interface TokenItem {
   startedAt: number;
   expiresAt: number;
   tokenHash: string;
+  /** `org/project/stack` at grant time, when the caller gave it. */
+  stackName?: string;
+  /** State saves counted by `nextSave` (exclusive lease only). */
+  saves?: number;
+}
+
+interface CallerCondition {
+  ConditionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+}
+
+/** The caller's claim on a token; `stackName` when the name is checked too. */
+interface CallerCheck {
+  stackId: string;
+  updateId: string;
+  tokenHash: string;
+  stackName?: string;
 }
 
 const DEAD_TOKEN =
@@ -76,14 +100,16 @@ export class DynamoDbLeaseStore implements LeaseStore {
   ) {}
 
   async acquire(request: AcquireRequest): Promise<LeaseGrant> {
-    const { stackId, updateId, holder, durationMs } = this.checkRequest(request);
+    const { stackId, updateId, holder, durationMs, stackName } = this.checkRequest(request);
     const now = this.now();
     const grant = { token: randomBytes(32).toString('base64url'), expiresAt: now + durationMs };
+    const tokenHash = hashToken(grant.token);
+    const item = { updateId, holder, startedAt: now, expiresAt: grant.expiresAt, tokenHash, saves: 0 };
     try {
       await this.documents.send(
         new PutCommand({
           TableName: this.table,
-          Item: this.tokenItem(stackId, LEASE_SK, { updateId, holder, startedAt: now, expiresAt: grant.expiresAt, tokenHash: hashToken(grant.token) }),
+          Item: this.tokenItem(stackId, LEASE_SK, stackName ? { ...item, stackName } : item),
           ConditionExpression: LEASE_IS_FREE,
           ExpressionAttributeNames: NAMES,
           ExpressionAttributeValues: { ':now': now },
@@ -101,14 +127,15 @@ export class DynamoDbLeaseStore implements LeaseStore {
   }
 
   async issue(request: AcquireRequest): Promise<LeaseGrant> {
-    const { stackId, updateId, holder, durationMs } = this.checkRequest(request);
+    const { stackId, updateId, holder, durationMs, stackName } = this.checkRequest(request);
     const now = this.now();
     const grant = { token: randomBytes(32).toString('base64url'), expiresAt: now + durationMs };
+    const item = { updateId, holder, startedAt: now, expiresAt: grant.expiresAt, tokenHash: hashToken(grant.token) };
     try {
       await this.documents.send(
         new PutCommand({
           TableName: this.table,
-          Item: this.tokenItem(stackId, tokenSk(updateId), { updateId, holder, startedAt: now, expiresAt: grant.expiresAt, tokenHash: hashToken(grant.token) }),
+          Item: this.tokenItem(stackId, tokenSk(updateId), stackName ? { ...item, stackName } : item),
           ConditionExpression: LEASE_IS_FREE,
           ExpressionAttributeNames: NAMES,
           ExpressionAttributeValues: { ':now': now },
@@ -122,29 +149,53 @@ export class DynamoDbLeaseStore implements LeaseStore {
   }
 
   async validate(ref: TokenRef): Promise<void> {
-    const { stackId, updateId, tokenHash } = this.checkRef(ref);
+    const { stackId, updateId, tokenHash, stackName } = this.checkRef(ref);
     const now = this.now();
     const [lease, token] = await Promise.all([this.read(stackId, LEASE_SK), this.read(stackId, tokenSk(updateId))]);
     const live = (item: TokenItem | undefined) =>
-      item !== undefined && item.updateId === updateId && item.tokenHash === tokenHash && item.expiresAt >= now;
+      item !== undefined &&
+      item.updateId === updateId &&
+      item.tokenHash === tokenHash &&
+      item.expiresAt >= now &&
+      (stackName === undefined || item.stackName === stackName);
     if (!live(lease) && !live(token)) throw new ForbiddenError(DEAD_TOKEN);
   }
 
+  async nextSave(ref: TokenRef): Promise<number> {
+    const check = this.checkRef(ref);
+    try {
+      const { Attributes } = await this.documents.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { [KEY.partition]: stackPk(check.stackId), [KEY.sort]: LEASE_SK },
+          UpdateExpression: 'SET #saves = if_not_exists(#saves, :zero) + :one',
+          ...this.heldByCaller(check, this.now(), { '#saves': 'saves' }, { ':zero': 0, ':one': 1 }),
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Attributes!.saves as number;
+    } catch (error) {
+      if (isConditionFailure(error)) throw new ForbiddenError(DEAD_TOKEN, { cause: error });
+      throw translateDynamoDbError(error, 'The lease');
+    }
+  }
+
   async renew(ref: TokenRef, durationMs: number): Promise<LeaseGrant> {
-    const { stackId, updateId, tokenHash } = this.checkRef(ref);
+    const check = this.checkRef(ref);
     requireDuration(durationMs);
     const now = this.now();
     const expiresAt = now + durationMs;
-    for (const sk of [LEASE_SK, tokenSk(updateId)]) {
+    for (const sk of [LEASE_SK, tokenSk(check.updateId)]) {
       try {
         await this.documents.send(
           new UpdateCommand({
             TableName: this.table,
-            Key: { [KEY.partition]: stackPk(stackId), [KEY.sort]: sk },
+            Key: { [KEY.partition]: stackPk(check.stackId), [KEY.sort]: sk },
             UpdateExpression: 'SET #expiresAt = :expiresAt, #ttl = :ttl',
-            ConditionExpression: HELD_BY_CALLER,
-            ExpressionAttributeNames: { ...CALLER_NAMES, '#ttl': TTL_ATTRIBUTE },
-            ExpressionAttributeValues: { ':updateId': updateId, ':tokenHash': tokenHash, ':now': now, ':expiresAt': expiresAt, ':ttl': ttlOf(expiresAt) },
+            ...this.heldByCaller(check, now, { '#ttl': TTL_ATTRIBUTE }, {
+              ':expiresAt': expiresAt,
+              ':ttl': ttlOf(expiresAt),
+            }),
           }),
         );
         return { token: ref.token, expiresAt };
@@ -156,17 +207,15 @@ export class DynamoDbLeaseStore implements LeaseStore {
   }
 
   async release(ref: TokenRef): Promise<void> {
-    const { stackId, updateId, tokenHash } = this.checkRef(ref);
+    const check = this.checkRef(ref);
     const now = this.now();
-    for (const sk of [LEASE_SK, tokenSk(updateId)]) {
+    for (const sk of [LEASE_SK, tokenSk(check.updateId)]) {
       try {
         await this.documents.send(
           new DeleteCommand({
             TableName: this.table,
-            Key: { [KEY.partition]: stackPk(stackId), [KEY.sort]: sk },
-            ConditionExpression: HELD_BY_CALLER,
-            ExpressionAttributeNames: CALLER_NAMES,
-            ExpressionAttributeValues: { ':updateId': updateId, ':tokenHash': tokenHash, ':now': now },
+            Key: { [KEY.partition]: stackPk(check.stackId), [KEY.sort]: sk },
+            ...this.heldByCaller(check, now, {}, {}),
           }),
         );
         return;
@@ -207,7 +256,7 @@ export class DynamoDbLeaseStore implements LeaseStore {
     return lease && lease.expiresAt >= this.now() ? holderOf(lease) : undefined;
   }
 
-  private checkRequest(request: AcquireRequest): AcquireRequest {
+  private checkRequest(request: AcquireRequest): Omit<AcquireRequest, 'stack'> & { stackName?: string } {
     if (typeof request.holder !== 'string' || request.holder.length === 0 || request.holder.length > 256) {
       throw new InvalidInputError('Invalid lease holder: expected a login of 1 to 256 characters.');
     }
@@ -216,16 +265,39 @@ export class DynamoDbLeaseStore implements LeaseStore {
       updateId: requireId(request.updateId, 'update id'),
       holder: request.holder,
       durationMs: requireDuration(request.durationMs),
+      stackName: nameOf(request.stack),
     };
   }
 
-  private checkRef(ref: TokenRef): { stackId: string; updateId: string; tokenHash: string } {
+  private checkRef(ref: TokenRef): CallerCheck {
     const stackId = requireId(ref.stackId, 'stack id');
     const updateId = requireId(ref.updateId, 'update id');
     if (typeof ref.token !== 'string' || ref.token.length === 0 || ref.token.length > 512) {
       throw new ForbiddenError(DEAD_TOKEN);
     }
-    return { stackId, updateId, tokenHash: hashToken(ref.token) };
+    return { stackId, updateId, tokenHash: hashToken(ref.token), stackName: nameOf(ref.stack) };
+  }
+
+  /** HELD_BY_CALLER (plus UNDER_NAME when the caller names the stack), merged with a write's own names and values. */
+  private heldByCaller(
+    check: CallerCheck,
+    now: number,
+    names: Record<string, string>,
+    values: Record<string, unknown>,
+  ): CallerCondition {
+    const base = { ':updateId': check.updateId, ':tokenHash': check.tokenHash, ':now': now, ...values };
+    if (check.stackName === undefined) {
+      return {
+        ConditionExpression: HELD_BY_CALLER,
+        ExpressionAttributeNames: { ...CALLER_NAMES, ...names },
+        ExpressionAttributeValues: base,
+      };
+    }
+    return {
+      ConditionExpression: HELD_BY_CALLER + UNDER_NAME,
+      ExpressionAttributeNames: { ...CALLER_NAMES, '#stackName': 'stackName', ...names },
+      ExpressionAttributeValues: { ...base, ':stackName': check.stackName },
+    };
   }
 
   private tokenItem(stackId: string, sk: string, token: TokenItem): Record<string, unknown> {
@@ -252,6 +324,10 @@ export class DynamoDbLeaseStore implements LeaseStore {
       throw translateDynamoDbError(error, 'The lease');
     }
   }
+}
+
+function nameOf(stack: StackRef | undefined): string | undefined {
+  return stack === undefined ? undefined : formatStackRef(stack);
 }
 
 function holderOf(item: TokenItem): LeaseHolder {

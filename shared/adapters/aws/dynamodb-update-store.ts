@@ -17,7 +17,17 @@ import { KEY } from './table.js';
 
 const KINDS = new Set(['update', 'preview', 'refresh', 'destroy', 'import', 'rename', 'resource-import']);
 const STATUSES = new Set(['not-started', 'in-progress', 'succeeded', 'failed', 'cancelled']);
-const CHANGE_FIELDS = ['status', 'startedAt', 'endedAt', 'version', 'resourceChanges', 'resourceCount', 'checkpointCount'] as const;
+const CHANGE_FIELDS = [
+  'status',
+  'startedAt',
+  'endedAt',
+  'version',
+  'resourceChanges',
+  'resourceCount',
+  'checkpointCount',
+  'checkpoint',
+  'completedTokenHash',
+] as const;
 const BATCH_SIZE = 25;
 
 function requireUpdateId(id: unknown): string {
@@ -45,6 +55,12 @@ function checkChanges(changes: UpdateChanges): void {
   }
   for (const field of ['startedAt', 'endedAt', 'version', 'resourceCount', 'checkpointCount'] as const) {
     if (changes[field] !== undefined) requireCount(changes[field], field);
+  }
+  for (const field of ['checkpoint', 'completedTokenHash'] as const) {
+    const value = changes[field];
+    if (value !== undefined && (typeof value !== 'string' || value.length === 0 || value.length > 1024)) {
+      throw new InvalidInputError(`Invalid ${field}: expected a non-empty string.`);
+    }
   }
   if (changes.resourceChanges !== undefined) {
     const entries = Object.entries(changes.resourceChanges ?? {});
@@ -168,6 +184,24 @@ export class DynamoDbUpdateStore implements UpdateStore {
     } catch (error) {
       // Idempotent: the first entry recorded for a version wins.
       if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return;
+      throw translateDynamoDbError(error, 'The history entry');
+    }
+  }
+
+  async getHistory(stackId: string, version: number): Promise<UpdateRecord> {
+    requireStackId(stackId);
+    requireCount(version, 'version');
+    try {
+      const { Item } = await this.documents.send(
+        new GetCommand({
+          TableName: this.table,
+          Key: { [KEY.partition]: stackPk(stackId), [KEY.sort]: historySk(version) },
+          ConsistentRead: true,
+        }),
+      );
+      if (!Item) throw new NotFoundError(`Stack ${stackId} has no version ${version}.`);
+      return toRecord(Item);
+    } catch (error) {
       throw translateDynamoDbError(error, 'The history entry');
     }
   }

@@ -1,33 +1,36 @@
-import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
+import { createReadStream, promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
+import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip, createGzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { createGunzip, gzip } from 'node:zlib';
 import { ConflictError, InvalidInputError, NotFoundError, TooLargeError } from '../../core/errors.js';
-import { MAX_OBJECT_BYTES, type CheckpointStore, type ObjectKey } from '../../ports/index.js';
+import { MAX_OBJECT_BYTES, type CheckpointStore, type ObjectKey, type PreparedObject } from '../../ports/index.js';
 import { code, safeSegment, type DataDir } from './files.js';
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 const SUFFIX = '.gz';
+const gzipAsync = promisify(gzip);
 
 /** Immutable gzip objects under `objects/<stackId>/<name>.gz`; published with `link`, so a second put cannot win. */
 export class LocalCheckpointStore implements CheckpointStore {
   constructor(private readonly dir: DataDir) {}
 
-  async put(key: ObjectKey, body: Uint8Array): Promise<void> {
-    const target = this.objectPath(key);
+  async prepare(body: Uint8Array): Promise<PreparedObject> {
+    if (!(body instanceof Uint8Array)) throw new InvalidInputError('Object bodies must be bytes.');
     if (body.byteLength > MAX_OBJECT_BYTES) {
-      throw new TooLargeError(`Object '${key.name}' is ${body.byteLength} bytes; the limit is ${MAX_OBJECT_BYTES}.`);
+      throw new TooLargeError(`An object of ${body.byteLength} bytes is over the limit of ${MAX_OBJECT_BYTES}.`);
     }
-    const temp = this.dir.tempPath();
-    const out = createWriteStream(temp, { flags: 'wx', mode: 0o600 });
-    await pipeline(Readable.from([body]), createGzip(), out);
-    const handle = await fs.open(temp, 'r+');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
+    return { gzipped: await gzipAsync(body), size: body.byteLength };
+  }
+
+  async put(key: ObjectKey, body: Uint8Array | PreparedObject): Promise<void> {
+    const target = this.objectPath(key);
+    const prepared = body instanceof Uint8Array ? await this.prepare(body) : body;
+    if (!(prepared?.gzipped instanceof Uint8Array) || prepared.size > MAX_OBJECT_BYTES) {
+      throw new InvalidInputError('Object bodies must be bytes or come from prepare().');
     }
+    const temp = await this.dir.writeTemp(prepared.gzipped);
     if (!(await this.dir.publishExclusive(temp, target))) {
       throw new ConflictError(`Object '${key.name}' already exists; objects are immutable.`, { name: key.name });
     }

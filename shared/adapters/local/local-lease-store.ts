@@ -1,15 +1,21 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ForbiddenError, LeaseHeldError, type LeaseHolder } from '../../core/errors.js';
+import { formatStackRef, type StackRef } from '../../core/names.js';
 import type { AcquireRequest, LeaseGrant, LeaseStore, TokenRef } from '../../ports/index.js';
 import { safeSegment, type DataDir } from './files.js';
 
 interface StoredLease extends LeaseHolder {
   tokenHash: string;
+  /** `org/project/stack` at grant time, when the caller gave it. */
+  stackName?: string;
+  /** State saves counted by `nextSave`. */
+  saves?: number;
 }
 
 interface DryToken {
   tokenHash: string;
   expiresAt: number;
+  stackName?: string;
 }
 
 /** One file per stack: the exclusive lease (if any) and the live dry-run tokens, changed only under the stack lock. */
@@ -39,10 +45,12 @@ export class LocalLeaseStore implements LeaseStore {
   async acquire(request: AcquireRequest): Promise<LeaseGrant> {
     const updateId = safeSegment(request.updateId, 'update id');
     return this.change(request.stackId, (file, now) => {
-      if (file.lease && file.lease.expiresAt > now) throw new LeaseHeldError(holderOf(file.lease));
+      if (file.lease && file.lease.expiresAt >= now) throw new LeaseHeldError(holderOf(file.lease));
       const token = randomBytes(32).toString('base64url');
       const expiresAt = now + request.durationMs;
-      file.lease = { updateId, holder: request.holder, startedAt: now, expiresAt, tokenHash: hashToken(token) };
+      const tokenHash = hashToken(token);
+      file.lease = { updateId, holder: request.holder, startedAt: now, expiresAt, tokenHash, saves: 0 };
+      if (request.stack) file.lease.stackName = formatStackRef(request.stack);
       return { token, expiresAt };
     });
   }
@@ -53,6 +61,7 @@ export class LocalLeaseStore implements LeaseStore {
       const token = randomBytes(32).toString('base64url');
       const expiresAt = now + request.durationMs;
       file.dry[updateId] = { tokenHash: hashToken(token), expiresAt };
+      if (request.stack) file.dry[updateId].stackName = formatStackRef(request.stack);
       return { token, expiresAt };
     });
   }
@@ -60,6 +69,15 @@ export class LocalLeaseStore implements LeaseStore {
   async validate(ref: TokenRef): Promise<void> {
     const file = await this.read(ref.stackId);
     this.live(file, ref, this.now());
+  }
+
+  async nextSave(ref: TokenRef): Promise<number> {
+    return this.change(ref.stackId, (file, now) => {
+      const entry = this.live(file, ref, now);
+      if (entry !== file.lease) throw new ForbiddenError('Dry runs save no state: this token belongs to a dry run.');
+      file.lease.saves = (file.lease.saves ?? 0) + 1;
+      return file.lease.saves;
+    });
   }
 
   async renew(ref: TokenRef, durationMs: number): Promise<LeaseGrant> {
@@ -87,7 +105,7 @@ export class LocalLeaseStore implements LeaseStore {
 
   async current(stackId: string): Promise<LeaseHolder | undefined> {
     const file = await this.read(stackId);
-    return file.lease && file.lease.expiresAt > this.now() ? holderOf(file.lease) : undefined;
+    return file.lease && file.lease.expiresAt >= this.now() ? holderOf(file.lease) : undefined;
   }
 
   /** The live entry for exactly this stack, update and token, or `ForbiddenError`. */
@@ -95,8 +113,10 @@ export class LocalLeaseStore implements LeaseStore {
     const hash = typeof ref.token === 'string' && ref.token !== '' ? hashToken(ref.token) : '';
     const lease = file.lease?.updateId === ref.updateId ? file.lease : undefined;
     const dry = Object.hasOwn(file.dry, ref.updateId) ? file.dry[ref.updateId] : undefined;
+    const name = nameOf(ref.stack);
     for (const entry of [lease, dry]) {
-      if (entry && entry.expiresAt > now && sameHash(entry.tokenHash, hash)) return entry;
+      const underName = name === undefined || entry?.stackName === name;
+      if (entry && entry.expiresAt >= now && sameHash(entry.tokenHash, hash) && underName) return entry;
     }
     throw new ForbiddenError('The update token is not valid for this update (completed, cancelled or expired).');
   }
@@ -112,7 +132,7 @@ export class LocalLeaseStore implements LeaseStore {
       const now = this.now();
       const result = fn(file, now);
       for (const [updateId, entry] of Object.entries(file.dry)) {
-        if (entry.expiresAt <= now) delete file.dry[updateId];
+        if (entry.expiresAt < now) delete file.dry[updateId];
       }
       await this.dir.writeJson(path, file);
       return result;
@@ -122,6 +142,10 @@ export class LocalLeaseStore implements LeaseStore {
   private path(stackId: string): string {
     return this.dir.path('leases', `${safeSegment(stackId, 'stack id')}.json`);
   }
+}
+
+function nameOf(stack: StackRef | undefined): string | undefined {
+  return stack === undefined ? undefined : formatStackRef(stack);
 }
 
 function holderOf(lease: StoredLease): LeaseHolder {

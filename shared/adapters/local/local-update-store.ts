@@ -42,10 +42,18 @@ export class LocalUpdateStore implements UpdateStore {
     if (!Number.isInteger(update.version) || update.version! < 0) {
       throw new InvalidInputError('A history entry needs the version the update produced.');
     }
-    const target = this.dir.path('history', stackId, `${String(update.version).padStart(12, '0')}.json`);
+    const target = this.historyPath(stackId, update.version!);
     const temp = await this.dir.writeTemp(JSON.stringify(update));
     // Idempotent per version: a second record of the same version keeps the first entry.
     await this.dir.publishExclusive(temp, target);
+  }
+
+  async getHistory(stackId: string, version: number): Promise<UpdateRecord> {
+    const id = safeSegment(stackId, 'stack id');
+    if (!Number.isSafeInteger(version) || version < 0) {
+      throw new InvalidInputError('A version is a whole number of at least 0.');
+    }
+    return this.dir.mustReadJson<UpdateRecord>(this.historyPath(id, version), `Version ${version} of stack ${id}`);
   }
 
   async listHistory(stackId: string, page: number, pageSize: number): Promise<HistoryPage> {
@@ -69,6 +77,10 @@ export class LocalUpdateStore implements UpdateStore {
     const id = safeSegment(stackId, 'stack id');
     await this.dir.remove(this.dir.path('updates', id));
     await this.dir.remove(this.dir.path('history', id));
+  }
+
+  private historyPath(stackId: string, version: number): string {
+    return this.dir.path('history', stackId, `${String(version).padStart(12, '0')}.json`);
   }
 
   private path(stackId: string, updateId: string): string {

@@ -6,7 +6,7 @@
  * back to the end simply stays where the base had it, unchanged.
  */
 import { JournalEntryKind } from './types.js';
-import type { JournalEntry, OperationV2, ResourceV3, SecretsProvidersV1 } from './types.js';
+import type { DeploymentV3, JournalEntry, OperationV2, ResourceV3, SecretsProvidersV1 } from './types.js';
 
 /** A resource already in the journal's view: by index in the base deployment, or by the operation that made it. */
 export type StateRef = { base: number } | { op: number };
@@ -78,6 +78,14 @@ export class JournalWriter {
 
   failure(op: number): void {
     this.push(JournalEntryKind.Failure, op);
+  }
+
+  /**
+   * Replaces the replay's base with `snapshot` (kind `write`). Entries already written keep their base indices, so
+   * the new base must list the same resources in the same order (e.g. the base without its pending operations).
+   */
+  write(snapshot: DeploymentV3): void {
+    this.push(JournalEntryKind.Write, 0, { newSnapshot: snapshot });
   }
 
   /** New outputs for a state recorded earlier in this update (or held back as an unchanged same). */

@@ -107,8 +107,12 @@ export interface UpdateService {
   /** Takes the lease (non-dry-run) or issues a token (dry run); `LeaseHeldError` when another update runs. */
   start(principal: Principal, ref: StackRef, updateId: string, request: StartUpdateRequest): Promise<StartedUpdate>;
   renew(ref: StackRef, updateId: string, token: string, durationMs?: number): Promise<{ token: string; tokenExpiration: number }>;
-  /** Durable when it resolves: export returns it from then on. */
-  saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment): Promise<void>;
+  /**
+   * Durable when it resolves: export returns it from then on. Takes the decoded deployment, or (the fast path for
+   * the `checkpoint` PATCH) the gunzipped request body `{isInvalid, version, features?, deployment}` as bytes, which
+   * is validated and stored as received instead of being parsed by the caller and serialised again here.
+   */
+  saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment | Uint8Array): Promise<void>;
   /** `checkpointverbatim`: the gunzipped request body; its `untypedDeployment` bytes are kept exactly. Idempotent by sequence number. */
   saveVerbatimCheckpoint(ref: StackRef, updateId: string, token: string, body: Buffer): Promise<void>;
   /** `checkpointdelta`: byte-offset edits on the last verbatim save; hash mismatch or gap = 4xx so the CLI falls back. */

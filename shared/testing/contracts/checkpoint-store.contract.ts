@@ -23,6 +23,20 @@ export function checkpointStoreContract(adapterName: string, setup: ContractSetu
       expect(Buffer.from(read).equals(body)).toBe(true);
     });
 
+    it('stores a body compressed ahead by prepare exactly like the raw body, and refuses it twice', async () => {
+      const stackId = uniqueId();
+      const body = Buffer.from(JSON.stringify({ text: 'ünïcode '.repeat(20_000), bytes: randomBytes(1000).toString('hex') }));
+      const prepared = await env.storage.checkpoints.prepare(body);
+      expect(prepared.size).toBe(body.byteLength);
+      expect(prepared.gzipped.byteLength).toBeLessThan(body.byteLength);
+      await env.storage.checkpoints.put({ stackId, name: 'prepared' }, prepared);
+      await env.storage.checkpoints.put({ stackId, name: 'raw' }, body);
+      expect(Buffer.from(await env.storage.checkpoints.get({ stackId, name: 'prepared' })).equals(body)).toBe(true);
+      expect(Buffer.from(await env.storage.checkpoints.get({ stackId, name: 'raw' })).equals(body)).toBe(true);
+      await expect(env.storage.checkpoints.put({ stackId, name: 'prepared' }, prepared)).rejects.toBeInstanceOf(ConflictError);
+      await expect(env.storage.checkpoints.prepare(Buffer.alloc(MAX_OBJECT_BYTES + 1))).rejects.toBeInstanceOf(TooLargeError);
+    });
+
     it('refuses a second put of the same key and keeps the first object', async () => {
       const stackId = uniqueId();
       const key = { stackId, name: 'a/b.json' };

@@ -140,6 +140,70 @@ export function leaseStoreContract(adapterName: string, setup: ContractSetup): v
       expect((await env.storage.leases.current(stackId))?.updateId).toBe(real.updateId);
     });
 
+    it('numbers state saves in the lease write: 1, 2, 3, …, never twice, and anew after a takeover', async () => {
+      const req = request(uniqueId());
+      const grant = await env.storage.leases.acquire(req);
+      const ref = { ...req, token: grant.token };
+      expect(await env.storage.leases.nextSave(ref)).toBe(1);
+      const concurrent = await Promise.all(Array.from({ length: 8 }, () => env.storage.leases.nextSave(ref)));
+      expect([...concurrent].sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+      env.clock.advance(DURATION + 1);
+      await expect(env.storage.leases.nextSave(ref)).rejects.toBeInstanceOf(ForbiddenError);
+      const next = request(req.stackId, 'bob');
+      const taken = await env.storage.leases.acquire(next);
+      expect(await env.storage.leases.nextSave({ ...next, token: taken.token })).toBe(1);
+      await expect(env.storage.leases.nextSave(ref)).rejects.toBeInstanceOf(ForbiddenError);
+    });
+
+    it('refuses to number saves for dry-run, released, revoked or foreign tokens', async () => {
+      const stackId = uniqueId();
+      const dry = request(stackId);
+      const dryGrant = await env.storage.leases.issue(dry);
+      await expect(env.storage.leases.nextSave({ ...dry, token: dryGrant.token })).rejects.toBeInstanceOf(ForbiddenError);
+      const req = request(stackId);
+      const grant = await env.storage.leases.acquire(req);
+      await expect(env.storage.leases.nextSave({ ...req, token: dryGrant.token })).rejects.toBeInstanceOf(ForbiddenError);
+      await expect(env.storage.leases.nextSave({ ...req, updateId: dry.updateId, token: grant.token })).rejects.toBeInstanceOf(
+        ForbiddenError,
+      );
+      await env.storage.leases.release({ ...req, token: grant.token });
+      await expect(env.storage.leases.nextSave({ ...req, token: grant.token })).rejects.toBeInstanceOf(ForbiddenError);
+      const again = request(stackId);
+      const againGrant = await env.storage.leases.acquire(again);
+      await env.storage.leases.revoke(stackId, again.updateId);
+      await expect(env.storage.leases.nextSave({ ...again, token: againGrant.token })).rejects.toBeInstanceOf(ForbiddenError);
+    });
+
+    it('checks the stack name a token was granted under when the caller gives one', async () => {
+      const name = { org: 'acme', project: 'web', stack: 'prod' };
+      const other = { ...name, stack: 'dev' };
+      const req = { ...request(uniqueId()), stack: name };
+      const grant = await env.storage.leases.acquire(req);
+      const dry = { ...request(req.stackId), stack: name };
+      const dryGrant = await env.storage.leases.issue(dry);
+      const ref = { ...req, token: grant.token };
+      await env.storage.leases.validate(ref);
+      await env.storage.leases.validate({ ...dry, token: dryGrant.token });
+      const { stack: _omitted, ...unnamed } = ref;
+      await env.storage.leases.validate(unnamed);
+      await expect(env.storage.leases.validate({ ...ref, stack: other })).rejects.toBeInstanceOf(ForbiddenError);
+      await expect(env.storage.leases.validate({ ...dry, token: dryGrant.token, stack: other })).rejects.toBeInstanceOf(
+        ForbiddenError,
+      );
+      await expect(env.storage.leases.nextSave({ ...ref, stack: other })).rejects.toBeInstanceOf(ForbiddenError);
+      await expect(env.storage.leases.renew({ ...ref, stack: other }, DURATION)).rejects.toBeInstanceOf(ForbiddenError);
+      await expect(env.storage.leases.release({ ...ref, stack: other })).rejects.toBeInstanceOf(ForbiddenError);
+      expect(await env.storage.leases.nextSave(ref)).toBe(1);
+      expect((await env.storage.leases.renew(ref, DURATION)).token).toBe(grant.token);
+      await env.storage.leases.release(ref);
+      await expect(env.storage.leases.validate(ref)).rejects.toBeInstanceOf(ForbiddenError);
+      const grantedUnnamed = request(uniqueId());
+      const unnamedGrant = await env.storage.leases.acquire(grantedUnnamed);
+      await expect(env.storage.leases.validate({ ...grantedUnnamed, token: unnamedGrant.token, stack: name })).rejects.toBeInstanceOf(
+        ForbiddenError,
+      );
+    });
+
     it('never stores a token in plaintext', async (ctx) => {
       if (!env.findPlaintext) ctx.skip();
       const req = request(uniqueId());

@@ -90,6 +90,22 @@ export function updateStoreContract(adapterName: string, setup: ContractSetup): 
       expect((await env.storage.updates.listHistory(stackId, 4, 2)).updates).toEqual([]);
     });
 
+    it('reads one version of the history, with the checkpoint it produced', async () => {
+      const stackId = uniqueId();
+      const u = await env.storage.updates.create(newUpdate(stackId));
+      const ended = await env.storage.updates.update(stackId, u.id, 1, {
+        status: 'failed',
+        version: 7,
+        checkpoint: 'updates/x/checkpoints/000000000003',
+        completedTokenHash: 'ab'.repeat(32),
+      });
+      expect(ended).toMatchObject({ checkpoint: 'updates/x/checkpoints/000000000003', completedTokenHash: 'ab'.repeat(32) });
+      await env.storage.updates.recordHistory(ended);
+      expect(await env.storage.updates.getHistory(stackId, 7)).toEqual(ended);
+      await expect(env.storage.updates.getHistory(stackId, 6)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(env.storage.updates.getHistory(uniqueId(), 7)).rejects.toBeInstanceOf(NotFoundError);
+    });
+
     it('rejects bad paging with InvalidInputError', async () => {
       const stackId = uniqueId();
       await expect(env.storage.updates.listHistory(stackId, 0, 10)).rejects.toBeInstanceOf(InvalidInputError);

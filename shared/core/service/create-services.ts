@@ -1,0 +1,45 @@
+import type { Storage } from '../../ports/index.js';
+import { createIdentityService } from './identity-service.js';
+import { createSecretService } from './secret-service.js';
+import { StackKeys } from './secrets-envelope.js';
+import { createStackService } from './stack-service.js';
+import type { Services } from './types.js';
+import { createUpdateService } from './update-service.js';
+
+export interface ServiceOptions {
+  now?: () => number;
+  /** URL users log in with; written into secrets_providers.state.url */
+  serviceUrl?: string;
+  dataKeyCacheMs?: number;
+  defaultLeaseMs?: number;
+  minLeaseMs?: number;
+  maxLeaseMs?: number;
+  /** Stacks per page of `stacks.list` (default 100). */
+  listPageSize?: number;
+}
+
+/** What every service is built from; one instance per `createServices` call, shared by all four services. */
+export interface ServiceDeps {
+  storage: Storage;
+  /** Domain clock, epoch milliseconds. */
+  now: () => number;
+  /** The per-stack data keys and the secrets envelope on them. */
+  keys: StackKeys;
+  options: ServiceOptions;
+}
+
+export function createServices(storage: Storage, options: ServiceOptions = {}): Services {
+  const now = options.now ?? Date.now;
+  const deps: ServiceDeps = {
+    storage,
+    now,
+    keys: new StackKeys(storage, { now, cacheMs: options.dataKeyCacheMs }),
+    options,
+  };
+  return {
+    identity: createIdentityService(deps),
+    stacks: createStackService(deps),
+    updates: createUpdateService(deps),
+    secrets: createSecretService(deps),
+  };
+}

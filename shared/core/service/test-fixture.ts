@@ -1,0 +1,86 @@
+/** Services on the real local adapter over a temp data folder, with a settable clock; for this folder's tests. */
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLocalStorage } from '../../adapters/local/index.js';
+import { ConflictError } from '../errors.js';
+import type { Storage } from '../../ports/index.js';
+import type { ServiceDeps, ServiceOptions } from './create-services.js';
+import { createIdentityService } from './identity-service.js';
+import { createSecretService } from './secret-service.js';
+import { StackKeys } from './secrets-envelope.js';
+import { createStackService } from './stack-service.js';
+import type { IdentityService, Principal, SecretService, StackService } from './types.js';
+
+export const ADMIN_TOKEN = 'fixture-admin-token';
+export const START_TIME = Date.parse('2026-03-01T12:00:00Z');
+
+export interface ServiceFixture {
+  dataDir: string;
+  storage: Storage;
+  deps: ServiceDeps;
+  identity: IdentityService;
+  stacks: StackService;
+  secrets: SecretService;
+  admin: Principal;
+  /** Creates a user (and its personal organization) and returns the principal its new token authenticates as. */
+  user(login: string, orgs?: string[]): Promise<Principal>;
+  advance(ms: number): void;
+  /** Every stored file except temp files and locks, to show that a refused call changed nothing. */
+  snapshot(): Promise<Record<string, string>>;
+  close(): Promise<void>;
+}
+
+export async function serviceFixture(options: ServiceOptions = {}): Promise<ServiceFixture> {
+  const dataDir = await fs.mkdtemp(join(tmpdir(), 'stackyard-services-'));
+  let clock = START_TIME;
+  const now = (): number => clock;
+  const storage = await createLocalStorage({ dataDir, now });
+  const deps: ServiceDeps = {
+    storage,
+    now,
+    keys: new StackKeys(storage, { now, cacheMs: options.dataKeyCacheMs }),
+    options: { ...options, now },
+  };
+  const identity = createIdentityService(deps);
+  await identity.ensureAdmin('admin', ADMIN_TOKEN);
+  const admin = await identity.authenticate(ADMIN_TOKEN);
+
+  return {
+    dataDir,
+    storage,
+    deps,
+    identity,
+    stacks: createStackService(deps),
+    secrets: createSecretService(deps),
+    admin,
+    async user(login, orgs = []) {
+      await identity.createUser(admin, { login });
+      for (const org of orgs) {
+        await identity.createOrg(admin, org).catch((error: unknown) => {
+          if (!(error instanceof ConflictError)) throw error;
+        });
+        await identity.addMember(admin, org, login, 'member');
+      }
+      const { token } = await identity.createToken(admin, { login, description: 'fixture' });
+      return identity.authenticate(token);
+    },
+    advance(ms) {
+      clock += ms;
+    },
+    async snapshot() {
+      const files: Record<string, string> = {};
+      for (const entry of await fs.readdir(dataDir, { withFileTypes: true, recursive: true })) {
+        if (!entry.isFile()) continue;
+        const path = join(entry.parentPath, entry.name);
+        if (path.startsWith(join(dataDir, 'tmp')) || path.startsWith(join(dataDir, 'locks'))) continue;
+        files[path.slice(dataDir.length)] = (await fs.readFile(path)).toString('base64');
+      }
+      return files;
+    },
+    async close() {
+      await storage.close();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,598 @@
+/**
+ * The update lifecycle (pulumi-service-api.md §3.4, §4): create, start (lease or dry-run token), state saves,
+ * events, renew, complete, cancel.
+ *
+ * Design for the hot path (`PATCH …/checkpoint`): the update id embeds the stack's immutable id, so update-token
+ * routes never resolve the name in the URL; the token check is ONE conditional write on the stack's lease item
+ * (`LeaseStore.nextSave`: token hash, update id, expiry and the stack name the lease was granted under, all in the
+ * condition) that also hands out the save's number; the save is then ONE write-once object
+ * `updates/<updateId>/checkpoints/<n>`. The stack record is written only at start, complete and cancel (and when a
+ * crashed update is folded); until then export reads the running update's latest save (`stack-state.ts`).
+ *
+ * Ending a non-dry-run update ("settling" it: complete, cancel, or folding a crashed one) is ordered so a crash at
+ * any point is repaired by repeating the call: the update record (status, version, the checkpoint it produced) is
+ * written first, then its history entry, then ONE conditional stack write moves version and current checkpoint and
+ * clears `activeUpdate`; the lease goes last.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
+import { negotiateJournalVersion, materializeUpdate } from '../journal/protocol.js';
+import {
+  recordUpdateBase,
+  saveDeltaCheckpoint,
+  saveJournalEntries,
+  saveVerbatimCheckpoint,
+} from '../journal/update-checkpoints.js';
+import { validateStackRef, validateTags, type StackRef } from '../names.js';
+import type { CheckpointStore, PreparedObject } from '../../ports/checkpoint-store.js';
+import type { TokenRef } from '../../ports/lease-store.js';
+import type { StackChanges, StackRecord } from '../../ports/stack-store.js';
+import type { UpdateChanges, UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
+import { isStaleRevision, loadStack } from './authorization.js';
+import type { ServiceDeps } from './create-services.js';
+import {
+  checkpointLoader,
+  lastUpdateCheckpoint,
+  loadCheckpoint,
+  newUpdateId,
+  stackIdOfUpdate,
+  updateCheckpointName,
+  updateResultName,
+} from './stack-state.js';
+import type {
+  CreateUpdateRequest,
+  Principal,
+  StartedUpdate,
+  StartUpdateRequest,
+  UntypedDeployment,
+  UpdateService,
+} from './types.js';
+
+export const DEFAULT_LEASE_MS = 300_000;
+export const MIN_LEASE_MS = 1_000;
+export const MAX_LEASE_MS = 300_000;
+/** The longest lease an operator may allow (`ServiceOptions.maxLeaseMs`). */
+export const LEASE_CEILING_MS = 3_600_000;
+
+const CREATABLE_KINDS: ReadonlySet<string> = new Set(['update', 'preview', 'refresh', 'destroy', 'resource-import']);
+const COMPLETION_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'cancelled']);
+const TERMINAL: ReadonlySet<UpdateStatus> = new Set(['succeeded', 'failed', 'cancelled']);
+const SEQ_DIGITS = 12;
+const MAX_MESSAGE_LENGTH = 4096;
+
+const DEAD_TOKEN =
+  'The update token is not valid for this update: the update completed, was cancelled, or its lease expired. ' +
+  'Start a new update.';
+
+function summaryName(updateId: string): string {
+  return `updates/${updateId}/summary`;
+}
+
+function eventsName(updateId: string, first: number, last: number, count: number): string {
+  const pad = (n: number) => String(n).padStart(SEQ_DIGITS, '0');
+  return `updates/${updateId}/events/${pad(first)}-${pad(last)}-${count}`;
+}
+
+function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
+}
+
+/** The wire's token expiry: epoch seconds. */
+function epochSeconds(ms: number): number {
+  return Math.floor(ms / 1000);
+}
+
+function isTerminal(update: UpdateRecord): boolean {
+  return TERMINAL.has(update.status);
+}
+
+/** The lease-token reference for an update-token route; a malformed id or name cannot name a live token. */
+function tokenRef(ref: StackRef, updateId: string, token: string): TokenRef & { stack: StackRef } {
+  let stackId: string;
+  let stack: StackRef;
+  try {
+    stackId = stackIdOfUpdate(updateId);
+    stack = validateStackRef(ref);
+  } catch (error) {
+    throw new ForbiddenError(DEAD_TOKEN, { cause: error });
+  }
+  if (typeof token !== 'string' || token.length === 0) throw new ForbiddenError(DEAD_TOKEN);
+  return { stackId, updateId, token, stack };
+}
+
+async function ignoreConflict(write: Promise<void>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (error instanceof ConflictError) return false;
+    throw error;
+  }
+}
+
+/** Refuses a plain checkpoint that could never be exported. */
+function checkDeployment(deployment: UntypedDeployment): void {
+  if (deployment === null || typeof deployment !== 'object' || Array.isArray(deployment)) {
+    throw new InvalidInputError('The checkpoint must be an object with "version" and "deployment".');
+  }
+  const { version, features, deployment: body } = deployment;
+  if (!Number.isInteger(version) || version < 1 || version > 4) {
+    throw new InvalidInputError(`Unsupported deployment version ${String(version)}: expected 1 to 4.`);
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new InvalidInputError('The checkpoint "deployment" must be a JSON object.');
+  }
+  const badFeatures = !Array.isArray(features) || features.some((f) => typeof f !== 'string');
+  if (features !== undefined && features !== null && badFeatures) {
+    throw new InvalidInputError('The checkpoint "features" must be a list of strings.');
+  }
+}
+
+/**
+ * Validates a plain checkpoint and compresses it for storage. Request bytes are stored as received (readers pick
+ * `version`, `features` and `deployment`); they are compressed off the main thread while they are parsed to check them.
+ */
+async function prepareCheckpoint(
+  store: CheckpointStore,
+  deployment: UntypedDeployment | Uint8Array,
+): Promise<PreparedObject> {
+  if (!(deployment instanceof Uint8Array)) {
+    checkDeployment(deployment);
+    const { version, features, deployment: body } = deployment;
+    const stored = features && features.length > 0
+      ? { version, features, deployment: body }
+      : { version, deployment: body };
+    return store.prepare(Buffer.from(JSON.stringify(stored)));
+  }
+  const compressing = store.prepare(deployment);
+  try {
+    let parsed: unknown;
+    try {
+      const text = Buffer.from(deployment.buffer, deployment.byteOffset, deployment.byteLength).toString('utf8');
+      parsed = JSON.parse(text);
+    } catch {
+      throw new InvalidInputError('The checkpoint is not valid JSON.');
+    }
+    checkDeployment(parsed as UntypedDeployment);
+  } catch (error) {
+    await compressing.catch(() => undefined);
+    throw error;
+  }
+  return compressing;
+}
+
+function countResources(deployment: UntypedDeployment): number {
+  const resources = (deployment.deployment as { resources?: unknown }).resources;
+  return Array.isArray(resources) ? resources.length : 0;
+}
+
+/** The state an ending update leaves behind. */
+interface UpdateOutcome {
+  checkpoint?: string;
+  resourceCount?: number;
+}
+
+/** Reads `fn`'s changes against the latest record and writes them conditionally, retrying lost races. */
+async function changeUpdate(
+  deps: ServiceDeps,
+  stackId: string,
+  updateId: string,
+  fn: (current: UpdateRecord) => UpdateChanges | undefined,
+): Promise<UpdateRecord> {
+  for (;;) {
+    const current = await deps.storage.updates.get(stackId, updateId);
+    const changes = fn(current);
+    if (!changes) return current;
+    try {
+      return await deps.storage.updates.update(stackId, updateId, current.revision, changes);
+    } catch (error) {
+      if (!isStaleRevision(error)) throw error;
+    }
+  }
+}
+
+async function changeStack(
+  deps: ServiceDeps,
+  stackId: string,
+  fn: (current: StackRecord) => StackChanges | undefined,
+): Promise<StackRecord> {
+  for (;;) {
+    const current = await deps.storage.stacks.getById(stackId);
+    const changes = fn(current);
+    if (!changes) return current;
+    try {
+      return await deps.storage.stacks.update(stackId, current.revision, changes);
+    } catch (error) {
+      if (!isStaleRevision(error)) throw error;
+    }
+  }
+}
+
+/**
+ * What a non-dry-run update leaves behind: its last plain checkpoint, or its journal/verbatim saves materialised as
+ * `updates/<id>/result`, or (nothing saved) the state it started from.
+ */
+async function resolveOutcome(deps: ServiceDeps, stack: StackRecord, updateId: string): Promise<UpdateOutcome> {
+  const last = await lastUpdateCheckpoint(deps, stack.id, updateId);
+  if (last) return { checkpoint: last, resourceCount: countResources(await loadCheckpoint(deps, stack.id, last)) };
+  const resultName = updateResultName(updateId);
+  const materialized = await materializeUpdate(
+    deps.storage.checkpoints,
+    stack.id,
+    updateId,
+    resultName,
+    checkpointLoader(deps, stack.id),
+    deps.now,
+  );
+  if (materialized) return { checkpoint: resultName, resourceCount: materialized.resourceCount };
+  return { checkpoint: stack.currentCheckpoint, resourceCount: stack.resourceCount };
+}
+
+async function readSummary(
+  deps: ServiceDeps,
+  stackId: string,
+  updateId: string,
+): Promise<Record<string, number> | undefined> {
+  try {
+    const bytes = await deps.storage.checkpoints.get({ stackId, name: summaryName(updateId) });
+    const summary = JSON.parse(Buffer.from(bytes).toString('utf8')) as { resourceChanges?: Record<string, number> };
+    return summary.resourceChanges;
+  } catch (error) {
+    // Events are best effort: history simply has no resource changes without them.
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Ends a non-dry-run update with `status` and folds what it saved into the stack. `extra` is applied in the same
+ * stack write (a start folding a crashed run passes its own `activeUpdate` and tags). Safe to repeat at any point:
+ * once the update record is terminal its version and checkpoint are reused, history is idempotent per version, and
+ * the stack is written only while it still names this update as active.
+ */
+async function settle(
+  deps: ServiceDeps,
+  stackId: string,
+  updateId: string,
+  status: 'succeeded' | 'failed' | 'cancelled',
+  options: { completedTokenHash?: string; extra?: StackChanges } = {},
+): Promise<StackRecord> {
+  let outcome: UpdateOutcome | undefined;
+  let resourceChanges: Record<string, number> | undefined;
+  for (;;) {
+    const stack = await deps.storage.stacks.getById(stackId);
+    let update = await deps.storage.updates.get(stackId, updateId);
+    if (stack.activeUpdate !== updateId) {
+      if (!isTerminal(update)) {
+        // It never became the stack's running update (its start failed half way), so it produced no version.
+        update = await changeUpdate(deps, stackId, updateId, (u) =>
+          isTerminal(u) ? undefined : { status, endedAt: deps.now(), ...tokenHashChange(options) },
+        );
+      } else if (update.version !== undefined && update.version <= stack.version) {
+        await deps.storage.updates.recordHistory(update);
+      }
+      return options.extra ? changeStack(deps, stackId, () => options.extra) : stack;
+    }
+    if (!isTerminal(update)) {
+      outcome ??= await resolveOutcome(deps, stack, updateId);
+      resourceChanges ??= await readSummary(deps, stackId, updateId);
+      const version = stack.version + 1;
+      const ending: UpdateChanges = { status, endedAt: deps.now(), version, ...tokenHashChange(options) };
+      if (outcome.checkpoint !== undefined) ending.checkpoint = outcome.checkpoint;
+      if (outcome.resourceCount !== undefined) ending.resourceCount = outcome.resourceCount;
+      if (resourceChanges !== undefined) ending.resourceChanges = resourceChanges;
+      update = await changeUpdate(deps, stackId, updateId, (u) => (isTerminal(u) ? undefined : ending));
+    }
+    const version = Math.max(update.version ?? 0, stack.version + 1);
+    if (update.version !== version) {
+      update = await changeUpdate(deps, stackId, updateId, () => ({ version }));
+    }
+    await deps.storage.updates.recordHistory(update);
+    const changes: StackChanges = {
+      version,
+      lastUpdate: update.endedAt ?? deps.now(),
+      currentCheckpoint: update.checkpoint ?? null,
+      resourceCount: update.resourceCount ?? null,
+      activeUpdate: null,
+      ...options.extra,
+    };
+    try {
+      return await deps.storage.stacks.update(stackId, stack.revision, changes);
+    } catch (error) {
+      if (!isStaleRevision(error)) throw error;
+    }
+  }
+}
+
+function tokenHashChange(options: { completedTokenHash?: string }): UpdateChanges {
+  return options.completedTokenHash ? { completedTokenHash: options.completedTokenHash } : {};
+}
+
+/**
+ * Folds the stack's running update into the stack if its lease is gone (the run crashed or its client vanished):
+ * its last saved state becomes the stack's current state, and it is recorded in history as failed. Returns the
+ * stack as it is afterwards. Stack operations that replace the state (import, rename) call this first, so a later
+ * start cannot fold an old run over their result.
+ */
+export async function settleAbandonedUpdate(deps: ServiceDeps, stack: StackRecord): Promise<StackRecord> {
+  if (!stack.activeUpdate) return stack;
+  const lease = await deps.storage.leases.current(stack.id);
+  if (lease?.updateId === stack.activeUpdate) return stack;
+  return settle(deps, stack.id, stack.activeUpdate, 'failed');
+}
+
+export function createUpdateService(deps: ServiceDeps): UpdateService {
+  const { storage } = deps;
+  const ceiling = Math.min(deps.options.maxLeaseMs ?? MAX_LEASE_MS, LEASE_CEILING_MS);
+  const floor = Math.min(deps.options.minLeaseMs ?? MIN_LEASE_MS, ceiling);
+  const defaultLease = deps.options.defaultLeaseMs ?? DEFAULT_LEASE_MS;
+
+  function leaseDuration(requested: number | undefined): number {
+    if (requested === undefined) return Math.min(Math.max(defaultLease, floor), ceiling);
+    if (typeof requested !== 'number' || !Number.isFinite(requested) || requested <= 0) {
+      throw new InvalidInputError('The lease duration must be a positive number of milliseconds.');
+    }
+    return Math.min(Math.max(Math.round(requested), floor), ceiling);
+  }
+
+  /** The update `updateId` of `stack`; `NotFoundError` for ids of other stacks or none at all. */
+  async function updateOf(stack: StackRecord, updateId: string): Promise<UpdateRecord> {
+    const notFound = () =>
+      new NotFoundError(
+        `Update '${String(updateId).slice(0, 140)}' of stack '${stack.org}/${stack.project}/${stack.stack}' not found.`,
+      );
+    if (typeof updateId !== 'string' || updateId.length === 0 || updateId.length > 128) throw notFound();
+    try {
+      return await storage.updates.get(stack.id, updateId);
+    } catch (error) {
+      if (error instanceof NotFoundError || error instanceof InvalidInputError) throw notFound();
+      throw error;
+    }
+  }
+
+  /** Marks `updateId` as the stack's running update (folding a crashed predecessor first) and applies tags. */
+  async function markActive(
+    stackId: string,
+    updateId: string,
+    tags: Record<string, string> | undefined,
+  ): Promise<StackRecord> {
+    const extra: StackChanges = tags ? { activeUpdate: updateId, tags } : { activeUpdate: updateId };
+    for (;;) {
+      const stack = await storage.stacks.getById(stackId);
+      if (stack.activeUpdate && stack.activeUpdate !== updateId) {
+        // We hold the lease, so the previous run's lease is gone: it crashed or was abandoned.
+        return settle(deps, stackId, stack.activeUpdate, 'failed', { extra });
+      }
+      try {
+        return await storage.stacks.update(stackId, stack.revision, extra);
+      } catch (error) {
+        if (!isStaleRevision(error)) throw error;
+      }
+    }
+  }
+
+  /**
+   * The token check of a journal or verbatim/delta save: one conditional lease write (dry-run tokens save nothing).
+   * Those saves are numbered by the client, so the lease's count only records that they happened. Returns the stack id.
+   */
+  async function beginSave(ref: StackRef, updateId: string, token: string): Promise<string> {
+    const check = tokenRef(ref, updateId, token);
+    await storage.leases.nextSave(check);
+    return check.stackId;
+  }
+
+  return {
+    async create(principal: Principal, ref: StackRef, request: CreateUpdateRequest) {
+      const stack = await loadStack(deps, principal, ref);
+      if (!request || !CREATABLE_KINDS.has(request.kind)) {
+        throw new InvalidInputError(
+          `Unknown update kind '${String(request?.kind)}': expected update, preview, refresh, destroy or ` +
+            `resource-import.`,
+        );
+      }
+      const { message } = request;
+      if (message !== undefined && (typeof message !== 'string' || message.length > MAX_MESSAGE_LENGTH)) {
+        throw new InvalidInputError(`The update message must be text of at most ${MAX_MESSAGE_LENGTH} characters.`);
+      }
+      const environment = request.environment ?? {};
+      const textValues = (map: object) => Object.values(map).every((v) => typeof v === 'string');
+      if (typeof environment !== 'object' || Array.isArray(environment) || !textValues(environment)) {
+        throw new InvalidInputError('The update environment must map names to strings.');
+      }
+      const config = request.config ?? {};
+      if (typeof config !== 'object' || Array.isArray(config)) {
+        throw new InvalidInputError('The update config must be an object.');
+      }
+      const id = newUpdateId(stack.id);
+      await storage.updates.create({
+        id,
+        stackId: stack.id,
+        kind: request.kind,
+        dryRun: request.dryRun === true || request.kind === 'preview',
+        status: 'not-started',
+        requestedBy: principal.login,
+        createdAt: deps.now(),
+        ...(message ? { message } : {}),
+        environment,
+        config,
+      });
+      return { updateId: id };
+    },
+
+    async start(
+      principal: Principal,
+      ref: StackRef,
+      updateId: string,
+      request: StartUpdateRequest,
+    ): Promise<StartedUpdate> {
+      const found = await loadStack(deps, principal, ref);
+      const update = await updateOf(found, updateId);
+      if (isTerminal(update)) {
+        throw new ConflictError(`Update ${updateId} has already ended (${update.status}); create a new update.`, {
+          updateId,
+          status: update.status,
+        });
+      }
+      const tags = request?.tags === undefined ? undefined : validateTags(request.tags);
+      const grantRequest = {
+        stackId: found.id,
+        updateId,
+        holder: principal.login,
+        durationMs: leaseDuration(request?.leaseDurationMs),
+        stack: { org: found.org, project: found.project, stack: found.stack },
+      };
+      const journalVersion = negotiateJournalVersion(request?.journalVersion);
+      if (update.dryRun) {
+        const grant = await storage.leases.issue(grantRequest);
+        const stack = tags ? await changeStack(deps, found.id, () => ({ tags })) : found;
+        await changeUpdate(deps, found.id, updateId, (u) =>
+          isTerminal(u) ? undefined : { status: 'in-progress', startedAt: deps.now(), version: stack.version },
+        );
+        const tokenExpiration = epochSeconds(grant.expiresAt);
+        return { version: stack.version, token: grant.token, tokenExpiration, journalVersion };
+      }
+      const grant = await storage.leases.acquire(grantRequest);
+      try {
+        const stack = await markActive(found.id, updateId, tags);
+        await recordUpdateBase(storage.checkpoints, found.id, updateId, stack.currentCheckpoint);
+        const version = stack.version + 1;
+        await changeUpdate(deps, found.id, updateId, (u) =>
+          isTerminal(u) ? undefined : { status: 'in-progress', startedAt: deps.now(), version },
+        );
+        return { version, token: grant.token, tokenExpiration: epochSeconds(grant.expiresAt), journalVersion };
+      } catch (error) {
+        // Do not leave the stack locked for a whole lease by a start that never answered.
+        await storage.leases.revoke(found.id, updateId).catch(() => undefined);
+        throw error;
+      }
+    },
+
+    async renew(ref: StackRef, updateId: string, token: string, durationMs?: number) {
+      const grant = await storage.leases.renew(tokenRef(ref, updateId, token), leaseDuration(durationMs));
+      return { token: grant.token, tokenExpiration: epochSeconds(grant.expiresAt) };
+    },
+
+    async saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment | Uint8Array) {
+      const check = tokenRef(ref, updateId, token);
+      // Check and compress the body while the lease write is on the wire (one turn of the event loop lets the SDK
+      // send it first). A dead token still wins over a bad body, which costs only a skipped save number.
+      const numbering = storage.leases.nextSave(check);
+      const prepared = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+        prepareCheckpoint(storage.checkpoints, deployment),
+      );
+      const [saved, body] = await Promise.allSettled([numbering, prepared]);
+      if (saved.status === 'rejected') throw saved.reason;
+      if (body.status === 'rejected') throw body.reason;
+      const save = saved.value;
+      await storage.checkpoints.put({ stackId: check.stackId, name: updateCheckpointName(updateId, save) }, body.value);
+    },
+
+    async saveVerbatimCheckpoint(ref: StackRef, updateId: string, token: string, body: Buffer) {
+      const stackId = await beginSave(ref, updateId, token);
+      await saveVerbatimCheckpoint(storage.checkpoints, stackId, updateId, body);
+    },
+
+    async saveDeltaCheckpoint(ref: StackRef, updateId: string, token: string, body: Buffer) {
+      const stackId = await beginSave(ref, updateId, token);
+      await saveDeltaCheckpoint(storage.checkpoints, stackId, updateId, body);
+    },
+
+    async saveJournalEntries(ref: StackRef, updateId: string, token: string, body: Buffer) {
+      const stackId = await beginSave(ref, updateId, token);
+      await saveJournalEntries(storage.checkpoints, stackId, updateId, body);
+    },
+
+    async validateToken(ref: StackRef, updateId: string, token: string) {
+      await storage.leases.validate(tokenRef(ref, updateId, token));
+    },
+
+    async recordEvents(ref: StackRef, updateId: string, token: string, events: unknown[]) {
+      const check = tokenRef(ref, updateId, token);
+      await storage.leases.validate(check);
+      if (!Array.isArray(events)) throw new InvalidInputError('The events batch must have an "events" list.');
+      if (events.length === 0) return;
+      let first = Number.MAX_SAFE_INTEGER;
+      let last = -1;
+      let summary: { resourceChanges?: unknown } | undefined;
+      for (const [i, event] of events.entries()) {
+        const sequence = (event as { sequence?: unknown } | null)?.sequence;
+        if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 0) {
+          throw new InvalidInputError(`Event #${i} needs a non-negative integer "sequence".`);
+        }
+        first = Math.min(first, sequence);
+        last = Math.max(last, sequence);
+        summary ??= (event as { summaryEvent?: { resourceChanges?: unknown } }).summaryEvent;
+      }
+      const stackId = check.stackId;
+      // A retried batch has the same sequences, so it lands on the same write-once name and changes nothing.
+      const batchKey = { stackId, name: eventsName(updateId, first, last, events.length) };
+      await ignoreConflict(storage.checkpoints.put(batchKey, Buffer.from(JSON.stringify(events))));
+      const changes = summary?.resourceChanges;
+      if (changes && typeof changes === 'object' && Object.values(changes).every((n) => typeof n === 'number')) {
+        const summary = Buffer.from(JSON.stringify({ resourceChanges: changes }));
+        await ignoreConflict(storage.checkpoints.put({ stackId, name: summaryName(updateId) }, summary));
+      }
+    },
+
+    async complete(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled') {
+      if (!COMPLETION_STATUSES.has(status)) {
+        throw new InvalidInputError(`Unknown completion status '${String(status)}': expected succeeded or failed.`);
+      }
+      const check = tokenRef(ref, updateId, token);
+      const tokenHash = sha256Hex(token);
+      try {
+        await storage.leases.validate(check);
+      } catch (error) {
+        if (!(error instanceof ForbiddenError)) throw error;
+        // The token dies with the first complete; a retry with that same token is answered as the first was.
+        const update = await storage.updates.get(check.stackId, updateId).catch(() => undefined);
+        if (!update?.completedTokenHash || !sameHash(update.completedTokenHash, tokenHash)) throw error;
+        if (!update.dryRun) await settle(deps, check.stackId, updateId, status);
+        return;
+      }
+      const update = await storage.updates.get(check.stackId, updateId);
+      if (update.dryRun) {
+        await changeUpdate(deps, check.stackId, updateId, (u) =>
+          isTerminal(u) ? undefined : { status, endedAt: deps.now(), completedTokenHash: tokenHash },
+        );
+      } else {
+        await settle(deps, check.stackId, updateId, status, { completedTokenHash: tokenHash });
+      }
+      await storage.leases.release(check).catch((error: unknown) => {
+        // Expired between the check and now: the completion is recorded all the same.
+        if (!(error instanceof ForbiddenError)) throw error;
+      });
+    },
+
+    async cancel(principal: Principal, ref: StackRef, updateId: string) {
+      const stack = await loadStack(deps, principal, ref);
+      const update = await updateOf(stack, updateId);
+      if (isTerminal(update)) return;
+      // First kill the token, so the running client stops at its next call.
+      await storage.leases.revoke(stack.id, updateId);
+      if (update.dryRun) {
+        await changeUpdate(deps, stack.id, updateId, (u) =>
+          isTerminal(u) ? undefined : { status: 'cancelled', endedAt: deps.now() },
+        );
+        return;
+      }
+      await settle(deps, stack.id, updateId, 'cancelled');
+    },
+
+    async status(
+      principal: Principal,
+      ref: StackRef,
+      updateId: string,
+    ): Promise<{ status: UpdateStatus; kind: UpdateKind }> {
+      const stack = await loadStack(deps, principal, ref);
+      const update = await updateOf(stack, updateId);
+      return { status: update.status, kind: update.kind };
+    },
+  };
+}
