@@ -1,11 +1,17 @@
+import { fileURLToPath } from 'node:url';
+import { Duration } from 'aws-cdk-lib';
 import { TTL_ATTRIBUTE, stackyardTableDefinition } from '../../shared/adapters/aws/index.js';
+import { HANDLER_NAMES as FUNCTION_NAMES, routeBindings } from '../../functions/http/routes/index.js';
+import type { HandlerGroup } from '../../functions/http/router.js';
+import { dataKeyContext } from '../../shared/core/service/secrets-envelope.js';
+import type { HandlerSpec } from './constructs/api-functions.js';
 import type { StackyardWiring } from './stacks/stackyard-stack.js';
 
 /**
- * Encryption-context keys the core puts on every data key (the stack's immutable id, see docs/storage-aws.md). The
- * functions' KMS permission is conditioned on exactly these keys.
+ * Encryption-context keys the core puts on every data key (the stack's immutable id, see docs/storage-aws.md), read
+ * from the core itself. The functions' KMS permission is conditioned on exactly these keys.
  */
-export const DATA_KEY_CONTEXT_KEYS = ['stackId'] as const;
+export const DATA_KEY_CONTEXT_KEYS: readonly string[] = Object.keys(dataKeyContext('any-stack-id'));
 
 /** The storage half of the wiring, taken from the AWS adapter so the table cannot drift from the code. */
 export function storageWiring(): Pick<StackyardWiring, 'keyDesign' | 'timeToLiveAttribute' | 'encryptionContextKeys'> {
@@ -14,4 +20,48 @@ export function storageWiring(): Pick<StackyardWiring, 'keyDesign' | 'timeToLive
     timeToLiveAttribute: TTL_ATTRIBUTE,
     encryptionContextKeys: DATA_KEY_CONTEXT_KEYS,
   };
+}
+
+const handlerEntry = (group: HandlerGroup): string =>
+  fileURLToPath(new URL(`../../functions/handlers/${group}.ts`, import.meta.url));
+
+/**
+ * Memory buys CPU in Lambda (1,769 MB is one vCPU), and a request is billed by memory × duration, so a CPU-bound
+ * request costs about the same at any size while finishing sooner at a larger one. What decides the size is the
+ * largest payload a function parses:
+ * - updates and stacks take and return whole deployments (checkpoints, import, export, rename's state rewrite): up to
+ *   about 4.4 MB gzipped, tens of MB of JSON once parsed. 1024 MB leaves headroom for that and cuts cold starts.
+ * - secrets decrypts batches of config and state secrets under KMS data keys: 1024 MB because batch-decrypt sits on
+ *   the critical path of every `pulumi up` and `preview`, and its cold start is what the user waits for.
+ * - identity answers small JSON from DynamoDB (user, organizations, tokens): 512 MB is plenty.
+ *
+ * Timeouts: the HTTP API integration gives up at 29 s, so the heavy functions stop at 28 s; their own timeout is then
+ * logged, instead of a function running on after the client was already told 503 and retried. Identity's calls are
+ * a few DynamoDB reads and writes; 10 s stops a stuck one long before the client's patience runs out.
+ */
+const HEAVY = { memorySize: 1024, timeout: Duration.seconds(28) } as const;
+const LIGHT = { memorySize: 512, timeout: Duration.seconds(10) } as const;
+const SIZING: Record<HandlerGroup, Pick<HandlerSpec, 'memorySize' | 'timeout'>> = {
+  identity: LIGHT,
+  stacks: HEAVY,
+  updates: HEAVY,
+  secrets: HEAVY,
+};
+
+/** One function per handler group, entry `functions/handlers/<group>.ts`; each bundles the whole router. */
+function handlerSpecs(): HandlerSpec[] {
+  return (Object.keys(SIZING) as HandlerGroup[]).map((group) => ({
+    name: FUNCTION_NAMES[group],
+    entry: handlerEntry(group),
+    ...SIZING[group],
+  }));
+}
+
+/**
+ * The whole wiring of a real deployment: the handlers, the API's own route table (one route per API call, grouped
+ * by concern, plus `$default` for everything else: the same table the router matches, so the two cannot drift), and
+ * the storage.
+ */
+export function apiWiring(): StackyardWiring {
+  return { handlers: handlerSpecs(), routes: routeBindings(), ...storageWiring() };
 }

@@ -1,4 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -119,4 +121,48 @@ export function nagReport(stack: Stack): NagReport {
     if (findings.length === 0) throw error;
   }
   return { findings, suppressed };
+}
+
+const NETWORK_GUARD = fileURLToPath(new URL('./fixtures/network-guard.cjs', import.meta.url));
+
+/**
+ * The environment of a machine with no network and no AWS credentials, for child processes: proxies on `proxy` (a
+ * closed local port), no credential or config files, the EC2 metadata endpoint off, and every Node process recording
+ * and refusing any TCP connection or DNS lookup (see fixtures/network-guard.cjs; read them with
+ * {@link networkAttempts}).
+ */
+export function offlineEnv(workDir: string, proxy: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(AWS_|CDK_|HTTPS?_PROXY$|NO_PROXY$|NODE_OPTIONS$)/i.test(name)),
+  );
+  return {
+    ...inherited,
+    HTTP_PROXY: proxy,
+    HTTPS_PROXY: proxy,
+    http_proxy: proxy,
+    https_proxy: proxy,
+    npm_config_proxy: proxy,
+    npm_config_https_proxy: proxy,
+    AWS_CONFIG_FILE: join(workDir, 'no-aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(workDir, 'no-aws-credentials'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+    NODE_OPTIONS: `--require ${NETWORK_GUARD}`,
+    STACKYARD_NETWORK_LOG: join(workDir, 'network.jsonl'),
+    ...extra,
+  };
+}
+
+/** The connection attempts and host lookups the processes started with {@link offlineEnv} made, one JSON line each. */
+export function networkAttempts(workDir: string): string[] {
+  const log = join(workDir, 'network.jsonl');
+  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+}
+
+/** A local port nothing listens on: a proxy there refuses every connection at once. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

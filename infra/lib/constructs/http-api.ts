@@ -8,7 +8,10 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 
-/** One API route: a route key in API Gateway syntax (`METHOD /path/{param}`) and the handler that serves it. */
+/**
+ * One API route: a route key in API Gateway syntax (`METHOD /path/{param}`, or `$default` for every request no other
+ * route matches) and the handler that serves it.
+ */
 export interface RouteBinding {
   readonly routeKey: string;
   readonly handler: string;
@@ -32,6 +35,9 @@ export interface StackyardHttpApiProps {
 }
 
 const METHODS = new Set<string>(Object.values(apigw.HttpMethod));
+
+/** The catch-all route key: API Gateway sends it every request that matches no other route. */
+const DEFAULT_ROUTE_KEY = '$default';
 
 /**
  * The Pulumi-service-compatible HTTP API. Authentication is the handlers' job (Pulumi's `token`/`update-token`
@@ -103,14 +109,14 @@ export class StackyardHttpApi extends Construct {
         });
         integrations.set(route.handler, integration);
       }
-      const [method, path] = parseRouteKey(route.routeKey);
+      const routeKey = parseRouteKey(route.routeKey);
       // Ids come from the route key, not the position, so reordering the table does not replace routes.
       const routeId = `Route-${route.routeKey.replace(/[^A-Za-z0-9]+/g, '-')}`;
       if (routeIds.has(routeId)) throw new Error(`route ${route.routeKey} is listed twice`);
       routeIds.add(routeId);
       new apigw.HttpRoute(this, routeId, {
         httpApi: this.api,
-        routeKey: apigw.HttpRouteKey.with(path, method),
+        routeKey,
         integration,
       });
     }
@@ -133,9 +139,10 @@ export class StackyardHttpApi extends Construct {
   }
 }
 
-/** Splits `GET /api/stacks/{o}` into method and path, rejecting what API Gateway would reject at deploy time. */
-export function parseRouteKey(routeKey: string): [apigw.HttpMethod, string] {
+/** Turns `GET /api/stacks/{o}` or `$default` into a route key, rejecting what API Gateway would reject at deploy time. */
+export function parseRouteKey(routeKey: string): apigw.HttpRouteKey {
+  if (routeKey === DEFAULT_ROUTE_KEY) return apigw.HttpRouteKey.DEFAULT;
   const match = /^([A-Z]+) (\/\S*)$/.exec(routeKey);
   if (!match || !METHODS.has(match[1]!)) throw new Error(`invalid route key: ${routeKey}`);
-  return [match[1] as apigw.HttpMethod, match[2]!];
+  return apigw.HttpRouteKey.with(match[2]!, match[1] as apigw.HttpMethod);
 }

@@ -12,6 +12,9 @@ import { StateBucket } from '../constructs/state-bucket.js';
 import { StateTable } from '../constructs/state-table.js';
 import type { KeyDesign } from '../constructs/state-table.js';
 
+/** The functions' environment variable holding the URL users log in with (what the CLI records in state). */
+export const PUBLIC_URL_VARIABLE = 'STACKYARD_PUBLIC_URL';
+
 /** What the application code dictates: the API's handlers and routes, the AWS adapter's table and key usage. */
 export interface StackyardWiring {
   readonly handlers: readonly HandlerSpec[];
@@ -60,6 +63,11 @@ export class StackyardStack extends Stack {
       functions: this.apiFunctions.functions,
       customDomain: props.customDomain,
     });
+    // The URL recorded as `secrets_providers.state.url` in every checkpoint. No cycle: the API resource itself does not
+    // depend on the functions (routes and integrations are separate resources), so a function may name its endpoint.
+    for (const fn of this.apiFunctions.functions.values()) {
+      fn.addEnvironment(PUBLIC_URL_VARIABLE, this.httpApi.loginUrl);
+    }
     this.alarms = new ApiAlarms(this, 'Alarms', {
       api: this.httpApi.api,
       functions: [...this.apiFunctions.functions.values()],

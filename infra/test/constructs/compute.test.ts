@@ -294,7 +294,8 @@ describe('StackyardHttpApi', () => {
 
     expect(() => parseRouteKey('FETCH /api/user')).toThrow(/invalid route key/);
     expect(() => parseRouteKey('GET api/user')).toThrow(/invalid route key/);
-    expect(parseRouteKey('HEAD /api/stacks/{orgName}/{projectName}')).toEqual(['HEAD', '/api/stacks/{orgName}/{projectName}']);
+    expect(parseRouteKey('HEAD /api/stacks/{orgName}/{projectName}').key).toBe('HEAD /api/stacks/{orgName}/{projectName}');
+    expect(parseRouteKey('$default').key).toBe('$default');
     expect(
       () =>
         new StackyardHttpApi(built.stack, 'Api', {

@@ -112,7 +112,7 @@ export interface UpdateService {
    * the `checkpoint` PATCH) the gunzipped request body `{isInvalid, version, features?, deployment}` as bytes, which
    * is validated and stored as received instead of being parsed by the caller and serialised again here.
    */
-  saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment | Uint8Array): Promise<void>;
+  saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment | Uint8Array | Promise<Uint8Array>): Promise<void>;
   /** `checkpointverbatim`: the gunzipped request body; its `untypedDeployment` bytes are kept exactly. Idempotent by sequence number. */
   saveVerbatimCheckpoint(ref: StackRef, updateId: string, token: string, body: Buffer): Promise<void>;
   /** `checkpointdelta`: byte-offset edits on the last verbatim save; hash mismatch or gap = 4xx so the CLI falls back. */

@@ -478,14 +478,22 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       return { token: grant.token, tokenExpiration: epochSeconds(grant.expiresAt) };
     },
 
-    async saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment | Uint8Array) {
+    async saveCheckpoint(
+      ref: StackRef,
+      updateId: string,
+      token: string,
+      deployment: UntypedDeployment | Uint8Array | Promise<Uint8Array>,
+    ) {
       const check = tokenRef(ref, updateId, token);
-      // Check and compress the body while the lease write is on the wire (one turn of the event loop lets the SDK
-      // send it first). A dead token still wins over a bad body, which costs only a skipped save number.
+      // Decode, check and compress the body while the lease write is on the wire (one turn of the event loop lets
+      // the SDK send it first). A dead token still wins over a bad body, which costs only a skipped save number.
       const numbering = storage.leases.nextSave(check);
-      const prepared = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
-        prepareCheckpoint(storage.checkpoints, deployment),
-      );
+      const incoming = Promise.resolve(deployment);
+      // Handled below; this only keeps a body that fails before then from counting as an unhandled rejection.
+      incoming.catch(() => undefined);
+      const prepared = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => incoming)
+        .then((body) => prepareCheckpoint(storage.checkpoints, body));
       const [saved, body] = await Promise.allSettled([numbering, prepared]);
       if (saved.status === 'rejected') throw saved.reason;
       if (body.status === 'rejected') throw body.reason;

@@ -1,0 +1,76 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { UserError } from '../output/errors.js';
+
+/** `serve`'s settings after flags and environment are combined. */
+export interface ServeSettings {
+  storage: 'local' | 'aws';
+  dataDir: string;
+  port: number;
+  host: string;
+}
+
+function portNumber(value: string): number {
+  const port = Number(value);
+  if (!/^[0-9]{1,5}$/.test(value) || port > 65_535) throw new InvalidArgumentError('expected a port number (0-65535).');
+  return port;
+}
+
+/** Flags win over the environment; local storage lives in `$STACKYARD_HOME/serve` (STACKYARD_HOME: ~/.stackyard). */
+export function serveSettings(flags: { port?: number; host?: string; dataDir?: string }, env: NodeJS.ProcessEnv): ServeSettings {
+  const storage = (env.STACKYARD_STORAGE ?? 'local').trim().toLowerCase() || 'local';
+  if (storage !== 'local' && storage !== 'aws') {
+    throw new UserError(`STACKYARD_STORAGE must be 'local' or 'aws', not '${storage}'.`, 'Unset it to serve from local storage.');
+  }
+  const home = env.STACKYARD_HOME || join(homedir(), '.stackyard');
+  return {
+    storage,
+    dataDir: flags.dataDir ?? join(home, 'serve'),
+    port: flags.port ?? 8080,
+    host: flags.host ?? '127.0.0.1',
+  };
+}
+
+/** Resolves once SIGINT or SIGTERM arrives. */
+function untilStopped(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+/** `stackyard serve`: the Stackyard API over HTTP on this machine; the server code is loaded only when it runs. */
+export function serveCommand(): Command {
+  return new Command('serve')
+    .description('serve the Pulumi service API (the same handlers as a deployment) on local or AWS storage')
+    .option('--port <port>', 'port to listen on; 0 picks a free one (default: 8080)', portNumber)
+    .option('--host <host>', 'address to listen on (default: 127.0.0.1)')
+    .option('--data-dir <dir>', 'local storage folder (default: $STACKYARD_HOME/serve, STACKYARD_HOME defaults to ~/.stackyard)')
+    .addHelpText(
+      'after',
+      '\nEnvironment:\n' +
+        '  STACKYARD_STORAGE            local (default) or aws\n' +
+        '  STACKYARD_TABLE, STACKYARD_BUCKET, STACKYARD_KMS_KEY_ID   the deployment\'s storage (aws)\n' +
+        '  AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_KMS   SDK endpoint overrides (aws)\n' +
+        '  STACKYARD_ADMIN_TOKEN        make this token an administrator\'s (re-applied at every start)\n' +
+        '  STACKYARD_ADMIN_USER         that administrator\'s login (default: admin)\n' +
+        '  STACKYARD_PUBLIC_URL         the URL users log in with, when it is not http://<host>:<port>\n',
+    )
+    .action(async (flags: { port?: number; host?: string; dataDir?: string }) => {
+      const settings = serveSettings(flags, process.env);
+      const { createServer } = await import('../../functions/serve/server.js');
+      const running = await createServer({
+        ...settings,
+        env: process.env,
+        print: (line) => process.stdout.write(`${line}\n`),
+      });
+      await untilStopped();
+      await running.close();
+    });
+}

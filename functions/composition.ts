@@ -1,0 +1,31 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { awsStorageOptionsFromEnv, createAwsStorage } from '../shared/adapters/aws/index.js';
+import { createServices } from '../shared/core/service/index.js';
+import type { Services } from '../shared/core/service/types.js';
+import { createApi, type ApiHandler } from './http/api.js';
+import type { HandlerGroup } from './http/router.js';
+import { createApiGatewayHandler, type ApiGatewayHandler } from './handlers/api-gateway.js';
+import { createApiLogger } from './logger.js';
+
+let services: Services | undefined;
+
+/**
+ * Builds storage (STACKYARD_TABLE, STACKYARD_BUCKET, STACKYARD_KMS_KEY_ID) and the services once per cold start,
+ * on the first request: the service URL written into state is the one users log in with, which is
+ * STACKYARD_PUBLIC_URL when set (a custom domain in front), else the domain this request arrived on.
+ */
+function lambdaServices(event: APIGatewayProxyEventV2): Services {
+  if (!services) {
+    const storage = createAwsStorage(awsStorageOptionsFromEnv(process.env));
+    const serviceUrl = process.env.STACKYARD_PUBLIC_URL || `https://${event.requestContext.domainName}`;
+    services = createServices(storage, { serviceUrl });
+  }
+  return services;
+}
+
+/** The Lambda entry point of one handler group (the modules under handlers/ each export one). */
+export function lambdaHandler(group: HandlerGroup): ApiGatewayHandler {
+  const logger = createApiLogger(group);
+  let api: ApiHandler | undefined;
+  return createApiGatewayHandler(logger, (event) => (api ??= createApi({ services: lambdaServices(event), logger })));
+}

@@ -1,0 +1,68 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { ApiHandler } from '../http/api.js';
+import { errorResponse, finishResponse } from '../http/respond.js';
+import type { HttpRequest, HttpResponse } from '../http/types.js';
+
+/** An API Gateway HTTP API (payload v2) Lambda handler. */
+export type ApiGatewayHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** API Gateway v2 event → the core's request. The body stays the exact wire bytes (base64 undone). */
+export function requestFromEvent(event: APIGatewayProxyEventV2): HttpRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) {
+    if (value !== undefined) headers[name.toLowerCase()] = value;
+  }
+  const body =
+    event.body === undefined || event.body === null
+      ? Buffer.alloc(0)
+      : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+  return {
+    method: event.requestContext.http.method.toUpperCase(),
+    path: event.rawPath,
+    headers,
+    query: new URLSearchParams(event.rawQueryString ?? ''),
+    body,
+    requestId: event.requestContext.requestId,
+  };
+}
+
+const TEXT_TYPE = /^(application\/(json|problem\+json)|text\/)/i;
+
+/** The core's response → the structured v2 result; compressed or binary bodies travel base64-encoded. */
+export function resultFromResponse(response: HttpResponse): APIGatewayProxyStructuredResultV2 {
+  const binary =
+    response.headers['content-encoding'] !== undefined || !TEXT_TYPE.test(response.headers['content-type'] ?? 'text/plain');
+  return {
+    statusCode: response.status,
+    headers: response.headers,
+    body: response.body.length === 0 ? '' : response.body.toString(binary ? 'base64' : 'utf8'),
+    isBase64Encoded: binary && response.body.length > 0,
+  };
+}
+
+/**
+ * A middy-wrapped handler serving the whole router. Middy does Lambda-level work only (the logger's Lambda
+ * context); HTTP parsing, auth and error rendering are the core's, and its log lines carry the API Gateway request
+ * id themselves (serve runs requests concurrently on one logger, so per-invocation logger keys would mix).
+ * `resolveApi` runs per invocation but is expected to build services once per cold start.
+ */
+export function createApiGatewayHandler(
+  logger: Logger,
+  resolveApi: (event: APIGatewayProxyEventV2) => ApiHandler,
+): ApiGatewayHandler {
+  const base = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    const request = requestFromEvent(event);
+    let api: ApiHandler;
+    try {
+      api = resolveApi(event);
+    } catch (error) {
+      // A misconfigured function still answers in the Pulumi error shape, with the request id to look it up by.
+      return resultFromResponse(await finishResponse(errorResponse(error, request, logger), request, logger));
+    }
+    return resultFromResponse(await api(request));
+  };
+  return middy(base).use(injectLambdaContext(logger)) as unknown as ApiGatewayHandler;
+}

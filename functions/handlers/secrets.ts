@@ -1,0 +1,4 @@
+import { lambdaHandler } from '../composition.js';
+
+/** API Gateway entry point of the secrets routes (it can serve every route; see docs/api.md, "Handler grouping"). */
+export const handler = lambdaHandler('secrets');

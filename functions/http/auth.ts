@@ -1,0 +1,41 @@
+import { UnauthorizedError } from '../../shared/core/errors.js';
+import type { IdentityService, Principal } from '../../shared/core/service/types.js';
+import type { HttpRequest } from './types.js';
+
+/** The two schemes of the Pulumi service: `token <API token>` and `update-token <lease token>`. */
+export type AuthScheme = 'token' | 'update-token';
+
+function credential(request: HttpRequest, scheme: AuthScheme): string | undefined {
+  const header = request.headers.authorization?.trim();
+  if (!header) return undefined;
+  const space = header.indexOf(' ');
+  if (space < 0 || header.slice(0, space).toLowerCase() !== scheme) return undefined;
+  const value = header.slice(space + 1).trim();
+  return value === '' ? undefined : value;
+}
+
+/** `Authorization: token <t>` resolved to its principal; 401 when missing or unknown. */
+export async function authenticate(request: HttpRequest, identity: IdentityService): Promise<Principal> {
+  const token = credential(request, 'token');
+  if (token === undefined) {
+    throw new UnauthorizedError(
+      'No credentials provided: send Authorization: token <access token> (pulumi login / stackyard login with a ' +
+        'token from your administrator).',
+    );
+  }
+  return identity.authenticate(token);
+}
+
+/**
+ * `Authorization: update-token <t>` for the calls made during an update. Only a missing one is a 401; whether the
+ * token is live for this update is the update service's question and a 403, which the CLI reads as "lease lost".
+ */
+export function updateToken(request: HttpRequest): string {
+  const token = credential(request, 'update-token');
+  if (token === undefined) {
+    throw new UnauthorizedError(
+      'This call needs the update token returned by starting the update: send Authorization: update-token <token>.',
+    );
+  }
+  return token;
+}

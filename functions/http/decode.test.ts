@@ -1,0 +1,86 @@
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { InvalidInputError, TooLargeError } from '../../shared/core/errors.js';
+import { decodeBody, parseJsonBody, validateBody } from './decode.js';
+import { MAX_REQUEST_BODY_BYTES } from './limits.js';
+import type { HttpRequest } from './types.js';
+
+function request(body: Buffer, headers: Record<string, string> = {}): HttpRequest {
+  return { method: 'PATCH', path: '/api/x', headers, query: new URLSearchParams(), body, requestId: 'r-1' };
+}
+
+describe('decodeBody', () => {
+  it('returns the exact bytes of a plain body', async () => {
+    const body = Buffer.from('{"a":"\\u003c é"}');
+
+    const decoded = await decodeBody(request(body));
+
+    expect(decoded.equals(body)).toBe(true);
+  });
+
+  it('inflates Content-Encoding: gzip to the exact original bytes', async () => {
+    const original = Buffer.from(JSON.stringify({ text: 'ü'.repeat(5000) }));
+
+    const decoded = await decodeBody(request(gzipSync(original), { 'content-encoding': 'gzip' }));
+
+    expect(decoded.equals(original)).toBe(true);
+  });
+
+  it('refuses a gzip body that inflates past the limit with 413, without inflating it all', async () => {
+    const bomb = gzipSync(Buffer.alloc(8 * 1024 * 1024));
+
+    const decoding = decodeBody(request(bomb, { 'content-encoding': 'gzip' }), 1024 * 1024);
+
+    await expect(decoding).rejects.toBeInstanceOf(TooLargeError);
+    await expect(decoding).rejects.toThrow(/inflates to more than 1\.0 MB/);
+  });
+
+  it('refuses a wire body over the Lambda-sized cap with 413 saying how to keep requests small', async () => {
+    const decoding = decodeBody(request(Buffer.alloc(MAX_REQUEST_BODY_BYTES + 1)));
+
+    await expect(decoding).rejects.toBeInstanceOf(TooLargeError);
+    await expect(decoding).rejects.toThrow(/PULUMI_OPTIMIZED_CHECKPOINT_PATCH/);
+  });
+
+  it('accepts a body exactly at the cap', async () => {
+    const decoded = await decodeBody(request(Buffer.alloc(MAX_REQUEST_BODY_BYTES, 0x20)));
+
+    expect(decoded.length).toBe(MAX_REQUEST_BODY_BYTES);
+  });
+
+  it('rejects corrupt gzip and other encodings with 400', async () => {
+    await expect(decodeBody(request(Buffer.from('not gzip'), { 'content-encoding': 'gzip' }))).rejects.toBeInstanceOf(
+      InvalidInputError,
+    );
+    await expect(decodeBody(request(Buffer.from('x'), { 'content-encoding': 'br' }))).rejects.toThrow(/'br' is not supported/);
+  });
+});
+
+describe('parseJsonBody', () => {
+  it('treats an empty body as no body', () => {
+    expect(parseJsonBody(Buffer.alloc(0))).toBeUndefined();
+  });
+
+  it('rejects malformed JSON with 400', () => {
+    expect(() => parseJsonBody(Buffer.from('{"a":'))).toThrow(InvalidInputError);
+  });
+});
+
+describe('validateBody', () => {
+  const schema = z.object({ status: z.enum(['succeeded', 'failed']), nested: z.object({ n: z.number() }) });
+
+  it('names the offending field', () => {
+    expect(() => validateBody(schema, { status: 'succeeded', nested: { n: 'x' } }, 'complete request')).toThrow(
+      /Invalid complete request: field 'nested\.n'/,
+    );
+  });
+
+  it('says when there is no body at all', () => {
+    expect(() => validateBody(schema, undefined, 'complete request')).toThrow(/has no body/);
+  });
+
+  it('returns the parsed value when valid', () => {
+    expect(validateBody(schema, { status: 'failed', nested: { n: 1 } }, 'x')).toEqual({ status: 'failed', nested: { n: 1 } });
+  });
+});

@@ -1,0 +1,63 @@
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import type { z } from 'zod';
+import { InvalidInputError } from '../../shared/core/errors.js';
+import { decodedTooLarge, MAX_DECODED_BODY_BYTES, MAX_REQUEST_BODY_BYTES, requestTooLarge } from './limits.js';
+import type { HttpRequest } from './types.js';
+
+const gunzipAsync = promisify(gunzip);
+
+/**
+ * The one request decoder: enforces the wire cap, inflates `Content-Encoding: gzip` (bounded, so a bomb is a 413
+ * and not an out-of-memory), and returns the exact bytes. Checkpoint verbatim/delta and journal routes hand these
+ * bytes to the services untouched, because deltas are byte offsets into them.
+ */
+export async function decodeBody(request: HttpRequest, maxDecoded = MAX_DECODED_BODY_BYTES): Promise<Buffer> {
+  if (request.body.length > MAX_REQUEST_BODY_BYTES) {
+    // `serve` stops reading at the cap, so the declared length is the better figure to report.
+    const declared = Number(request.headers['content-length']);
+    throw requestTooLarge(Number.isFinite(declared) ? Math.max(declared, request.body.length) : request.body.length);
+  }
+  const encoding = (request.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (encoding === '' || encoding === 'identity') return request.body;
+  if (encoding !== 'gzip' && encoding !== 'x-gzip') {
+    throw new InvalidInputError(
+      `Content-Encoding '${encoding.slice(0, 40)}' is not supported: send the body as is, or gzip-compressed with ` +
+        `Content-Encoding: gzip.`,
+    );
+  }
+  if (request.body.length === 0) return request.body;
+  try {
+    return await gunzipAsync(request.body, { maxOutputLength: maxDecoded });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw decodedTooLarge(maxDecoded);
+    throw new InvalidInputError(
+      'The request says Content-Encoding: gzip but its body is not valid gzip data. Compress the whole body, or ' +
+        'drop the header.',
+    );
+  }
+}
+
+/**
+ * Parses decoded bytes as JSON. An empty body is "no body" (`undefined`): the Pulumi CLI sends
+ * `Content-Type: application/json` with empty bodies on GET, DELETE and cancel.
+ */
+export function parseJsonBody(raw: Buffer): unknown {
+  if (raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    const detail = error instanceof SyntaxError ? `: ${error.message.slice(0, 200)}` : '';
+    throw new InvalidInputError(`The request body is not valid JSON${detail}. Send a JSON document.`);
+  }
+}
+
+/** Validates a parsed body with zod; the first problem becomes a 400 naming the field. */
+export function validateBody<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  if (value === undefined) throw new InvalidInputError(`Invalid ${what}: the request has no body; send a JSON object.`);
+  const issue = result.error.issues[0]!;
+  const field = issue.path.length > 0 ? `field '${issue.path.map(String).join('.')}'` : 'the body';
+  throw new InvalidInputError(`Invalid ${what}: ${field}: ${issue.message}.`);
+}

@@ -1,0 +1,27 @@
+import type { HandlerGroup, Route } from '../router.js';
+import { identityRoutes } from './identity.js';
+import { secretRoutes } from './secrets.js';
+import { stackRoutes } from './stacks.js';
+import { updateRoutes } from './updates.js';
+
+/** The whole API: every route the Pulumi CLI calls (pulumi-service-api.md §3.1-§3.4) plus Stackyard's admin routes. */
+export const API_ROUTES: readonly Route[] = [...identityRoutes, ...stackRoutes, ...updateRoutes, ...secretRoutes];
+
+/** Lambda function names per group, as the CDK app names them (`HandlerSpec.name`). */
+export const HANDLER_NAMES: Record<HandlerGroup, string> = {
+  identity: 'Identity',
+  stacks: 'Stacks',
+  updates: 'Updates',
+  secrets: 'Secrets',
+};
+
+/**
+ * API Gateway route bindings for the CDK app: one per route, plus `$default` (anything else, answered with a 404 in
+ * the Pulumi error shape) on the identity function.
+ */
+export function routeBindings(): { routeKey: string; handler: string }[] {
+  return [
+    ...API_ROUTES.map((route) => ({ routeKey: `${route.method} ${route.path}`, handler: HANDLER_NAMES[route.group] })),
+    { routeKey: '$default', handler: HANDLER_NAMES.identity },
+  ];
+}

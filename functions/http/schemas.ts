@@ -1,0 +1,97 @@
+import { z } from 'zod';
+
+/**
+ * Request bodies as the Pulumi CLI (and Stackyard's CLI) send them. Go serializes nil maps and slices as `null`, so
+ * optional collections accept `null` too. Unknown keys are ignored, like Go's decoder does.
+ */
+
+/** Standard base64 with padding (RFC 4648 §4), which is how Go encodes `[]byte`. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+export const base64String = z.string().regex(BASE64, 'must be standard base64 with padding');
+
+const stringMap = z.record(z.string(), z.string());
+
+export const untypedDeploymentSchema = z.object({
+  version: z.number().int().min(1, 'must be a deployment schema version (1 to 4)').max(4, 'must be a deployment schema version (1 to 4)'),
+  features: z.array(z.string()).nullish(),
+  deployment: z.record(z.string(), z.unknown(), 'must be a JSON object (the deployment)'),
+});
+
+export const createStackSchema = z.object({
+  stackName: z.string('must be the name of the new stack'),
+  tags: stringMap.nullish(),
+  teams: z.array(z.string()).nullish(),
+  state: untypedDeploymentSchema.nullish(),
+  config: z.unknown().optional(),
+});
+
+export const renameStackSchema = z.object({
+  newName: z.string('must be the new stack name'),
+  newProject: z.string().nullish(),
+});
+
+export const tagsSchema = stringMap;
+
+export const updateProgramSchema = z.object({
+  name: z.string().nullish(),
+  runtime: z.string().nullish(),
+  main: z.string().nullish(),
+  description: z.string().nullish(),
+  options: z.object({ dryRun: z.boolean().nullish() }).nullish(),
+  config: z.record(z.string(), z.unknown()).nullish(),
+  metadata: z
+    .object({
+      message: z.string().nullish(),
+      environment: stringMap.nullish(),
+    })
+    .nullish(),
+});
+
+export const startUpdateSchema = z
+  .object({
+    tags: stringMap.nullish(),
+    journalVersion: z.number().int().nullish(),
+    /** Stackyard extension: how long the lease lasts before renewal (clamped by the service). */
+    leaseDurationSeconds: z.number().int().positive('must be a positive number of seconds').nullish(),
+  })
+  .optional();
+
+export const renewLeaseSchema = z
+  .object({
+    token: z.string().nullish(),
+    duration: z.number().int().nonnegative('must be a number of seconds').nullish(),
+  })
+  .optional();
+
+export const engineEventsSchema = z.object({
+  events: z.array(z.unknown(), 'must be an array of engine events').nullable(),
+});
+
+export const completeUpdateSchema = z.object({
+  status: z.enum(['succeeded', 'failed', 'cancelled'], "must be 'succeeded', 'failed' or 'cancelled'"),
+});
+
+export const encryptSchema = z.object({ plaintext: base64String });
+export const decryptSchema = z.object({ ciphertext: base64String });
+export const batchEncryptSchema = z.object({ plaintexts: z.array(base64String).nullable() });
+export const batchDecryptSchema = z.object({ ciphertexts: z.array(base64String).nullable() });
+
+export const createUserSchema = z.object({
+  login: z.string('must be the new user\'s login'),
+  name: z.string().optional(),
+  email: z.string().optional(),
+  admin: z.boolean().optional(),
+});
+
+export const createOrgSchema = z.object({ name: z.string('must be the organization name') });
+
+export const addMemberSchema = z.object({
+  login: z.string('must be the login of the user to add'),
+  role: z.enum(['admin', 'member'], "must be 'admin' or 'member'"),
+});
+
+export const createTokenSchema = z.object({
+  description: z.string('must describe what the token is for').min(1, 'must describe what the token is for'),
+  login: z.string().optional(),
+  expiresInDays: z.number().positive('must be a positive number of days').optional(),
+});

@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { LogLevel } from '@aws-lambda-powertools/logger/types';
+import { awsStorageOptionsFromEnv, createAwsStorage } from '../../shared/adapters/aws/index.js';
+import { createLocalStorage } from '../../shared/adapters/local/index.js';
+import { InvalidInputError, NotFoundError } from '../../shared/core/errors.js';
+import { createServices } from '../../shared/core/service/index.js';
+import type { Services } from '../../shared/core/service/types.js';
+import type { Storage } from '../../shared/ports/index.js';
+import { createApiGatewayHandler, type ApiGatewayHandler } from '../handlers/api-gateway.js';
+import { createApi, routeGroup } from '../http/api.js';
+import type { HandlerGroup } from '../http/router.js';
+import { createApiLogger } from '../logger.js';
+import { createNodeListener } from './node-adapter.js';
+
+export type StorageMode = 'local' | 'aws';
+
+export interface ServeOptions {
+  storage: StorageMode;
+  /** Local storage's data folder (ignored in `aws` mode). */
+  dataDir: string;
+  /** 0 picks a free port. */
+  port: number;
+  host: string;
+  /**
+   * STACKYARD_ADMIN_TOKEN / STACKYARD_ADMIN_USER, STACKYARD_PUBLIC_URL, STACKYARD_TABLE / _BUCKET / _KMS_KEY_ID. The
+   * AWS SDK itself reads endpoints, region and credentials from the process environment.
+   */
+  env: NodeJS.ProcessEnv;
+  /** Where the start-up lines go (the URL, and a generated administrator token exactly once). */
+  print: (line: string) => void;
+}
+
+export interface RunningServer {
+  /** The URL to log in with (also the service URL written into stack state). */
+  url: string;
+  port: number;
+  server: Server;
+  close(): Promise<void>;
+}
+
+const AWS_VARIABLES = ['STACKYARD_TABLE', 'STACKYARD_BUCKET', 'STACKYARD_KMS_KEY_ID'] as const;
+
+async function openStorage(options: ServeOptions): Promise<Storage> {
+  if (options.storage === 'local') return createLocalStorage({ dataDir: options.dataDir });
+  const missing = AWS_VARIABLES.filter((name) => !options.env[name]);
+  if (missing.length > 0) {
+    throw new InvalidInputError(
+      `STACKYARD_STORAGE=aws needs ${missing.join(', ')}: set them to the TableName, BucketName and KeyArn outputs of ` +
+        'the deployed stack (docs/deploy.md), or use local storage (STACKYARD_STORAGE=local, the default).',
+    );
+  }
+  return createAwsStorage(awsStorageOptionsFromEnv(options.env));
+}
+
+function loginUrl(options: ServeOptions, port: number): string {
+  const configured = options.env.STACKYARD_PUBLIC_URL?.trim().replace(/\/+$/, '');
+  if (configured) return configured;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return `http://${host}:${port}`;
+}
+
+/**
+ * STACKYARD_ADMIN_TOKEN makes that token an administrator's (re-applied at every start, stored hashed). Without it,
+ * the first start on an empty store creates an administrator token and prints it; later starts never show it again.
+ */
+async function bootstrapAdministrator(services: Services, storage: Storage, options: ServeOptions): Promise<void> {
+  const login = options.env.STACKYARD_ADMIN_USER?.trim() || 'admin';
+  const configured = options.env.STACKYARD_ADMIN_TOKEN;
+  if (configured) {
+    await services.identity.ensureAdmin(login, configured);
+    options.print(`Administrator '${login}' signs in with the token in STACKYARD_ADMIN_TOKEN.`);
+    return;
+  }
+  const exists = await storage.identity.getUser(login).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof NotFoundError) return false;
+      throw error;
+    },
+  );
+  if (exists) {
+    options.print(`Administrator '${login}' exists; sign in with the token you saved when it was created.`);
+    return;
+  }
+  const token = `sy-${randomBytes(32).toString('base64url')}`;
+  await services.identity.ensureAdmin(login, token);
+  options.print(`Created administrator '${login}'. Its token is shown this once and stored only as a hash:`);
+  options.print(`  ${token}`);
+}
+
+function serveLogLevel(env: NodeJS.ProcessEnv): LogLevel | undefined {
+  // Request-level logs belong in CloudWatch; a terminal wants warnings and errors only unless asked for more.
+  return env.POWERTOOLS_LOG_LEVEL || env.LOG_LEVEL ? undefined : 'WARN';
+}
+
+/**
+ * `stackyard serve`: the API's own Lambda handlers behind node:http, through the same API Gateway v2 event shape,
+ * routing and size caps as a deployment, on local storage or on AWS (or its stand-ins).
+ */
+export async function createServer(options: ServeOptions): Promise<RunningServer> {
+  const storage = await openStorage(options);
+  const server = createHttpServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const port = (server.address() as AddressInfo).port;
+    const url = loginUrl(options, port);
+    const services = createServices(storage, { serviceUrl: url });
+    await bootstrapAdministrator(services, storage, options);
+
+    const handlers = new Map<HandlerGroup, ApiGatewayHandler>();
+    const handlerFor = (group: HandlerGroup) => {
+      let handler = handlers.get(group);
+      if (!handler) {
+        const logger = createApiLogger(group, { logLevel: serveLogLevel(options.env) });
+        const api = createApi({ services, logger });
+        handlers.set(group, (handler = createApiGatewayHandler(logger, () => api)));
+      }
+      return handler;
+    };
+    // What API Gateway does: the route's function, or the identity function for `$default`.
+    server.on('request', createNodeListener((method, path) => handlerFor(routeGroup(method, path) ?? 'identity')));
+    options.print(`Stackyard serves the Pulumi service API at ${url} (${options.storage} storage).`);
+    options.print(`Log in with: pulumi login ${url}   (or: stackyard login ${url})`);
+
+    return {
+      url,
+      port,
+      server,
+      async close() {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await storage.close();
+      },
+    };
+  } catch (error) {
+    server.close();
+    await storage.close();
+    throw error;
+  }
+}
