@@ -1,4 +1,6 @@
 import { Command, CommanderError } from 'commander';
+import { registerCommands } from './commands/register.js';
+import { serveCommand } from './commands/serve.js';
 import { renderError } from './output/errors.js';
 
 declare const __STACKYARD_VERSION__: string;
@@ -14,6 +16,8 @@ export function createProgram(): Command {
     .option('--color <mode>', 'colorize output: always, never, raw, auto')
     .showHelpAfterError()
     .exitOverride();
+  program.addCommand(serveCommand());
+  registerCommands(program);
   return program;
 }
 
@@ -21,7 +25,8 @@ async function main(argv: string[]): Promise<number> {
   const program = createProgram();
   try {
     await program.parseAsync(argv);
-    return 0;
+    // Engine commands report a failed operation through process.exitCode; keep it.
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof CommanderError) {
       // Commander has already printed help/version/usage text.

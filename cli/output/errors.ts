@@ -1,4 +1,5 @@
 import { DomainError } from '../../shared/core/errors.js';
+import { ApiError } from '../api-client/api-error.js';
 
 /** A mistake by the user that needs no stack trace: one line, plus the next step. */
 export class UserError extends Error {
@@ -8,13 +9,38 @@ export class UserError extends Error {
   }
 }
 
+/** The next step after a service error, by status; `undefined` when the message already says it. */
+function apiHint(err: ApiError): string | undefined {
+  if (err.status === 0) return 'Check the backend URL (`stackyard whoami -v`) and that the service is running.';
+  if (err.status === 401) return 'Run `stackyard login <url>` with a valid access token (or set STACKYARD_ACCESS_TOKEN).';
+  if (err.status === 403) return 'Ask an administrator of the organization for access.';
+  if (err.status === 409 && !/cancel/i.test(err.message)) {
+    return err.operation === 'start update'
+      ? 'Another update holds the stack: wait for it to finish, or run `stackyard cancel` if it is no longer running.'
+      : 'Retry the command; if it keeps failing, check `stackyard stack ls` for an update in progress.';
+  }
+  if (err.status === 429) return 'The service is rate-limiting requests: wait a moment and retry.';
+  if (err.status >= 500) return `Retry; if it persists, give the request id${err.requestId ? ` (${err.requestId})` : ''} to your administrator.`;
+  return undefined;
+}
+
 /** Renders any error as one clear line on stderr and returns the exit code (1 failure, 2 usage). */
 export function renderError(err: unknown, stderr: NodeJS.WritableStream = process.stderr): number {
   if (err instanceof UserError) {
     stderr.write(`error: ${err.message}${err.hint ? `\n  ${err.hint}` : ''}\n`);
     return 1;
   }
+  if (err instanceof ApiError) {
+    const hint = apiHint(err);
+    stderr.write(`error: ${err.status > 0 ? `[${err.status}] ` : ''}${err.message}${hint ? `\n  ${hint}` : ''}\n`);
+    return 1;
+  }
   if (err instanceof DomainError) {
+    stderr.write(`error: ${err.message}\n`);
+    return 1;
+  }
+  // The engine's usage errors (e.g. a missing --yes without a terminal) carry their own fix in the message.
+  if (err instanceof Error && err.name === 'OperationUsageError') {
     stderr.write(`error: ${err.message}\n`);
     return 1;
   }

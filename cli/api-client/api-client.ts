@@ -1,0 +1,153 @@
+/**
+ * The one HTTP client for a Stackyard service (the Pulumi service API plus our admin routes). It sends the headers
+ * the Pulumi CLI sends, gzips the bodies the Pulumi CLI gzips, retries what is safe to retry, and turns every error
+ * answer into an `ApiError` carrying the status from the body's `code` (pulumi-service-api.md §1.2–§1.4).
+ */
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import { ApiError } from './api-error.js';
+
+const gzipAsync = promisify(gzip);
+
+declare const __STACKYARD_VERSION__: string | undefined;
+const VERSION = typeof __STACKYARD_VERSION__ === 'string' ? __STACKYARD_VERSION__ : 'dev';
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface ApiCall {
+  method: HttpMethod;
+  /** Starts with `/api/`; path segments are names the server's rules keep path-safe. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Send the body gzip-compressed (`Content-Encoding: gzip`), as the Pulumi CLI does for large bodies. */
+  gzip?: boolean;
+  /** Authenticate with an update's lease token (`update-token …`) instead of the API token. */
+  updateToken?: string;
+  /** The call is idempotent: retry on network errors and 5xx like GETs. */
+  idempotent?: boolean;
+  /** What the call does, for error messages (`start update`, `create stack`, …). */
+  operation?: string;
+}
+
+export interface ApiClientOptions {
+  fetch?: typeof fetch;
+  /** Delay between retries; tests pass a no-op. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Attempts for retryable calls (default 4, as the Pulumi CLI). */
+  attempts?: number;
+}
+
+/** Trims trailing slashes, as `pulumi login` does, so `https://host/` and `https://host` are one backend. */
+export function normalizeServiceUrl(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+export class ApiClient {
+  readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly attempts: number;
+
+  constructor(
+    baseUrl: string,
+    private readonly token: string | undefined,
+    options: ApiClientOptions = {},
+  ) {
+    this.baseUrl = normalizeServiceUrl(baseUrl);
+    this.fetchImpl = options.fetch ?? fetch;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.attempts = options.attempts ?? 4;
+  }
+
+  /** Performs the call and returns the decoded JSON body (`undefined` for an empty body). */
+  async request<T>(call: ApiCall): Promise<T> {
+    const url = this.url(call);
+    const headers: Record<string, string> = {
+      accept: 'application/vnd.pulumi+9',
+      'accept-encoding': 'gzip',
+      'content-type': 'application/json',
+      'user-agent': `stackyard-cli/1 (${VERSION}; ${process.platform})`,
+    };
+    const auth = call.updateToken ? `update-token ${call.updateToken}` : this.token ? `token ${this.token}` : undefined;
+    if (auth) headers.authorization = auth;
+    let body: Buffer | undefined;
+    if (call.body !== undefined) {
+      body = Buffer.from(JSON.stringify(call.body), 'utf8');
+      if (call.gzip) {
+        body = await gzipAsync(body);
+        headers['content-encoding'] = 'gzip';
+      }
+    }
+    const retryable = call.method === 'GET' || call.method === 'HEAD' || call.idempotent === true;
+    const attempts = retryable ? this.attempts : 1;
+    for (let attempt = 1; ; attempt++) {
+      let response: Response;
+      try {
+        response = await this.fetchImpl(url, { method: call.method, headers, body: body === undefined ? undefined : new Uint8Array(body) });
+      } catch (error) {
+        if (attempt < attempts) {
+          await this.sleep(backoff(attempt));
+          continue;
+        }
+        const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+        throw new ApiError(0, `cannot reach ${this.baseUrl}: ${cause}`, undefined, call.operation);
+      }
+      if (response.status < 400) return (await decodeBody(response)) as T;
+      const error = await toApiError(response, call.operation);
+      const transient = error.status >= 500 || error.status === 429;
+      if (transient && attempt < attempts) {
+        await this.sleep(retryAfter(response) ?? backoff(attempt));
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  private url(call: ApiCall): string {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined) params.set(key, String(value));
+    }
+    const query = params.toString();
+    return `${this.baseUrl}${call.path}${query ? `?${query}` : ''}`;
+  }
+}
+
+function backoff(attempt: number): number {
+  return Math.min(200 * 2 ** (attempt - 1), 2000);
+}
+
+function retryAfter(response: Response): number | undefined {
+  const header = response.headers.get('retry-after');
+  const seconds = header === null ? NaN : Number(header);
+  return Number.isFinite(seconds) ? Math.min(seconds, 10) * 1000 : undefined;
+}
+
+async function decodeBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError(response.status, `the service answered with a body that is not JSON: ${text.slice(0, 200)}`);
+  }
+}
+
+/** Pulumi's rule: a JSON body's `code` wins over the HTTP status; a non-JSON body is the message as it is. */
+async function toApiError(response: Response, operation: string | undefined): Promise<ApiError> {
+  const requestId = response.headers.get('x-pulumi-request-id') ?? undefined;
+  const text = (await response.text().catch(() => '')).trim();
+  let status = response.status;
+  let message = text || response.statusText || `HTTP ${response.status}`;
+  try {
+    const parsed = JSON.parse(text) as { code?: unknown; message?: unknown };
+    if (parsed !== null && typeof parsed === 'object') {
+      if (typeof parsed.code === 'number' && parsed.code > 0) status = parsed.code;
+      if (typeof parsed.message === 'string' && parsed.message !== '') message = parsed.message;
+    }
+  } catch {
+    // Not JSON: keep the HTTP status and the raw text.
+  }
+  return new ApiError(status, message, requestId, operation);
+}

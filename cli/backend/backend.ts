@@ -1,0 +1,128 @@
+/**
+ * What the CLI's commands need from wherever stacks live. Two implementations: `LocalBackend` runs the shared
+ * services in-process on a local data folder (`login --local`, `login file://…`), `HttpBackend` talks to a
+ * Stackyard service. Commands never know which one they have.
+ */
+import { isDomainError } from '../../shared/core/errors.js';
+import type { StackRef } from '../../shared/core/names.js';
+import type { UntypedDeployment } from '../../shared/core/service/types.js';
+import { ApiError } from '../api-client/api-error.js';
+
+export type { StackRef, UntypedDeployment };
+
+/** One row of `stack ls`. */
+export interface StackSummary {
+  ref: StackRef;
+  /** Epoch milliseconds of the last completed update; absent when never updated. */
+  lastUpdate?: number;
+  updateInProgress: boolean;
+  resourceCount?: number;
+}
+
+export interface StackDetails {
+  ref: StackRef;
+  tags: Record<string, string>;
+  /** The update holding the stack, if one runs. */
+  activeUpdate?: string;
+  version: number;
+}
+
+/** A history entry in the Pulumi wire shape (`apitype.UpdateInfo`): times in epoch seconds. */
+export interface UpdateInfo {
+  kind: string;
+  startTime: number;
+  message: string;
+  environment: Record<string, string>;
+  config: Record<string, unknown>;
+  result: 'not-started' | 'in-progress' | 'succeeded' | 'failed';
+  endTime?: number;
+  version: number;
+  resourceChanges?: Record<string, number>;
+  resourceCount?: number;
+}
+
+export interface WhoAmI {
+  user: string;
+  organizations: string[];
+}
+
+export type OperationKind = 'update' | 'preview' | 'refresh' | 'destroy';
+
+export interface UpdateRequest {
+  kind: OperationKind;
+  dryRun: boolean;
+  message?: string;
+  environment: Record<string, string>;
+  /** `{"ns:key": {string, secret, object}}` with secret values still encrypted. */
+  config: Record<string, unknown>;
+  program: { name: string; runtime: string; main?: string; description?: string };
+}
+
+export interface StartedUpdate {
+  version: number;
+  token: string;
+}
+
+export interface TokenInfo {
+  id: string;
+  description: string;
+  login?: string;
+  /** Epoch milliseconds. */
+  createdAt?: number;
+  expiresAt?: number;
+}
+
+export interface Backend {
+  /** The URL users log in with (`file://…` for local storage). */
+  readonly url: string;
+  readonly kind: 'local' | 'service';
+
+  whoami(): Promise<WhoAmI>;
+  /** The organization of stack names given without one. */
+  defaultOrg(): Promise<string>;
+
+  listStacks(filter: { org?: string; project?: string; tagName?: string; tagValue?: string }): Promise<StackSummary[]>;
+  createStack(ref: StackRef, tags: Record<string, string>): Promise<void>;
+  getStack(ref: StackRef): Promise<StackDetails>;
+  removeStack(ref: StackRef, force: boolean): Promise<void>;
+  renameStack(ref: StackRef, to: { project: string; stack: string }): Promise<void>;
+  setTags(ref: StackRef, tags: Record<string, string>): Promise<void>;
+  exportDeployment(ref: StackRef, version?: number): Promise<UntypedDeployment>;
+  importDeployment(ref: StackRef, deployment: UntypedDeployment): Promise<void>;
+  history(ref: StackRef, page: number, pageSize: number): Promise<UpdateInfo[]>;
+  cancelUpdate(ref: StackRef, updateId: string): Promise<void>;
+
+  /** Encrypts UTF-8 plaintexts with the stack's key; returns base64 ciphertexts in the same order. */
+  encrypt(ref: StackRef, plaintexts: string[]): Promise<string[]>;
+  /** Decrypts base64 ciphertexts of this stack; any foreign or altered one fails the whole batch. */
+  decrypt(ref: StackRef, ciphertexts: string[]): Promise<string[]>;
+
+  createUpdate(ref: StackRef, request: UpdateRequest): Promise<string>;
+  startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>): Promise<StartedUpdate>;
+  /** Extends the update's lease; returns the token to use from now on. */
+  renewLease(ref: StackRef, updateId: string, token: string, durationSeconds: number): Promise<string>;
+  saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment): Promise<void>;
+  recordEvents(ref: StackRef, updateId: string, token: string, events: unknown[]): Promise<void>;
+  completeUpdate(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled'): Promise<void>;
+
+  createUser(user: { login: string; name?: string; email?: string; admin?: boolean }): Promise<void>;
+  createOrg(name: string): Promise<void>;
+  listOrgs(): Promise<{ name: string; role: string }[]>;
+  addMember(org: string, login: string, role: 'admin' | 'member'): Promise<void>;
+  /** The token value exists only in this answer. */
+  createToken(request: { description: string; login?: string; expiresInDays?: number }): Promise<{ id: string; token: string }>;
+  listTokens(login?: string): Promise<TokenInfo[]>;
+  revokeToken(id: string, login?: string): Promise<void>;
+
+  close(): Promise<void>;
+}
+
+/** A 404 from either backend. */
+export function isNotFound(error: unknown): boolean {
+  return (isDomainError(error) && error.status === 404) || (error instanceof ApiError && error.status === 404);
+}
+
+/** The secrets provider recorded in a stack's deployments (Pulumi's `service` provider shape, §5). */
+export function secretsProviderFor(backend: Backend, ref: StackRef): { type: string; state: Record<string, string> } {
+  return { type: 'service', state: { url: backend.url, owner: ref.org, project: ref.project, stack: ref.stack } };
+}

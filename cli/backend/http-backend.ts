@@ -1,0 +1,346 @@
+/**
+ * Stacks on a Stackyard service, over the Pulumi service API (pulumi-service-api.md §3) and our admin routes, with
+ * the same request shapes, gzip choices and lease-token authentication the Pulumi CLI uses.
+ */
+import type { StackRef } from '../../shared/core/names.js';
+import type { UntypedDeployment } from '../../shared/core/service/types.js';
+import { ApiClient } from '../api-client/api-client.js';
+import { ApiError } from '../api-client/api-error.js';
+import type { Backend, StackDetails, StackSummary, StartedUpdate, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
+
+interface ServiceUser {
+  githubLogin: string;
+  organizations?: { githubLogin: string }[];
+}
+
+interface WireStack {
+  orgName: string;
+  projectName: string;
+  stackName: string;
+  activeUpdate?: string;
+  tags?: Record<string, string>;
+  version?: number;
+}
+
+interface WireStackSummary {
+  orgName: string;
+  projectName: string;
+  stackName: string;
+  lastUpdate?: number;
+  resourceCount?: number;
+}
+
+const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
+
+/** Imports are applied synchronously by Stackyard; a slower server gets this many status polls. */
+const MAX_IMPORT_POLLS = 600;
+
+export class HttpBackend implements Backend {
+  readonly kind = 'service';
+  readonly url: string;
+  private user?: Promise<ServiceUser>;
+  private org?: Promise<string>;
+
+  constructor(private readonly client: ApiClient) {
+    this.url = client.baseUrl;
+  }
+
+  private stackPath(ref: StackRef): string {
+    return `/api/stacks/${ref.org}/${ref.project}/${ref.stack}`;
+  }
+
+  private currentUser(): Promise<ServiceUser> {
+    this.user ??= this.client.request<ServiceUser>({ method: 'GET', path: '/api/user', operation: 'get user' });
+    return this.user;
+  }
+
+  async whoami(): Promise<WhoAmI> {
+    const user = await this.currentUser();
+    return { user: user.githubLogin, organizations: (user.organizations ?? []).map((o) => o.githubLogin) };
+  }
+
+  /** The service's default organization (asked once per command); a 404 means the user's own login, as in the Pulumi CLI. */
+  defaultOrg(): Promise<string> {
+    this.org ??= this.fetchDefaultOrg();
+    return this.org;
+  }
+
+  private async fetchDefaultOrg(): Promise<string> {
+    try {
+      const answer = await this.client.request<{ GitHubLogin?: string; gitHubLogin?: string }>({
+        method: 'GET',
+        path: '/api/user/organizations/default',
+        operation: 'get default organization',
+      });
+      const org = answer?.GitHubLogin ?? answer?.gitHubLogin;
+      if (org) return org;
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+    }
+    return (await this.currentUser()).githubLogin;
+  }
+
+  async listStacks(filter: { org?: string; project?: string; tagName?: string; tagValue?: string }): Promise<StackSummary[]> {
+    const stacks: StackSummary[] = [];
+    let continuationToken: string | undefined;
+    do {
+      const page = await this.client.request<{ stacks?: WireStackSummary[]; continuationToken?: string | null }>({
+        method: 'GET',
+        path: '/api/user/stacks',
+        query: { project: filter.project, organization: filter.org, tagName: filter.tagName, tagValue: filter.tagValue, continuationToken },
+        operation: 'list stacks',
+      });
+      for (const s of page?.stacks ?? []) {
+        stacks.push({
+          ref: { org: s.orgName, project: s.projectName, stack: s.stackName },
+          lastUpdate: s.lastUpdate === undefined || s.lastUpdate === 0 ? undefined : s.lastUpdate * 1000,
+          updateInProgress: s.lastUpdate === 0,
+          resourceCount: s.resourceCount,
+        });
+      }
+      continuationToken = page?.continuationToken ?? undefined;
+    } while (continuationToken);
+    return stacks;
+  }
+
+  async createStack(ref: StackRef, tags: Record<string, string>): Promise<void> {
+    await this.client.request({
+      method: 'POST',
+      path: `/api/stacks/${ref.org}/${ref.project}`,
+      body: { stackName: ref.stack, tags },
+      operation: 'create stack',
+    });
+  }
+
+  async getStack(ref: StackRef): Promise<StackDetails> {
+    const stack = await this.client.request<WireStack>({ method: 'GET', path: this.stackPath(ref), operation: 'get stack' });
+    return {
+      ref: { org: stack.orgName, project: stack.projectName, stack: stack.stackName },
+      tags: stack.tags ?? {},
+      activeUpdate: stack.activeUpdate || undefined,
+      version: stack.version ?? 0,
+    };
+  }
+
+  async removeStack(ref: StackRef, force: boolean): Promise<void> {
+    await this.client.request({ method: 'DELETE', path: this.stackPath(ref), query: { force }, operation: 'remove stack' });
+  }
+
+  async renameStack(ref: StackRef, to: { project: string; stack: string }): Promise<void> {
+    await this.client.request({
+      method: 'POST',
+      path: `${this.stackPath(ref)}/rename`,
+      body: { newName: to.stack, newProject: to.project },
+      operation: 'rename stack',
+    });
+  }
+
+  async setTags(ref: StackRef, tags: Record<string, string>): Promise<void> {
+    await this.client.request({ method: 'PATCH', path: `${this.stackPath(ref)}/tags`, body: tags, operation: 'set tags' });
+  }
+
+  exportDeployment(ref: StackRef, version?: number): Promise<UntypedDeployment> {
+    return this.client.request<UntypedDeployment>({
+      method: 'GET',
+      path: `${this.stackPath(ref)}/export${version === undefined ? '' : `/${version}`}`,
+      operation: 'export stack',
+    });
+  }
+
+  async importDeployment(ref: StackRef, deployment: UntypedDeployment): Promise<void> {
+    const { updateId } = await this.client.request<{ updateId: string }>({
+      method: 'POST',
+      path: `${this.stackPath(ref)}/import`,
+      body: deployment,
+      gzip: true,
+      operation: 'import stack',
+    });
+    for (let poll = 0; poll < MAX_IMPORT_POLLS; poll++) {
+      const status = await this.client.request<{ status: string; continuationToken?: string | null }>({
+        method: 'GET',
+        path: `${this.stackPath(ref)}/update/${updateId}`,
+        operation: 'import stack',
+      });
+      if (!status.continuationToken) {
+        if (status.status !== 'succeeded') throw new ApiError(500, `import unsuccessful: status ${status.status}`, undefined, 'import stack');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new ApiError(504, `the import did not finish; check it later with 'stackyard stack history'`, undefined, 'import stack');
+  }
+
+  async history(ref: StackRef, page: number, pageSize: number): Promise<UpdateInfo[]> {
+    const answer = await this.client.request<{ updates?: UpdateInfo[] }>({
+      method: 'GET',
+      path: `${this.stackPath(ref)}/updates`,
+      query: { pageSize, page },
+      operation: 'get history',
+    });
+    return answer?.updates ?? [];
+  }
+
+  async cancelUpdate(ref: StackRef, updateId: string): Promise<void> {
+    await this.client.request({ method: 'POST', path: `${this.stackPath(ref)}/update/${updateId}/cancel`, idempotent: true, operation: 'cancel update' });
+  }
+
+  async encrypt(ref: StackRef, plaintexts: string[]): Promise<string[]> {
+    if (plaintexts.length === 0) return [];
+    const answer = await this.client.request<{ ciphertexts: string[] }>({
+      method: 'POST',
+      path: `${this.stackPath(ref)}/batch-encrypt`,
+      body: { plaintexts: plaintexts.map(b64) },
+      gzip: true,
+      idempotent: true,
+      operation: 'encrypt',
+    });
+    return answer.ciphertexts;
+  }
+
+  async decrypt(ref: StackRef, ciphertexts: string[]): Promise<string[]> {
+    if (ciphertexts.length === 0) return [];
+    const answer = await this.client.request<{ plaintexts: Record<string, string> }>({
+      method: 'POST',
+      path: `${this.stackPath(ref)}/batch-decrypt`,
+      body: { ciphertexts },
+      gzip: true,
+      idempotent: true,
+      operation: 'decrypt',
+    });
+    return ciphertexts.map((c) => {
+      const plaintext = answer.plaintexts[c];
+      if (plaintext === undefined) throw new ApiError(500, 'the service did not return every decrypted value', undefined, 'decrypt');
+      return unb64(plaintext);
+    });
+  }
+
+  async createUpdate(ref: StackRef, request: UpdateRequest): Promise<string> {
+    const answer = await this.client.request<{ updateID: string }>({
+      method: 'POST',
+      path: `${this.stackPath(ref)}/${request.kind}`,
+      body: {
+        name: request.program.name,
+        runtime: request.program.runtime,
+        main: request.program.main ?? '',
+        description: request.program.description ?? '',
+        options: {
+          localPolicyPackPaths: null,
+          color: 'raw',
+          dryRun: request.dryRun,
+          parallel: 0,
+          showConfig: false,
+          showReplacementSteps: false,
+          showNames: false,
+          summary: false,
+          debug: false,
+        },
+        config: request.config,
+        metadata: { message: request.message ?? '', environment: request.environment },
+      },
+      operation: 'create update',
+    });
+    return answer.updateID;
+  }
+
+  async startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>): Promise<StartedUpdate> {
+    const answer = await this.client.request<{ version: number; token: string }>({
+      method: 'POST',
+      path: `${this.stackPath(ref)}/update/${updateId}`,
+      body: { tags },
+      operation: 'start update',
+    });
+    return { version: answer.version, token: answer.token };
+  }
+
+  async renewLease(ref: StackRef, updateId: string, token: string, durationSeconds: number): Promise<string> {
+    const answer = await this.client.request<{ token: string }>({
+      method: 'POST',
+      path: `${this.stackPath(ref)}/update/${updateId}/renew_lease`,
+      body: { token: '', duration: durationSeconds },
+      updateToken: token,
+      idempotent: true,
+      operation: 'renew lease',
+    });
+    return answer.token || token;
+  }
+
+  async saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment): Promise<void> {
+    await this.client.request({
+      method: 'PATCH',
+      path: `${this.stackPath(ref)}/update/${updateId}/checkpoint`,
+      body: { isInvalid: false, ...deployment },
+      gzip: true,
+      updateToken: token,
+      idempotent: true,
+      operation: 'save checkpoint',
+    });
+  }
+
+  async recordEvents(ref: StackRef, updateId: string, token: string, events: unknown[]): Promise<void> {
+    await this.client.request({
+      method: 'POST',
+      path: `${this.stackPath(ref)}/update/${updateId}/events/batch`,
+      body: { events },
+      gzip: true,
+      updateToken: token,
+      idempotent: true,
+      operation: 'record events',
+    });
+  }
+
+  async completeUpdate(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled'): Promise<void> {
+    await this.client.request({
+      method: 'POST',
+      path: `${this.stackPath(ref)}/update/${updateId}/complete`,
+      body: { status },
+      updateToken: token,
+      idempotent: true,
+      operation: 'complete update',
+    });
+  }
+
+  async createUser(user: { login: string; name?: string; email?: string; admin?: boolean }): Promise<void> {
+    await this.client.request({ method: 'POST', path: '/api/users', body: user, operation: 'create user' });
+  }
+
+  async createOrg(name: string): Promise<void> {
+    await this.client.request({ method: 'POST', path: '/api/orgs', body: { name }, operation: 'create organization' });
+  }
+
+  async listOrgs(): Promise<{ name: string; role: string }[]> {
+    const answer = await this.client.request<{ organizations?: { name: string; role: string }[] }>({ method: 'GET', path: '/api/orgs', operation: 'list organizations' });
+    return answer?.organizations ?? [];
+  }
+
+  async addMember(org: string, login: string, role: 'admin' | 'member'): Promise<void> {
+    await this.client.request({ method: 'POST', path: `/api/orgs/${encodeURIComponent(org)}/members`, body: { login, role }, operation: 'add member' });
+  }
+
+  async createToken(request: { description: string; login?: string; expiresInDays?: number }): Promise<{ id: string; token: string }> {
+    const answer = await this.client.request<{ id: string; tokenValue: string }>({ method: 'POST', path: '/api/user/tokens', body: request, operation: 'create token' });
+    return { id: answer.id, token: answer.tokenValue };
+  }
+
+  async listTokens(login?: string): Promise<TokenInfo[]> {
+    const answer = await this.client.request<{ tokens?: { id: string; description: string; login?: string; createdAt?: number; expiresAt?: number }[] }>({
+      method: 'GET',
+      path: '/api/user/tokens',
+      query: { login },
+      operation: 'list tokens',
+    });
+    return (answer?.tokens ?? []).map((t) => ({
+      id: t.id,
+      description: t.description,
+      login: t.login,
+      createdAt: t.createdAt === undefined ? undefined : t.createdAt * 1000,
+      expiresAt: t.expiresAt === undefined ? undefined : t.expiresAt * 1000,
+    }));
+  }
+
+  async revokeToken(id: string, login?: string): Promise<void> {
+    await this.client.request({ method: 'DELETE', path: `/api/user/tokens/${encodeURIComponent(id)}`, query: { login }, operation: 'revoke token' });
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,229 @@
+/**
+ * Stacks in a local data folder: the shared services run in-process on `createLocalStorage`, as one fixed local
+ * user who administers organization `organization` (the organization name Pulumi's local backend uses). Several
+ * CLI processes may use one folder at once; the local adapter serializes their writes.
+ */
+import { ConflictError } from '../../shared/core/errors.js';
+import type { StackRef } from '../../shared/core/names.js';
+import { createLocalStorage } from '../../shared/adapters/local/index.js';
+import { createServices } from '../../shared/core/service/index.js';
+import type { Principal, Services, UntypedDeployment } from '../../shared/core/service/types.js';
+import type { Storage } from '../../shared/ports/index.js';
+import type { StackRecord } from '../../shared/ports/stack-store.js';
+import type { UpdateRecord } from '../../shared/ports/update-store.js';
+import type { Backend, StackDetails, StackSummary, StartedUpdate, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
+
+/** The user every local command runs as. */
+export const LOCAL_USER = 'local';
+/** The organization of local stacks, as in `pulumi login --local`. */
+export const LOCAL_ORG = 'organization';
+
+const PRINCIPAL: Principal = { login: LOCAL_USER, orgs: [LOCAL_ORG], admin: true };
+const DAY_MS = 24 * 60 * 60 * 1000;
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+export class LocalBackend implements Backend {
+  readonly kind = 'local';
+
+  private constructor(
+    readonly url: string,
+    private readonly storage: Storage,
+    private readonly services: Services,
+  ) {}
+
+  /** Opens (creating if needed) the data folder and makes sure the local user and organization exist. */
+  static async open(url: string, dataDir: string): Promise<LocalBackend> {
+    const storage = await createLocalStorage({ dataDir });
+    const backend = new LocalBackend(url, storage, createServices(storage, { serviceUrl: url }));
+    await backend.ensureIdentity();
+    return backend;
+  }
+
+  /** Organization, membership, then user: the user record existing means the other two do as well. */
+  private async ensureIdentity(): Promise<void> {
+    const identity = this.storage.identity;
+    const exists = await identity.getUser(LOCAL_USER).then(
+      () => true,
+      () => false,
+    );
+    if (exists) return;
+    const createdAt = Date.now();
+    await ignoreConflict(identity.createOrg({ name: LOCAL_ORG, createdAt }));
+    await ignoreConflict(identity.createOrg({ name: LOCAL_USER, createdAt }));
+    await ignoreConflict(identity.addMember({ org: LOCAL_ORG, login: LOCAL_USER, role: 'admin' }));
+    await ignoreConflict(identity.createUser({ login: LOCAL_USER, name: LOCAL_USER, admin: true, createdAt }));
+  }
+
+  async whoami(): Promise<WhoAmI> {
+    return { user: LOCAL_USER, organizations: [LOCAL_ORG] };
+  }
+
+  async defaultOrg(): Promise<string> {
+    return LOCAL_ORG;
+  }
+
+  async listStacks(filter: { org?: string; project?: string; tagName?: string; tagValue?: string }): Promise<StackSummary[]> {
+    const stacks: StackSummary[] = [];
+    let continuationToken: string | undefined;
+    do {
+      const page = await this.services.stacks.list(PRINCIPAL, { ...filter, continuationToken });
+      stacks.push(...page.stacks.map(summary));
+      continuationToken = page.continuationToken;
+    } while (continuationToken !== undefined);
+    return stacks;
+  }
+
+  async createStack(ref: StackRef, tags: Record<string, string>): Promise<void> {
+    await this.services.stacks.create(PRINCIPAL, ref, { tags });
+  }
+
+  async getStack(ref: StackRef): Promise<StackDetails> {
+    const stack = await this.services.stacks.get(PRINCIPAL, ref);
+    return {
+      ref: { org: stack.org, project: stack.project, stack: stack.stack },
+      tags: stack.tags,
+      activeUpdate: stack.activeUpdate,
+      version: stack.version,
+    };
+  }
+
+  async removeStack(ref: StackRef, force: boolean): Promise<void> {
+    await this.services.stacks.remove(PRINCIPAL, ref, force);
+  }
+
+  async renameStack(ref: StackRef, to: { project: string; stack: string }): Promise<void> {
+    await this.services.stacks.rename(PRINCIPAL, ref, to);
+  }
+
+  async setTags(ref: StackRef, tags: Record<string, string>): Promise<void> {
+    await this.services.stacks.setTags(PRINCIPAL, ref, tags);
+  }
+
+  exportDeployment(ref: StackRef, version?: number): Promise<UntypedDeployment> {
+    return this.services.stacks.exportDeployment(PRINCIPAL, ref, version);
+  }
+
+  async importDeployment(ref: StackRef, deployment: UntypedDeployment): Promise<void> {
+    await this.services.stacks.importDeployment(PRINCIPAL, ref, deployment);
+  }
+
+  async history(ref: StackRef, page: number, pageSize: number): Promise<UpdateInfo[]> {
+    return (await this.services.stacks.history(PRINCIPAL, ref, page, pageSize)).map(updateInfo);
+  }
+
+  async cancelUpdate(ref: StackRef, updateId: string): Promise<void> {
+    await this.services.updates.cancel(PRINCIPAL, ref, updateId);
+  }
+
+  async encrypt(ref: StackRef, plaintexts: string[]): Promise<string[]> {
+    const ciphertexts = await this.services.secrets.encrypt(PRINCIPAL, ref, plaintexts.map((p) => Buffer.from(p, 'utf8')));
+    return ciphertexts.map((c) => Buffer.from(c).toString('base64'));
+  }
+
+  async decrypt(ref: StackRef, ciphertexts: string[]): Promise<string[]> {
+    const plaintexts = await this.services.secrets.decrypt(PRINCIPAL, ref, ciphertexts.map((c) => Buffer.from(c, 'base64')));
+    return plaintexts.map((p) => Buffer.from(p).toString('utf8'));
+  }
+
+  async createUpdate(ref: StackRef, request: UpdateRequest): Promise<string> {
+    const { updateId } = await this.services.updates.create(PRINCIPAL, ref, {
+      kind: request.kind,
+      dryRun: request.dryRun,
+      message: request.message,
+      environment: request.environment,
+      config: request.config,
+    });
+    return updateId;
+  }
+
+  async startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>): Promise<StartedUpdate> {
+    const started = await this.services.updates.start(PRINCIPAL, ref, updateId, { tags });
+    return { version: started.version, token: started.token };
+  }
+
+  async renewLease(ref: StackRef, updateId: string, token: string, durationSeconds: number): Promise<string> {
+    return (await this.services.updates.renew(ref, updateId, token, durationSeconds * 1000)).token;
+  }
+
+  saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment): Promise<void> {
+    return this.services.updates.saveCheckpoint(ref, updateId, token, deployment);
+  }
+
+  recordEvents(ref: StackRef, updateId: string, token: string, events: unknown[]): Promise<void> {
+    return this.services.updates.recordEvents(ref, updateId, token, events);
+  }
+
+  completeUpdate(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled'): Promise<void> {
+    return this.services.updates.complete(ref, updateId, token, status);
+  }
+
+  async createUser(user: { login: string; name?: string; email?: string; admin?: boolean }): Promise<void> {
+    await this.services.identity.createUser(PRINCIPAL, user);
+  }
+
+  createOrg(name: string): Promise<void> {
+    return this.services.identity.createOrg(PRINCIPAL, name);
+  }
+
+  listOrgs(): Promise<{ name: string; role: string }[]> {
+    return this.services.identity.listOrgs(PRINCIPAL);
+  }
+
+  addMember(org: string, login: string, role: 'admin' | 'member'): Promise<void> {
+    return this.services.identity.addMember(PRINCIPAL, org, login, role);
+  }
+
+  async createToken(request: { description: string; login?: string; expiresInDays?: number }): Promise<{ id: string; token: string }> {
+    const { token, record } = await this.services.identity.createToken(PRINCIPAL, {
+      description: request.description,
+      login: request.login,
+      expiresInMs: request.expiresInDays === undefined ? undefined : Math.round(request.expiresInDays * DAY_MS),
+    });
+    return { id: record.id, token };
+  }
+
+  async listTokens(login?: string): Promise<TokenInfo[]> {
+    const tokens = await this.services.identity.listTokens(PRINCIPAL, login);
+    return tokens.map((t) => ({ id: t.id, description: t.description, login: t.login, createdAt: t.createdAt, expiresAt: t.expiresAt }));
+  }
+
+  revokeToken(id: string, login?: string): Promise<void> {
+    return this.services.identity.revokeToken(PRINCIPAL, id, login);
+  }
+
+  close(): Promise<void> {
+    return this.storage.close();
+  }
+}
+
+async function ignoreConflict(write: Promise<unknown>): Promise<void> {
+  try {
+    await write;
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+  }
+}
+
+function summary(stack: StackRecord): StackSummary {
+  return {
+    ref: { org: stack.org, project: stack.project, stack: stack.stack },
+    lastUpdate: stack.lastUpdate,
+    updateInProgress: stack.activeUpdate !== undefined,
+    resourceCount: stack.resourceCount,
+  };
+}
+
+function updateInfo(update: UpdateRecord): UpdateInfo {
+  return {
+    kind: update.kind,
+    startTime: seconds(update.startedAt ?? update.createdAt),
+    message: update.message ?? '',
+    environment: update.environment,
+    config: update.config,
+    result: update.status === 'cancelled' ? 'failed' : update.status,
+    ...(update.endedAt !== undefined ? { endTime: seconds(update.endedAt) } : {}),
+    version: update.version ?? 0,
+    resourceChanges: update.resourceChanges ?? {},
+    ...(update.resourceCount !== undefined ? { resourceCount: update.resourceCount } : {}),
+  };
+}

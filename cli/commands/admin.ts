@@ -1,0 +1,69 @@
+/** `org`, `user` and `token`: organizations, users and API tokens on the current backend. */
+import { UserError } from '../output/errors.js';
+import { formatTime, table } from './format.js';
+import type { CommandHandler } from './register.js';
+
+export const orgCreate: CommandHandler = async (ctx, args) => {
+  await (await ctx.backend()).createOrg(args[0]!);
+  ctx.out(`Created organization '${args[0]}'`);
+};
+
+export const orgLs: CommandHandler = async (ctx, _args, opts) => {
+  const orgs = await (await ctx.backend()).listOrgs();
+  if (opts.json === true) return ctx.json(orgs);
+  ctx.out(table(['NAME', 'ROLE'], orgs.map((o) => [o.name, o.role])));
+};
+
+export const orgAddMember: CommandHandler = async (ctx, args, opts) => {
+  const role = (opts.role as string | undefined) ?? 'member';
+  if (role !== 'member' && role !== 'admin') throw new UserError(`invalid role '${role}'`, 'Use --role member or --role admin.');
+  await (await ctx.backend()).addMember(args[0]!, args[1]!, role);
+  ctx.out(`Added '${args[1]}' to organization '${args[0]}' as ${role}`);
+};
+
+export const userCreate: CommandHandler = async (ctx, args, opts) => {
+  await (await ctx.backend()).createUser({
+    login: args[0]!,
+    name: opts.name as string | undefined,
+    email: opts.email as string | undefined,
+    admin: opts.admin === true ? true : undefined,
+  });
+  ctx.out(`Created user '${args[0]}'${opts.admin === true ? ' (administrator)' : ''}`);
+};
+
+/** The token alone goes to stdout, so `TOKEN=$(stackyard token create)` captures exactly it; the rest to stderr. */
+export const tokenCreate: CommandHandler = async (ctx, _args, opts) => {
+  const created = await (await ctx.backend()).createToken({
+    description: (opts.description as string | undefined) ?? 'created with stackyard token create',
+    login: opts.login as string | undefined,
+    expiresInDays: opts.expiresInDays as number | undefined,
+  });
+  ctx.note(`Created token ${created.id}. It is shown once and stored nowhere: keep it in your password manager.`);
+  ctx.out(created.token);
+};
+
+export const tokenLs: CommandHandler = async (ctx, _args, opts) => {
+  const tokens = await (await ctx.backend()).listTokens(opts.login as string | undefined);
+  if (opts.json === true) {
+    return ctx.json(
+      tokens.map((t) => ({
+        id: t.id,
+        description: t.description,
+        ...(t.login !== undefined ? { login: t.login } : {}),
+        ...(t.createdAt !== undefined ? { createdAt: formatTime(t.createdAt) } : {}),
+        ...(t.expiresAt !== undefined ? { expiresAt: formatTime(t.expiresAt) } : {}),
+      })),
+    );
+  }
+  ctx.out(
+    table(
+      ['ID', 'DESCRIPTION', 'CREATED', 'EXPIRES'],
+      tokens.map((t) => [t.id, t.description, t.createdAt ? formatTime(t.createdAt) : '', t.expiresAt ? formatTime(t.expiresAt) : 'never']),
+    ),
+  );
+};
+
+export const tokenRevoke: CommandHandler = async (ctx, args, opts) => {
+  await (await ctx.backend()).revokeToken(args[0]!, opts.login as string | undefined);
+  ctx.out(`Revoked token ${args[0]}`);
+};

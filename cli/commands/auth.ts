@@ -1,0 +1,93 @@
+/** `login`, `logout` and `whoami`. */
+import { ApiError } from '../api-client/api-error.js';
+import { accessTokenFor, backendKind, normalizeLocalUrl, openBackend } from '../backend/open-backend.js';
+import { localBackendUrl, readCredentials, writeCredentials } from '../credentials.js';
+import { UserError } from '../output/errors.js';
+import type { CommandHandler } from './register.js';
+
+/** The URL a login or logout is about: argument, `--cloud-url`, `--local`, then (login only) STACKYARD_BACKEND_URL. */
+function targetUrl(args: (string | undefined)[], opts: Record<string, unknown>, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+  const given = args[0] ?? (opts.cloudUrl as string | undefined);
+  if (opts.local === true) {
+    if (given) throw new UserError('--local cannot be combined with a backend URL', 'Pass either --local or a URL.');
+    return localBackendUrl(env);
+  }
+  if (!given) return undefined;
+  return backendKind(given) === 'local' ? normalizeLocalUrl(given, cwd) : given.replace(/\/+$/, '');
+}
+
+export const login: CommandHandler = async (ctx, args, opts) => {
+  const fromEnv = ctx.env.STACKYARD_BACKEND_URL;
+  const url = targetUrl(args, opts, ctx.env, ctx.cwd) ?? (fromEnv ? targetUrl([fromEnv], {}, ctx.env, ctx.cwd) : undefined);
+  if (!url) {
+    throw new UserError(
+      'no backend URL given',
+      'Run `stackyard login <url>` with your stackyard API URL (or set STACKYARD_BACKEND_URL), or `stackyard login --local`.',
+    );
+  }
+  const credentials = await readCredentials(ctx.env);
+  if (backendKind(url) === 'local') {
+    const backend = await openBackend(url, undefined);
+    const { user } = await backend.whoami().finally(() => backend.close());
+    credentials.current = url;
+    await writeCredentials(credentials, ctx.env);
+    ctx.out(`Logged in to ${url} as ${user}`);
+    return;
+  }
+
+  let token = accessTokenFor(url, credentials.accessTokens, ctx.env);
+  if (ctx.env.STACKYARD_ACCESS_TOKEN) ctx.note('Logging in using access token from STACKYARD_ACCESS_TOKEN');
+  else if (ctx.env.PULUMI_ACCESS_TOKEN) ctx.note('Logging in using access token from PULUMI_ACCESS_TOKEN');
+  if (!token) {
+    if (!ctx.interactive) {
+      throw new UserError(`no access token for ${url}`, 'Set STACKYARD_ACCESS_TOKEN (or PULUMI_ACCESS_TOKEN) and run `stackyard login` again.');
+    }
+    token = (await ctx.promptValue('Enter your access token', true)).trim();
+    if (!token) throw new UserError('no access token entered', `Run \`stackyard login ${url}\` again and paste a token.`);
+  }
+  const backend = await openBackend(url, token);
+  let identity;
+  try {
+    identity = await backend.whoami();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      throw new UserError(`${url} did not accept the access token: ${error.message}`, 'Ask your administrator for a valid token (`stackyard token create`).');
+    }
+    throw error;
+  } finally {
+    await backend.close();
+  }
+  credentials.current = url;
+  credentials.accessTokens[url] = token;
+  credentials.accounts[url] = { username: identity.user, organizations: identity.organizations, lastValidatedAt: new Date().toISOString() };
+  await writeCredentials(credentials, ctx.env);
+  ctx.out(`Logged in to ${url} as ${identity.user}`);
+};
+
+export const logout: CommandHandler = async (ctx, args, opts) => {
+  const credentials = await readCredentials(ctx.env);
+  if (opts.all === true) {
+    await writeCredentials({ accessTokens: {}, accounts: {} }, ctx.env);
+    ctx.out('Logged out of all backends');
+    return;
+  }
+  const url = targetUrl(args, opts, ctx.env, ctx.cwd) ?? credentials.current;
+  if (!url) throw new UserError('you are not logged in', 'There is nothing to log out of.');
+  delete credentials.accessTokens[url];
+  delete credentials.accounts[url];
+  if (credentials.current === url) delete credentials.current;
+  await writeCredentials(credentials, ctx.env);
+  ctx.out(`Logged out of ${url}`);
+};
+
+export const whoami: CommandHandler = async (ctx, _args, opts) => {
+  const backend = await ctx.backend();
+  const { user, organizations } = await backend.whoami();
+  if (opts.json === true) {
+    ctx.json({ user, ...(organizations.length > 0 ? { organizations } : {}), url: backend.url });
+  } else if (opts.verbose === true) {
+    ctx.out(`User: ${user}\nOrganizations: ${organizations.join(', ')}\nBackend URL: ${backend.url}`);
+  } else {
+    ctx.out(user);
+  }
+};

@@ -1,0 +1,153 @@
+/** `config`, `config get`, `config set` and `config rm` on `Pulumi.<stack>.yaml`, secrets under the stack's key. */
+import { isNotFound } from '../backend/backend.js';
+import { UserError } from '../output/errors.js';
+import { decryptConfig, effectiveConfig } from '../project/config-values.js';
+import { stackConfigPath, type Project } from '../project/project.js';
+import {
+  collectCiphertexts,
+  isSecureValue,
+  mapSecureValues,
+  parseConfigKey,
+  StackConfigFile,
+  typedPathValue,
+  type ConfigKey,
+} from '../project/stack-config.js';
+import type { CommandContext, ResolvedStack } from './context.js';
+import { table } from './format.js';
+import type { CommandHandler } from './register.js';
+
+interface ConfigTarget extends ResolvedStack {
+  project: Project;
+  file: StackConfigFile;
+  fileName: string;
+}
+
+/** The project, its stack (which must exist) and the stack's config file. */
+async function configTarget(ctx: CommandContext, opts: Record<string, unknown>): Promise<ConfigTarget> {
+  const project = await ctx.requireProject();
+  const resolved = await ctx.resolveStack(opts.stack as string | undefined);
+  const { backend, ref } = resolved;
+  await backend.getStack(ref).catch(async (error: unknown) => {
+    if (isNotFound(error)) {
+      throw new UserError(`no stack named '${await ctx.displayName(ref)}' found`, `Create it with \`stackyard stack init ${ref.stack}\`.`);
+    }
+    throw error;
+  });
+  const file = await StackConfigFile.load(stackConfigPath(project, ref.stack));
+  return { ...resolved, project, file, fileName: `Pulumi.${ref.stack}.yaml` };
+}
+
+/** `name` for the project's own keys, `namespace:name` for the others, as `pulumi config` shows keys. */
+function prettyKey(key: string, project: Project): string {
+  return key.startsWith(`${project.name}:`) ? key.slice(project.name.length + 1) : key;
+}
+
+/** Replaces secrets by their plaintext, or by `[secret]` when no plaintexts are given. */
+function reveal(value: unknown, plaintexts: Map<string, string> | undefined): unknown {
+  return mapSecureValues(value, (c) => (plaintexts ? plaintexts.get(c) : '[secret]'));
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value));
+
+export const configList: CommandHandler = async (ctx, _args, opts) => {
+  const { backend, ref, project, file, fileName } = await configTarget(ctx, opts);
+  const entries = effectiveConfig(project, file);
+  const showSecrets = opts.showSecrets === true;
+  const plaintexts = showSecrets ? await decryptConfig(backend, ref, entries, fileName) : undefined;
+  if (opts.json === true) {
+    const out: Record<string, { value?: string; objectValue?: unknown; secret: boolean }> = {};
+    for (const [key, value] of entries) {
+      const secret = collectCiphertexts(value).length > 0;
+      // Key order as Pulumi's struct: value, objectValue, secret.
+      const entry: { value?: string; objectValue?: unknown; secret: boolean } = {} as { secret: boolean };
+      if (!secret || showSecrets) {
+        const plain = reveal(value, plaintexts);
+        entry.value = text(plain);
+        if (plain !== null && typeof plain === 'object') entry.objectValue = plain;
+      }
+      entry.secret = secret;
+      out[key] = entry;
+    }
+    return ctx.json(out);
+  }
+  ctx.out(table(['KEY', 'VALUE'], entries.map(([key, value]) => [prettyKey(key, project), text(reveal(value, plaintexts))])));
+};
+
+export const configGet: CommandHandler = async (ctx, args, opts) => {
+  const { backend, ref, project, file, fileName } = await configTarget(ctx, opts);
+  const key = parseConfigKey(args[0]!, project.name, opts.path === true);
+  const top = Object.fromEntries(effectiveConfig(project, file))[key.key];
+  let value: unknown = top;
+  for (const segment of key.path) {
+    value = value !== null && typeof value === 'object' && !isSecureValue(value) ? (value as Record<string | number, unknown>)[segment] : undefined;
+  }
+  if (value === undefined) {
+    throw new UserError(
+      `configuration key '${args[0]}' not found for stack '${await ctx.displayName(ref)}'`,
+      `Set it with \`stackyard config set ${args[0]} <value>\`.`,
+    );
+  }
+  const secret = collectCiphertexts(value).length > 0;
+  const plaintexts = secret ? await decryptConfig(backend, ref, [[key.key, value]], fileName) : undefined;
+  const plain = reveal(value, plaintexts);
+  if (opts.json === true) {
+    return ctx.json({ value: text(plain), ...(plain !== null && typeof plain === 'object' ? { objectValue: plain } : {}), secret });
+  }
+  ctx.out(text(plain));
+};
+
+async function readValue(ctx: CommandContext, given: string | undefined, secret: boolean): Promise<string> {
+  if (given !== undefined) return given;
+  if (!process.stdin.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  }
+  if (!ctx.interactive) throw new UserError('config value must be specified in non-interactive mode', 'Pass it: `stackyard config set <key> <value>`.');
+  return ctx.promptValue('value', secret);
+}
+
+function typedValue(value: string, type: string): unknown {
+  switch (type) {
+    case 'string':
+      return value;
+    case 'int':
+      if (!/^-?\d+$/.test(value)) throw new UserError(`'${value}' is not an int`, 'Pass a whole number, or another --type.');
+      return Number(value);
+    case 'float':
+      if (value.trim() === '' || !Number.isFinite(Number(value))) throw new UserError(`'${value}' is not a float`, 'Pass a number, or another --type.');
+      return Number(value);
+    case 'bool':
+      if (value !== 'true' && value !== 'false') throw new UserError(`'${value}' is not a bool`, 'Pass true or false, or another --type.');
+      return value === 'true';
+    default:
+      throw new UserError(`invalid type '${type}'`, 'Use one of string, int, bool or float.');
+  }
+}
+
+export const configSet: CommandHandler = async (ctx, args, opts) => {
+  const chosen = ['secret', 'plaintext', 'type'].filter((flag) => opts[flag] !== undefined && opts[flag] !== false);
+  if (chosen.length > 1) throw new UserError(`--${chosen.join(' and --')} cannot be used together`, 'Pick one of --secret, --plaintext and --type.');
+  const { backend, ref, project, file } = await configTarget(ctx, opts);
+  const usePath = opts.path === true;
+  const key: ConfigKey = parseConfigKey(args[0]!, project.name, usePath);
+  const raw = await readValue(ctx, args[1], opts.secret === true);
+  let value: unknown;
+  if (opts.secret === true) {
+    const [ciphertext] = await backend.encrypt(ref, [raw]);
+    value = { secure: ciphertext };
+  } else if (typeof opts.type === 'string') {
+    value = typedValue(raw, opts.type);
+  } else {
+    value = usePath ? typedPathValue(raw) : raw;
+  }
+  file.set(key, value);
+  await file.save();
+};
+
+export const configRm: CommandHandler = async (ctx, args, opts) => {
+  const { project, file, ref } = await configTarget(ctx, opts);
+  const key = parseConfigKey(args[0]!, project.name, opts.path === true);
+  if (file.remove(key)) await file.save();
+  else ctx.warn(`configuration key '${args[0]}' is not set for stack '${await ctx.displayName(ref)}'; nothing to remove`);
+};

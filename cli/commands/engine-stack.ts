@@ -1,0 +1,63 @@
+/**
+ * Resolves the stack `preview`, `up`, `destroy` and `refresh` run on: the program from Pulumi.yaml, the stack's
+ * configuration with its secrets decrypted, and an `OperationBackend` whose runs are updates on the current backend.
+ */
+import { formatStackRef } from '../../shared/core/names.js';
+import { isNotFound } from '../backend/backend.js';
+import { createOperationBackend } from '../backend/operation-backend.js';
+import { UserError } from '../output/errors.js';
+import { decryptConfig, effectiveConfig, engineConfig, updateConfig } from '../project/config-values.js';
+import { stackConfigPath } from '../project/project.js';
+import { StackConfigFile } from '../project/stack-config.js';
+import { CommandContext, type GlobalOptions } from './context.js';
+import { programFromProject, type ResolveEngineStack } from './engine-command.js';
+
+/**
+ * `globals` reads the program's own flags: the program takes `-s` and `--non-interactive` even when they are
+ * written after the command name, so the command's `--stack` alone would miss them.
+ */
+export function createEngineStackResolver(globals: () => GlobalOptions): ResolveEngineStack {
+  return async ({ stack, message }) => {
+    const { stack: globalStack, nonInteractive } = globals();
+    const ctx = new CommandContext({ stack: globalStack, nonInteractive });
+    const project = await ctx.requireProject();
+    const { backend, ref } = await ctx.resolveStack(stack);
+    const details = await backend.getStack(ref).catch((error: unknown) => {
+      if (isNotFound(error)) {
+        throw new UserError(`no stack named '${formatStackRef(ref)}' found`, `Create it with \`stackyard stack init ${ref.stack}\`.`);
+      }
+      throw error;
+    });
+
+    let program;
+    let projectPlugins;
+    try {
+      ({ program, projectPlugins } = programFromProject(project.raw, project.dir, ref.stack));
+    } catch (error) {
+      throw new UserError(`${project.file}: ${(error as Error).message}`);
+    }
+    program.organization = ref.org;
+
+    const file = await StackConfigFile.load(stackConfigPath(project, ref.stack));
+    const entries = effectiveConfig(project, file);
+    const plaintexts = await decryptConfig(backend, ref, entries, `Pulumi.${ref.stack}.yaml`);
+
+    const tags: Record<string, string> = { ...details.tags, 'pulumi:project': project.name, 'pulumi:runtime': project.runtime ?? 'nodejs' };
+    if (project.description) tags['pulumi:description'] = project.description.slice(0, 256);
+
+    return {
+      program,
+      projectPlugins,
+      config: engineConfig(entries, plaintexts),
+      backend: createOperationBackend({
+        backend,
+        ref,
+        program: { name: project.name, runtime: project.runtime ?? 'nodejs', main: program.main, description: project.description },
+        config: updateConfig(entries),
+        tags,
+        message,
+        environment: { 'exec.kind': 'cli' },
+      }),
+    };
+  };
+}

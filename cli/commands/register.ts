@@ -1,0 +1,309 @@
+/**
+ * The command tree, in Pulumi's grammar. Only names and flags live here: each command's body is imported when it
+ * runs, so `stackyard --version` loads nothing but commander.
+ */
+import { Command } from 'commander';
+import { UserError } from '../output/errors.js';
+import type { CommandContext } from './context.js';
+import { engineCommand } from './engine-command.js';
+import { INHERITED_UNSUPPORTED, addFlags, positiveInteger, unsupportedFlagWarnings, type FlagSpec } from './pulumi-flags.js';
+
+/** A command body: the context, the positional arguments, and the command's own options. */
+export type CommandHandler = (ctx: CommandContext, args: (string | undefined)[], opts: Record<string, unknown>) => Promise<void>;
+
+const STACK_FLAG: FlagSpec = { flags: '-s, --stack <name>', description: 'the stack to operate on (default: the selected stack)' };
+const YES_FLAG: FlagSpec = { flags: '-y, --yes', description: 'skip confirmation prompts' };
+const JSON_FLAG: FlagSpec = { flags: '-j, --json', description: 'emit output as JSON' };
+
+/**
+ * `pulumi`'s global flags, declared on every command: options are positional (each command owns the flags written
+ * after its name), so a subcommand's `--version <n>` or `--stack` is never taken by the program.
+ */
+const GLOBAL_FLAGS: FlagSpec[] = [
+  { flags: '-C, --cwd <dir>', description: 'run as if started in <dir>' },
+  { flags: '--non-interactive', description: 'never prompt' },
+  { flags: '--color <mode>', description: 'colorize output: always, never, raw, auto' },
+];
+
+/** `pulumi`'s global flags that stackyard accepts without acting on them. */
+const GLOBAL_UNSUPPORTED: FlagSpec[] = [
+  { flags: '-e, --emoji', description: 'enable emojis in the output', unsupported: true },
+  { flags: '-Q, --fully-qualify-stack-names', description: 'show fully-qualified stack names', unsupported: true },
+  { flags: '--disable-integrity-checking', description: 'disable integrity checking of checkpoint files', unsupported: true },
+  { flags: '--logflow', description: 'flow log settings to child processes', unsupported: true },
+  { flags: '--logtostderr', description: 'log to stderr instead of to files', unsupported: true },
+  { flags: '--memprofilerate <rate>', description: 'memory profile rate', unsupported: true },
+  { flags: '--profiling <file>', description: 'emit CPU and memory profiles', unsupported: true },
+];
+
+/** The global flags as every command declares them: accepted, but listed only in the program's help. */
+const COMMAND_GLOBALS: FlagSpec[] = [...GLOBAL_FLAGS, ...GLOBAL_UNSUPPORTED, ...INHERITED_UNSUPPORTED].map((spec) => ({ ...spec, hidden: true }));
+
+function run(load: () => Promise<CommandHandler>) {
+  return async (...params: unknown[]) => {
+    const command = params[params.length - 1] as Command;
+    const args = params.slice(0, -2) as (string | undefined)[];
+    const [{ CommandContext }, handler] = await Promise.all([import('./context.js'), load()]);
+    const ctx = new CommandContext(command.optsWithGlobals());
+    try {
+      // Flags given before the command's name belong to its parents: read the merged set.
+      await handler(ctx, args, command.optsWithGlobals());
+    } finally {
+      await ctx.close();
+    }
+  };
+}
+
+function leaf(
+  parent: Command,
+  usage: string,
+  description: string,
+  flags: FlagSpec[],
+  load: () => Promise<CommandHandler>,
+  globals: FlagSpec[] = COMMAND_GLOBALS,
+): Command {
+  const cmd = parent.command(usage).description(description);
+  addFlags(cmd, [...flags, ...globals]);
+  cmd.action(run(load));
+  return cmd;
+}
+
+const stack = () => import('./stack.js');
+const config = () => import('./config.js');
+const state = () => import('./state.js');
+const auth = () => import('./auth.js');
+const admin = () => import('./admin.js');
+
+/** Adds every command (and Pulumi's global flags) to the program. */
+export function registerCommands(program: Command): void {
+  program.enablePositionalOptions();
+  addFlags(program, GLOBAL_UNSUPPORTED);
+  program.addHelpText('after', '\nThe options above (and -v/--verbose, --tracing) are also accepted after any command name.\nSee docs/cli.md.');
+  program.hook('preAction', (_program, actionCommand) => {
+    for (const warning of unsupportedFlagWarnings(actionCommand, true)) process.stderr.write(`${warning}\n`);
+    const cwd = actionCommand.optsWithGlobals().cwd as string | undefined;
+    if (cwd) {
+      try {
+        process.chdir(cwd);
+      } catch {
+        throw new UserError(`cannot run in '${cwd}': no such folder`, 'Pass an existing folder with -C <dir>.');
+      }
+    }
+  });
+
+  leaf(program, 'login [url]', 'Log in to a stackyard backend (a service URL, file://<folder>, or --local)', [
+    { flags: '-l, --local', description: 'keep stacks in $STACKYARD_HOME/local on this machine' },
+    { flags: '--cloud-url <url>', description: 'the backend URL (same as the argument)' },
+    { flags: '--default-org <org>', description: 'default organization for new stacks', unsupported: true },
+    { flags: '--insecure', description: 'skip TLS verification', unsupported: true },
+    { flags: '--oidc-token <token>', description: 'exchange an OIDC token', unsupported: true },
+    { flags: '--oidc-org <org>', description: 'organization for the OIDC token exchange', unsupported: true },
+    { flags: '--oidc-team <team>', description: 'team for the OIDC token exchange', unsupported: true },
+    { flags: '--oidc-user <user>', description: 'user for the OIDC token exchange', unsupported: true },
+    { flags: '--oidc-expiration <duration>', description: 'expiration of the exchanged token', unsupported: true },
+  ], async () => (await auth()).login);
+
+  leaf(program, 'logout [url]', 'Log out of a backend (the current one by default)', [
+    { flags: '-l, --local', description: 'log out of the local backend' },
+    { flags: '--cloud-url <url>', description: 'the backend URL (same as the argument)' },
+    { flags: '--all', description: 'log out of every backend' },
+  ], async () => (await auth()).logout);
+
+  leaf(program, 'whoami', 'Show the current user and backend', [
+    JSON_FLAG,
+    { flags: '-v, --verbose', description: 'also show organizations and the backend URL' },
+  ], async () => (await auth()).whoami, COMMAND_GLOBALS.filter((f) => !f.flags.startsWith('-v,')));
+
+  const stackCmd = program.command('stack').description('Manage stacks and view stack state');
+  addFlags(stackCmd, [
+    STACK_FLAG,
+    { flags: '-i, --show-ids', description: 'display each resource ID' },
+    { flags: '--show-name', description: 'display only the stack name' },
+    { flags: '--show-urns', description: 'display each resource URN' },
+    { flags: '--show-secrets', description: 'display stack outputs which are marked as secret in plaintext' },
+    ...COMMAND_GLOBALS,
+  ]);
+  stackCmd.action(run(async () => (await stack()).stackSummary));
+
+  leaf(stackCmd, 'init [name]', 'Create an empty stack with the given name, ready for updates', [
+    STACK_FLAG,
+    { flags: '--copy-config-from <stack>', description: 'copy the configuration of another stack of this project' },
+    { flags: '--no-select', description: 'do not select the new stack' },
+    { flags: '--secrets-provider <provider>', description: 'secrets provider (stackyard always uses the stack key)', unsupported: true },
+    { flags: '--teams <team>', description: 'teams to give access', unsupported: true, repeatable: true },
+    { flags: '--remote-config', description: 'store config in an ESC environment', unsupported: true },
+  ], async () => (await stack()).stackInit);
+
+  leaf(stackCmd, 'ls', 'List stacks', [
+    JSON_FLAG,
+    { flags: '-a, --all', description: 'list all stacks instead of just those of the current project' },
+    { flags: '-o, --organization <org>', description: 'only stacks of this organization' },
+    { flags: '-p, --project <project>', description: 'only stacks of this project' },
+    { flags: '-t, --tag <tag>', description: 'only stacks with this tag (name or name=value)' },
+  ], async () => (await stack()).stackLs);
+
+  leaf(stackCmd, 'select [name]', 'Switch the current workspace to the given stack', [
+    STACK_FLAG,
+    { flags: '-c, --create', description: 'create the stack if it does not exist' },
+    { flags: '--secrets-provider <provider>', description: 'secrets provider for --create', unsupported: true },
+  ], async () => (await stack()).stackSelect);
+
+  leaf(stackCmd, 'unselect', 'Reset the stack selection of the current project', [], async () => (await stack()).stackUnselect);
+
+  leaf(stackCmd, 'rm [name]', 'Remove a stack and its configuration', [
+    STACK_FLAG,
+    YES_FLAG,
+    { flags: '-f, --force', description: 'remove the stack even if it still has resources (they stay in the cloud)' },
+    { flags: '--preserve-config', description: 'keep Pulumi.<stack>.yaml' },
+    { flags: '--remove-backups', description: 'remove backups (DIY backends only)', unsupported: true },
+  ], async () => (await stack()).stackRm);
+
+  leaf(stackCmd, 'rename <new-name>', 'Rename an existing stack', [STACK_FLAG], async () => (await stack()).stackRename);
+
+  leaf(stackCmd, 'output [property]', 'Show a stack\'s output properties', [
+    STACK_FLAG,
+    JSON_FLAG,
+    { flags: '--show-secrets', description: 'display outputs marked as secret in plaintext' },
+    { flags: '--shell', description: 'emit output as a shell script', unsupported: true },
+  ], async () => (await stack()).stackOutput);
+
+  leaf(stackCmd, 'export', 'Export a stack\'s deployment to standard out or a file', [
+    STACK_FLAG,
+    { flags: '--file <path>', description: 'write to this file instead of standard out' },
+    { flags: '--show-secrets', description: 'include secrets in plaintext (as `plaintext` values)' },
+    { flags: '--version <n>', description: 'export the deployment of this version', parse: positiveInteger },
+  ], async () => (await stack()).stackExport);
+
+  leaf(stackCmd, 'import', 'Import a deployment from standard in or a file into an existing stack', [
+    STACK_FLAG,
+    { flags: '--file <path>', description: 'read from this file instead of standard in' },
+    { flags: '-f, --force', description: 'import even if the deployment looks wrong (other stack, broken references)' },
+  ], async () => (await stack()).stackImport);
+
+  leaf(stackCmd, 'history', 'Display history for a stack', [
+    STACK_FLAG,
+    JSON_FLAG,
+    { flags: '--full-dates', description: 'show full dates instead of relative ones' },
+    { flags: '--page <n>', description: 'page of results (from 1)', parse: positiveInteger },
+    { flags: '--page-size <n>', description: 'results per page (default 10)', parse: positiveInteger },
+    { flags: '--show-secrets', description: 'show secret config values in plaintext' },
+  ], async () => (await stack()).stackHistory);
+
+  const tag = stackCmd.command('tag').description('Manage stack tags');
+  leaf(tag, 'get <name>', 'Get a single stack tag value', [STACK_FLAG], async () => (await stack()).tagGet);
+  leaf(tag, 'ls', 'List all stack tags', [STACK_FLAG, JSON_FLAG], async () => (await stack()).tagLs);
+  leaf(tag, 'rm <name>', 'Remove a stack tag', [STACK_FLAG], async () => (await stack()).tagRm);
+  leaf(tag, 'set <name> <value>', 'Set a stack tag', [STACK_FLAG], async () => (await stack()).tagSet);
+
+  leaf(program, 'cancel [stack]', 'Cancel a stack\'s currently running update, if any', [STACK_FLAG, YES_FLAG], async () => (await import('./cancel.js')).cancel);
+
+  const configCmd = program.command('config').description('Manage configuration');
+  addFlags(configCmd, [
+    STACK_FLAG,
+    JSON_FLAG,
+    { flags: '--show-secrets', description: 'show secret values instead of [secret]' },
+    { flags: '--open', description: 'open environments listed in the stack configuration', unsupported: true },
+    { flags: '--config-file <file>', description: 'use this file instead of Pulumi.<stack>.yaml', unsupported: true },
+    ...COMMAND_GLOBALS,
+  ]);
+  configCmd.action(run(async () => (await config()).configList));
+
+  leaf(configCmd, 'get <key>', 'Get a single configuration value', [
+    STACK_FLAG,
+    JSON_FLAG,
+    { flags: '--path', description: 'the key contains a path to a property in a map or list' },
+    { flags: '--open', description: 'open environments', unsupported: true },
+  ], async () => (await config()).configGet);
+
+  leaf(configCmd, 'set <key> [value]', 'Set a configuration value', [
+    STACK_FLAG,
+    { flags: '--path', description: 'the key contains a path to a property in a map or list' },
+    { flags: '--secret', description: 'encrypt the value with the stack\'s key' },
+    { flags: '--plaintext', description: 'store the value in plaintext' },
+    { flags: '--type <type>', description: 'store the value as string, int, bool or float' },
+  ], async () => (await config()).configSet);
+
+  leaf(configCmd, 'rm <key>', 'Remove a configuration value', [
+    STACK_FLAG,
+    { flags: '--path', description: 'the key contains a path to a property in a map or list' },
+  ], async () => (await config()).configRm);
+
+  const stateCmd = program.command('state').description('Edit the current stack\'s state');
+  leaf(stateCmd, 'delete [urn]', 'Delete a resource from a stack\'s state', [
+    STACK_FLAG,
+    YES_FLAG,
+    { flags: '--force', description: 'delete a protected resource' },
+    { flags: '--all', description: 'delete all resources in the stack' },
+    { flags: '--target-dependents', description: 'also delete the resources that depend on it' },
+  ], async () => (await state()).stateDelete);
+
+  leaf(stateCmd, 'unprotect [urn]', 'Unprotect resources in a stack\'s state', [
+    STACK_FLAG,
+    YES_FLAG,
+    { flags: '--all', description: 'unprotect all resources in the stack' },
+  ], async () => (await state()).stateUnprotect);
+
+  leaf(stateCmd, 'repair', 'Clear the pending operations an interrupted update left in the state', [
+    STACK_FLAG,
+    YES_FLAG,
+  ], async () => (await state()).stateRepair);
+
+  const org = program.command('org').description('Manage organizations');
+  leaf(org, 'create <name>', 'Create an organization (administrators)', [], async () => (await admin()).orgCreate);
+  leaf(org, 'ls', 'List the organizations you belong to', [JSON_FLAG], async () => (await admin()).orgLs);
+  leaf(org, 'add-member <org> <login>', 'Add a user to an organization', [
+    { flags: '--role <role>', description: 'member or admin (default member)' },
+  ], async () => (await admin()).orgAddMember);
+
+  const user = program.command('user').description('Manage users');
+  leaf(user, 'create <login>', 'Create a user and its personal organization (administrators)', [
+    { flags: '--name <name>', description: 'display name' },
+    { flags: '--email <email>', description: 'email address' },
+    { flags: '--admin', description: 'make the user an administrator' },
+  ], async () => (await admin()).userCreate);
+
+  const token = program.command('token').description('Manage API access tokens');
+  leaf(token, 'create', 'Create an access token (printed once)', [
+    { flags: '--description <text>', description: 'what the token is for' },
+    { flags: '--login <login>', description: 'create it for another user (administrators)' },
+    { flags: '--expires-in-days <days>', description: 'expire after this many days', parse: positiveInteger },
+  ], async () => (await admin()).tokenCreate);
+  leaf(token, 'ls', 'List access tokens', [
+    JSON_FLAG,
+    { flags: '--login <login>', description: 'list another user\'s tokens (administrators)' },
+  ], async () => (await admin()).tokenLs);
+  leaf(token, 'revoke <id>', 'Revoke an access token', [
+    { flags: '--login <login>', description: 'revoke another user\'s token (administrators)' },
+  ], async () => (await admin()).tokenRevoke);
+
+  const adminCmd = program.command('admin').description('Operate a deployed Stackyard');
+  leaf(adminCmd, 'bootstrap', 'Write the first administrator and print its token once (uses your AWS credentials)', [
+    { flags: '--table <name>', description: 'the deployment\'s DynamoDB table (TableName stack output)' },
+    { flags: '--user <login>', description: 'administrator login (default: your operating-system user name)' },
+  ], async () => async (_ctx, _args, opts) => {
+    const { runAdminBootstrap } = await import('./admin-bootstrap.js');
+    await runAdminBootstrap(
+      { table: String(opts.table ?? ''), user: typeof opts.user === 'string' ? opts.user : undefined },
+      { stdout: (line) => process.stdout.write(`${line}\n`), stderr: (line) => process.stderr.write(`${line}\n`) },
+    );
+  });
+
+  for (const command of ['preview', 'up', 'destroy', 'refresh'] as const) {
+    const cmd = engineCommand(command, async () => (await import('./engine-stack.js')).createEngineStackResolver(() => program.opts()));
+    // The engine flags include --color, -v and --tracing; the remaining global ones are added here.
+    addFlags(cmd, COMMAND_GLOBALS.filter((f) => !/^(--color|-v,|--tracing)/.test(f.flags)));
+    program.addCommand(cmd);
+  }
+  inheritSettings(program);
+}
+
+/**
+ * Commands built with `new Command` (engine commands, serve) do not inherit the program's settings; without this a
+ * usage error in them would exit 1 from inside commander instead of reaching main's exit code 2.
+ */
+function inheritSettings(parent: Command): void {
+  for (const sub of parent.commands) {
+    sub.copyInheritedSettings(parent);
+    inheritSettings(sub);
+  }
+}

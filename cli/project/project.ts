@@ -1,0 +1,93 @@
+/**
+ * The Pulumi project around the current directory: `Pulumi.yaml` found the way `pulumi` finds it (this folder or
+ * the nearest parent), and where each stack's `Pulumi.<stack>.yaml` lives.
+ */
+import { promises as fs } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { validateProjectName } from '../../shared/core/names.js';
+import { UserError } from '../output/errors.js';
+
+const PROJECT_FILES = ['Pulumi.yaml', 'Pulumi.yml'];
+
+export interface Project {
+  /** The folder holding the project file. */
+  dir: string;
+  /** Absolute path of Pulumi.yaml. */
+  file: string;
+  name: string;
+  description?: string;
+  /** Runtime name (`nodejs`, …). */
+  runtime?: string;
+  /** The parsed project file, for the engine's own reading (program, plugins). */
+  raw: Record<string, unknown>;
+  /** Folder of the stack config files (`stackConfigDir`), default the project folder. */
+  stackConfigDir: string;
+}
+
+/** The nearest project at or above `cwd`, or `undefined`. */
+export async function findProject(cwd: string): Promise<Project | undefined> {
+  let dir = resolve(cwd);
+  for (;;) {
+    for (const name of PROJECT_FILES) {
+      const file = join(dir, name);
+      const text = await fs.readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
+        throw error;
+      });
+      if (text !== undefined) return parseProject(file, text);
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** The project at or above `cwd`; a clear error when there is none. */
+export async function requireProject(cwd: string): Promise<Project> {
+  const project = await findProject(cwd);
+  if (!project) {
+    throw new UserError(
+      `no Pulumi.yaml project file found in ${resolve(cwd)} or any parent folder`,
+      'Run this command inside a Pulumi project folder, or point at one with -C <dir>.',
+    );
+  }
+  return project;
+}
+
+function parseProject(file: string, text: string): Project {
+  let raw: unknown;
+  try {
+    raw = parse(text);
+  } catch (error) {
+    throw new UserError(`${file} is not valid YAML: ${(error as Error).message.split('\n')[0]}`, 'Fix the file and run the command again.');
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new UserError(`${file} must be a YAML mapping with at least a \`name\``, 'Add `name: <project>` and `runtime: nodejs`.');
+  }
+  const doc = raw as Record<string, unknown>;
+  if (typeof doc.name !== 'string' || doc.name === '') {
+    throw new UserError(`${file} has no project name`, 'Add `name: <project>` to it.');
+  }
+  try {
+    validateProjectName(doc.name);
+  } catch (error) {
+    throw new UserError(`${file}: ${(error as Error).message}`);
+  }
+  const dir = dirname(file);
+  const runtime = typeof doc.runtime === 'string' ? doc.runtime : (doc.runtime as { name?: unknown } | undefined)?.name;
+  return {
+    dir,
+    file,
+    name: doc.name,
+    description: typeof doc.description === 'string' ? doc.description : undefined,
+    runtime: typeof runtime === 'string' ? runtime : undefined,
+    raw: doc,
+    stackConfigDir: typeof doc.stackConfigDir === 'string' ? resolve(dir, doc.stackConfigDir) : dir,
+  };
+}
+
+/** `Pulumi.<stack>.yaml` of a stack: named after the stack name alone, as `pulumi` names it. */
+export function stackConfigPath(project: Project, stack: string): string {
+  return join(project.stackConfigDir, `Pulumi.${stack}.yaml`);
+}

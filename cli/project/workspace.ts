@@ -1,0 +1,42 @@
+/**
+ * The selected stack of each project, per backend, kept in `$STACKYARD_HOME/workspaces/` like Pulumi's workspace
+ * files (one file per project folder, so two checkouts of one project select stacks independently).
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { stackyardHome, writePrivateJson } from '../credentials.js';
+import type { Project } from './project.js';
+
+interface WorkspaceFile {
+  /** Fully qualified stack name (`org/project/stack`) keyed by backend URL. */
+  stacks: Record<string, string>;
+}
+
+function workspacePath(project: Project, env: NodeJS.ProcessEnv): string {
+  const hash = createHash('sha1').update(project.file).digest('hex');
+  return join(stackyardHome(env), 'workspaces', `${project.name}-${hash}-workspace.json`);
+}
+
+async function readWorkspace(project: Project, env: NodeJS.ProcessEnv): Promise<WorkspaceFile> {
+  try {
+    const parsed = JSON.parse(await fs.readFile(workspacePath(project, env), 'utf8')) as Partial<WorkspaceFile>;
+    return { stacks: parsed.stacks ?? {} };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { stacks: {} };
+    throw error;
+  }
+}
+
+/** The stack selected for this project on this backend (fully qualified), if any. */
+export async function selectedStack(project: Project, backendUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  return (await readWorkspace(project, env)).stacks[backendUrl];
+}
+
+/** Selects a stack (fully qualified name), or clears the selection with `undefined`. */
+export async function selectStack(project: Project, backendUrl: string, stack: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const workspace = await readWorkspace(project, env);
+  if (stack === undefined) delete workspace.stacks[backendUrl];
+  else workspace.stacks[backendUrl] = stack;
+  await writePrivateJson(workspacePath(project, env), workspace);
+}

@@ -1,0 +1,145 @@
+/** The HTTP client against a real node:http server: headers, gzip bodies, Pulumi's error decoding, retries. */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../cli/api-client/api-client.js';
+import { ApiError } from '../../cli/api-client/api-error.js';
+import { renderError } from '../../cli/output/errors.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+let server: Server | undefined;
+
+/** Serves `answer` for every request and records what arrived. */
+async function serve(answer: (req: Seen, n: number, res: ServerResponse) => void): Promise<{ url: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const entry = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) };
+      seen.push(entry);
+      answer(entry, seen.length, res);
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, seen };
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+const noSleep = async () => undefined;
+
+afterEach(async () => {
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  server = undefined;
+});
+
+describe('ApiClient', () => {
+  it('sends the Pulumi headers and a gzip body where asked, with the API token', async () => {
+    const { url, seen } = await serve((_req, _n, res) => json(res, 200, { ciphertexts: ['Yw=='] }));
+    const client = new ApiClient(url, 'sy_token');
+
+    const answer = await client.request({ method: 'POST', path: '/api/stacks/o/p/s/batch-encrypt', body: { plaintexts: ['cA=='] }, gzip: true });
+
+    expect(answer).toEqual({ ciphertexts: ['Yw=='] });
+    expect(seen[0]!.url).toBe('/api/stacks/o/p/s/batch-encrypt');
+    expect(seen[0]!.headers).toMatchObject({
+      authorization: 'token sy_token',
+      accept: 'application/vnd.pulumi+9',
+      'content-type': 'application/json',
+      'content-encoding': 'gzip',
+    });
+    expect(JSON.parse(gunzipSync(seen[0]!.body).toString('utf8'))).toEqual({ plaintexts: ['cA=='] });
+  });
+
+  it('uses the lease token for update calls and leaves out empty query values', async () => {
+    const { url, seen } = await serve((_req, _n, res) => json(res, 200, {}));
+    const client = new ApiClient(url, 'sy_token');
+
+    await client.request({ method: 'POST', path: '/api/x', updateToken: 'lease-1', query: { force: false, page: 2, login: undefined } });
+
+    expect(seen[0]!.headers.authorization).toBe('update-token lease-1');
+    expect(seen[0]!.url).toBe('/api/x?force=false&page=2');
+    expect(seen[0]!.headers['content-encoding']).toBeUndefined();
+  });
+
+  it("takes the status from the body's code, as the Pulumi CLI does", async () => {
+    const { url } = await serve((_req, _n, res) => json(res, 400, { code: 409, message: 'Conflict: Another update is currently in progress.' }, { 'x-pulumi-request-id': 'req-9' }));
+    const client = new ApiClient(url, 't');
+
+    const error = await client.request({ method: 'POST', path: '/api/s/update/u', operation: 'start update' }).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 409, message: 'Conflict: Another update is currently in progress.', requestId: 'req-9', operation: 'start update' });
+  });
+
+  it('keeps the HTTP status and raw text of a body that is not JSON', async () => {
+    const { url } = await serve((_req, _n, res) => {
+      res.writeHead(502);
+      res.end('  bad gateway  ');
+    });
+
+    const error = await new ApiClient(url, 't', { attempts: 1 }).request({ method: 'GET', path: '/api/user' }).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ status: 502, message: 'bad gateway' });
+  });
+
+  it('retries a GET after a 5xx, but not a POST that is not idempotent', async () => {
+    const { url, seen } = await serve((_req, n, res) => (n === 1 || n === 3 ? json(res, 503, { code: 503, message: 'busy' }) : json(res, 200, { ok: n })));
+    const client = new ApiClient(url, 't', { sleep: noSleep });
+
+    const retried = await client.request({ method: 'GET', path: '/api/user' });
+    const failed = await client.request({ method: 'POST', path: '/api/stacks/o/p' }).catch((e: unknown) => e);
+
+    expect(retried).toEqual({ ok: 2 });
+    expect(failed).toMatchObject({ status: 503 });
+    expect(seen).toHaveLength(3);
+  });
+
+  it('reports an unreachable service as status 0 with the URL', async () => {
+    const { url } = await serve(() => undefined);
+    await new Promise((resolve) => server!.close(resolve));
+    server = undefined;
+
+    const error = await new ApiClient(url, 't', { sleep: noSleep }).request({ method: 'GET', path: '/api/user' }).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ status: 0 });
+    expect((error as Error).message).toContain(`cannot reach ${url.replace(/\/$/, '')}`);
+  });
+});
+
+describe('rendering service errors', () => {
+  const render = (error: unknown) => {
+    let text = '';
+    const code = renderError(error, { write: (t: string) => ((text += t), true) } as unknown as NodeJS.WritableStream);
+    return { code, text };
+  };
+
+  it('turns a 401 into one line and the login step', () => {
+    expect(render(new ApiError(401, 'The access token is not valid.'))).toEqual({
+      code: 1,
+      text: 'error: [401] The access token is not valid.\n  Run `stackyard login <url>` with a valid access token (or set STACKYARD_ACCESS_TOKEN).\n',
+    });
+  });
+
+  it('suggests `stackyard cancel` for a conflicting start, unless the message already does', () => {
+    expect(render(new ApiError(409, 'Conflict: update u1 by alice holds the stack', undefined, 'start update')).text).toContain('run `stackyard cancel`');
+    expect(render(new ApiError(409, "Conflict: … or run 'stackyard cancel'", undefined, 'start update')).text).toBe(
+      "error: [409] Conflict: … or run 'stackyard cancel'\n",
+    );
+  });
+
+  it('names the request id of a server error', () => {
+    expect(render(new ApiError(500, 'Internal server error', 'req-7')).text).toContain('give the request id (req-7) to your administrator');
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * `up`, `destroy` and recovery from an interrupted update through the bundled CLI on `login --local`: real Node
+ * programs on the test provider, state kept by the local backend (needs `npm run build`).
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, CliSandbox, REPO, TESTPROV_DIR, removeSandboxes, until } from './cli-harness.js';
+
+interface Exported {
+  deployment: {
+    resources?: { urn: string; type: string; outputs?: Record<string, unknown> }[];
+    pending_operations?: { type: string; resource: { urn: string } }[];
+  };
+}
+
+const pulumiYaml = (name: string) =>
+  `name: ${name}\nruntime: nodejs\nplugins:\n  providers:\n    - name: testprov\n      path: ${TESTPROV_DIR}\n`;
+
+describe('engine commands on the local backend', () => {
+  const sandbox = new CliSandbox();
+  const world = join(sandbox.root, 'world');
+  const env = { TESTPROV_WORLD: world };
+
+  beforeAll(async () => {
+    mkdirSync(world);
+    await sandbox.run(sandbox.root, ['login', '--local']);
+  });
+  afterAll(removeSandboxes);
+
+  it('runs `up` on a program, then exports its resources with every secret encrypted', async () => {
+    const project = sandbox.project('scenario', pulumiYaml('scenario'));
+    copyFileSync(join(REPO, 'test/fixtures/programs/scenario/index.js'), join(project, 'index.js'));
+    const cli = (...args: string[]) => sandbox.run(project, args, { env });
+    await cli('stack', 'init', 'dev');
+    await cli('config', 'set', '--secret', 'password', 'hunter2');
+
+    const up = await cli('up', '--yes');
+    const exported = await cli('stack', 'export');
+    const revealed = await cli('stack', 'export', '--show-secrets');
+    const outputs = await cli('stack', 'output', '--json');
+    const listed = await cli('stack', 'ls', '--json');
+    const history = await cli('stack', 'history', '--json');
+
+    expect(up.status, up.stderr).toBe(0);
+    const state = JSON.parse(exported.stdout) as Exported;
+    expect(state.deployment.resources!.map((r) => r.urn.slice(r.urn.lastIndexOf('::') + 2)).sort()).toEqual(
+      ['a', 'b', 'c', 'd', 'default', 'g', 'g-child', 'scenario-dev'].sort(),
+    );
+    expect(exported.stdout).not.toContain('hunter2');
+    expect(exported.stdout).not.toContain('s3cr3t-out');
+    expect(revealed.stdout).toContain('hunter2');
+    expect(revealed.stdout).toContain('s3cr3t-out');
+    expect(JSON.parse(outputs.stdout)).toMatchObject({ bValue: 1, secretOut: '[secret]' });
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'dev', current: true, updateInProgress: false, resourceCount: 8 }]);
+    expect(JSON.parse(history.stdout)).toMatchObject([{ version: 1, kind: 'update', result: 'succeeded', resourceChanges: { create: 8 } }]);
+
+    const destroyed = await cli('destroy', '--yes');
+    const removed = await cli('stack', 'rm', '--yes');
+
+    expect(destroyed.status, destroyed.stderr).toBe(0);
+    expect(removed.stdout).toBe("Stack 'dev' has been removed!\n");
+  });
+
+  it('exits 1 when the program fails, and records the update as failed', async () => {
+    const project = sandbox.project('failing', pulumiYaml('failing'));
+    copyFileSync(join(REPO, 'test/fixtures/programs/failing/index.js'), join(project, 'index.js'));
+    const cli = (...args: string[]) => sandbox.run(project, args, { env });
+    await cli('stack', 'init', 'dev');
+
+    const up = await cli('up', '--yes', '--skip-preview');
+    const history = JSON.parse((await cli('stack', 'history', '--json')).stdout) as { kind: string; result: string }[];
+    const listed = JSON.parse((await cli('stack', 'ls', '--json')).stdout) as { updateInProgress?: boolean }[];
+
+    expect(up.status).toBe(1);
+    expect(history).toMatchObject([{ kind: 'update', result: 'failed' }]);
+    expect(listed[0]!.updateInProgress).toBe(false);
+  });
+
+  it('recovers a stack whose update was killed: cancel releases it, state repair clears the pending create', async () => {
+    const project = sandbox.project('stuck', pulumiYaml('stuck'), {
+      'index.js':
+        "const pulumi = require('@pulumi/pulumi');\n" +
+        "new pulumi.CustomResource('testprov:index:Thing', 'quick', { value: 1 });\n" +
+        "new pulumi.CustomResource('testprov:index:Thing', 'slow', { value: 2, hang: true });\n",
+    });
+    const cli = (...args: string[]) => sandbox.run(project, args, { env });
+    await cli('stack', 'init', 'dev');
+    const running = spawn(process.execPath, [CLI, 'up', '--yes', '--skip-preview'], { cwd: project, env: { ...sandbox.env, ...env }, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => running.on('exit', (code) => resolve(code)));
+    await until('the hanging create to be recorded as pending', async () => {
+      const state = JSON.parse((await cli('stack', 'export')).stdout) as Exported;
+      return state.deployment.pending_operations?.length ? true : undefined;
+    });
+    running.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    running.kill('SIGTERM');
+    expect(await exited).toBe(143);
+
+    const locked = JSON.parse((await cli('stack', 'ls', '--json')).stdout) as { updateInProgress?: boolean }[];
+    const cancelled = await cli('cancel', '--yes');
+    const repaired = await cli('state', 'repair', '--yes');
+    const after = JSON.parse((await cli('stack', 'export')).stdout) as Exported;
+    const unlocked = JSON.parse((await cli('stack', 'ls', '--json')).stdout) as { updateInProgress?: boolean }[];
+
+    expect(locked[0]!.updateInProgress).toBe(true);
+    expect(cancelled.stdout).toBe("The currently running update for 'dev' has been canceled!\n");
+    expect(repaired.status, repaired.stderr).toBe(0);
+    expect(repaired.stdout).toContain('creating urn:pulumi:dev::stuck::testprov:index:Thing::slow');
+    expect(repaired.stdout).toContain('Cleared 1 pending operation(s)');
+    expect(after.deployment.pending_operations).toBeUndefined();
+    expect(after.deployment.resources!.map((r) => r.urn)).toContain('urn:pulumi:dev::stuck::testprov:index:Thing::quick');
+    expect(unlocked[0]!.updateInProgress).toBe(false);
+  });
+});
