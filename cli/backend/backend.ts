@@ -98,7 +98,11 @@ export interface Backend {
   decrypt(ref: StackRef, ciphertexts: string[]): Promise<string[]>;
 
   createUpdate(ref: StackRef, request: UpdateRequest): Promise<string>;
-  startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>): Promise<StartedUpdate>;
+  /**
+   * Takes the stack's lease (real runs) or a token (dry runs) for `leaseDurationSeconds` (the service's default
+   * when absent). Another update holding the stack is a `LeaseHeldError` naming it, from either backend.
+   */
+  startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>, options?: { leaseDurationSeconds?: number }): Promise<StartedUpdate>;
   /** Extends the update's lease; returns the token to use from now on. */
   renewLease(ref: StackRef, updateId: string, token: string, durationSeconds: number): Promise<string>;
   saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment): Promise<void>;

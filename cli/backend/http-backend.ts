@@ -2,6 +2,7 @@
  * Stacks on a Stackyard service, over the Pulumi service API (pulumi-service-api.md §3) and our admin routes, with
  * the same request shapes, gzip choices and lease-token authentication the Pulumi CLI uses.
  */
+import { LeaseHeldError } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { UntypedDeployment } from '../../shared/core/service/types.js';
 import { ApiClient } from '../api-client/api-client.js';
@@ -29,6 +30,9 @@ interface WireStackSummary {
   lastUpdate?: number;
   resourceCount?: number;
 }
+
+/** The holder in the message of Stackyard's `LeaseHeldError`: update id, login, start and expiry (RFC 3339). */
+const HOLDER_PATTERN = /Update (\S+) by (\S+) started at (\d{4}-\d\d-\d\dT[\d:.]+Z) and holds the stack until (\d{4}-\d\d-\d\dT[\d:.]+Z)/;
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
@@ -243,14 +247,38 @@ export class HttpBackend implements Backend {
     return answer.updateID;
   }
 
-  async startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>): Promise<StartedUpdate> {
-    const answer = await this.client.request<{ version: number; token: string }>({
-      method: 'POST',
-      path: `${this.stackPath(ref)}/update/${updateId}`,
-      body: { tags },
-      operation: 'start update',
-    });
-    return { version: answer.version, token: answer.token };
+  async startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>, options?: { leaseDurationSeconds?: number }): Promise<StartedUpdate> {
+    try {
+      const answer = await this.client.request<{ version: number; token: string }>({
+        method: 'POST',
+        path: `${this.stackPath(ref)}/update/${updateId}`,
+        body: { tags, ...(options?.leaseDurationSeconds === undefined ? {} : { leaseDurationSeconds: options.leaseDurationSeconds }) },
+        operation: 'start update',
+      });
+      return { version: answer.version, token: answer.token };
+    } catch (error) {
+      throw await this.leaseHeld(ref, error);
+    }
+  }
+
+  /**
+   * A 409 on start because another update runs becomes the engine's `LeaseHeldError` (which `--wait` retries),
+   * with the holder read from the message Stackyard writes, else from the stack's active update. Any other error
+   * is returned as it is.
+   */
+  private async leaseHeld(ref: StackRef, error: unknown): Promise<unknown> {
+    if (!(error instanceof ApiError && error.status === 409 && /another update is currently in progress/i.test(error.message))) return error;
+    const held = HOLDER_PATTERN.exec(error.message);
+    if (held) {
+      const [, updateId, holder, startedAt, expiresAt] = held;
+      return new LeaseHeldError({ updateId: updateId!, holder: holder!, startedAt: Date.parse(startedAt!), expiresAt: Date.parse(expiresAt!) }, { cause: error });
+    }
+    const activeUpdate = await this.getStack(ref).then(
+      (stack) => stack.activeUpdate,
+      () => undefined,
+    );
+    const now = Date.now();
+    return new LeaseHeldError({ updateId: activeUpdate ?? 'unknown', holder: 'another user', startedAt: now, expiresAt: now }, { cause: error });
   }
 
   async renewLease(ref: StackRef, updateId: string, token: string, durationSeconds: number): Promise<string> {

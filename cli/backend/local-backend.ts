@@ -136,8 +136,9 @@ export class LocalBackend implements Backend {
     return updateId;
   }
 
-  async startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>): Promise<StartedUpdate> {
-    const started = await this.services.updates.start(PRINCIPAL, ref, updateId, { tags });
+  async startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>, options?: { leaseDurationSeconds?: number }): Promise<StartedUpdate> {
+    const leaseDurationMs = options?.leaseDurationSeconds === undefined ? undefined : options.leaseDurationSeconds * 1000;
+    const started = await this.services.updates.start(PRINCIPAL, ref, updateId, { tags, leaseDurationMs });
     return { version: started.version, token: started.token };
   }
 

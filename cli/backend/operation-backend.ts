@@ -11,11 +11,31 @@ import type { StackReader } from '../engine/builtin-provider.js';
 import { loadDeployment, type SecretsCrypter, type UntypedDeployment as EngineDeployment } from '../engine/deployment.js';
 import { waitForLease } from '../engine/lease-wait.js';
 import type { OperationBackend, OperationSession } from '../engine/operation.js';
+import { UserError } from '../output/errors.js';
 import { isNotFound, secretsProviderFor, type Backend, type UntypedDeployment, type UpdateRequest } from './backend.js';
 
-/** What the service grants per lease; renewed well before it runs out. */
-const LEASE_SECONDS = 300;
-const RENEW_EVERY_MS = 60_000;
+/** The lease a run asks for: short, so a crashed run frees its stack within a minute. */
+export const DEFAULT_LEASE_SECONDS = 60;
+
+/** How long a run's lease lasts and how often it is renewed (a quarter of the lease unless set). */
+export interface LeaseSettings {
+  durationSeconds: number;
+  renewEveryMs: number;
+}
+
+function positiveNumber(name: string, text: string | undefined): number | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new UserError(`${name} must be a positive number of seconds, not '${text}'`);
+  return value;
+}
+
+/** `STACKYARD_LEASE_SECONDS` (whole seconds, default 60) and `STACKYARD_LEASE_RENEW_SECONDS` (default a quarter of it). */
+export function leaseSettings(env: NodeJS.ProcessEnv = process.env): LeaseSettings {
+  const durationSeconds = Math.max(1, Math.round(positiveNumber('STACKYARD_LEASE_SECONDS', env.STACKYARD_LEASE_SECONDS) ?? DEFAULT_LEASE_SECONDS));
+  const renewSeconds = positiveNumber('STACKYARD_LEASE_RENEW_SECONDS', env.STACKYARD_LEASE_RENEW_SECONDS) ?? durationSeconds / 4;
+  return { durationSeconds, renewEveryMs: Math.max(100, Math.round(Math.min(renewSeconds, durationSeconds) * 1000)) };
+}
 
 export interface OperationTarget {
   backend: Backend;
@@ -27,6 +47,8 @@ export interface OperationTarget {
   tags: Record<string, string>;
   message?: string;
   environment: Record<string, string>;
+  /** Defaults to `leaseSettings()` from the environment. */
+  lease?: LeaseSettings;
 }
 
 /** The stack's secrets, encrypted and decrypted by the backend with the stack's own key. */
@@ -54,9 +76,75 @@ export function stackReader(backend: Backend, from: StackRef): StackReader {
 
 /** The service takes at most this many engine events per batch. */
 const EVENT_BATCH = 50;
+/** A partial batch waits at most this long; the Pulumi CLI uses 4 s. */
+const EVENT_FLUSH_MS = 2_000;
+/** Batches on the wire at once, as in the Pulumi CLI. */
+const EVENTS_IN_FLIGHT = 3;
 
 function isLeaseLost(error: unknown): boolean {
   return (isDomainError(error) && error.status === 403) || (error instanceof ApiError && error.status === 403);
+}
+
+/** Why the run lost its lease, for `error: the update was cancelled or its lease expired: <reason>`. */
+function leaseLostReason(call: string, error: unknown): Error {
+  const detail = error instanceof Error ? error.message : String(error);
+  return new Error(`the service refused the ${call} (${detail}); another run may now hold the stack`, { cause: error });
+}
+
+/**
+ * Sends engine events in batches of at most `EVENT_BATCH`, a partial batch after `EVENT_FLUSH_MS`, with up to
+ * `EVENTS_IN_FLIGHT` batches on the wire. Delivery failures never fail the run; `onError` sees them.
+ */
+function eventSender(send: (batch: unknown[]) => Promise<void>, onError: (error: unknown) => void) {
+  let queued: unknown[] = [];
+  let inFlight = 0;
+  let sendPartial = false;
+  let timer: NodeJS.Timeout | undefined;
+  let idle: (() => void) | undefined;
+
+  const pump = () => {
+    while (inFlight < EVENTS_IN_FLIGHT && (queued.length >= EVENT_BATCH || (sendPartial && queued.length > 0))) {
+      const batch = queued.splice(0, EVENT_BATCH);
+      inFlight++;
+      send(batch)
+        .catch(onError)
+        .finally(() => {
+          inFlight--;
+          pump();
+        });
+    }
+    if (queued.length === 0) sendPartial = false;
+    if (queued.length === 0 && inFlight === 0) idle?.();
+  };
+
+  return {
+    add(events: unknown[]) {
+      queued.push(...events);
+      if (timer === undefined && queued.length > 0) {
+        timer = setTimeout(() => {
+          timer = undefined;
+          sendPartial = true;
+          pump();
+        }, EVENT_FLUSH_MS);
+        timer.unref();
+      }
+      pump();
+    },
+    /** Sends everything queued; resolves when nothing is on the wire. */
+    drain(): Promise<void> {
+      clearTimeout(timer);
+      timer = undefined;
+      sendPartial = true;
+      const done = new Promise<void>((resolve) => (idle = resolve));
+      pump();
+      return done;
+    },
+    /** Drops what is queued (the lease is gone: the service would refuse it). */
+    discard() {
+      queued = [];
+      pump();
+    },
+  };
 }
 
 export function createOperationBackend(target: OperationTarget): OperationBackend {
@@ -65,6 +153,7 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
     crypter: stackCrypter(backend, ref),
     readStack: stackReader(backend, ref),
     async begin(kind, dryRun, options): Promise<OperationSession> {
+      const lease = target.lease ?? leaseSettings();
       const updateId = await backend.createUpdate(ref, {
         kind,
         dryRun,
@@ -73,24 +162,28 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
         config: target.config,
         program: target.program,
       });
-      const start = () => backend.startUpdate(ref, updateId, target.tags);
+      const start = () => backend.startUpdate(ref, updateId, target.tags, { leaseDurationSeconds: lease.durationSeconds });
       const started = options?.wait && !dryRun ? await waitForLease(start, options.wait) : await start();
       let token = started.token;
+      let completed = false;
       const lost = new AbortController();
-      const loseLease = (error: unknown) => {
-        if (isLeaseLost(error) && !lost.signal.aborted) lost.abort(error);
+      const loseLease = (call: string) => (error: unknown) => {
+        if (!isLeaseLost(error) || lost.signal.aborted || completed) return;
+        lost.abort(leaseLostReason(call, error));
+        stop();
+        events.discard();
       };
-      const renewal = dryRun
-        ? undefined
-        : setInterval(() => {
-            backend.renewLease(ref, updateId, token, LEASE_SECONDS).then(
-              (renewed) => (token = renewed),
-              // Other failures are retried on the next tick; a 403 means the lease is gone for good.
-              loseLease,
-            );
-          }, RENEW_EVERY_MS);
-      renewal?.unref();
-      const stop = () => renewal && clearInterval(renewal);
+      // Dry runs renew too: their token lapses with the same duration.
+      const renewal = setInterval(() => {
+        backend.renewLease(ref, updateId, token, lease.durationSeconds).then(
+          (renewed) => (token = renewed),
+          // Other failures are retried on the next tick; a 403 means the lease is gone for good.
+          loseLease('lease renewal'),
+        );
+      }, lease.renewEveryMs);
+      renewal.unref();
+      const stop = () => clearInterval(renewal);
+      const events = eventSender((batch) => backend.recordEvents(ref, updateId, token, batch), loseLease('engine events'));
 
       let base: UntypedDeployment;
       try {
@@ -101,16 +194,6 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
         throw error;
       }
 
-      // Events go out in order, one batch at a time; like the Pulumi CLI, a failed delivery never fails the run.
-      let queued: unknown[] = [];
-      let delivery = Promise.resolve();
-      const flush = () => {
-        const batch = queued.splice(0, EVENT_BATCH);
-        if (batch.length === 0) return;
-        delivery = delivery.then(() => backend.recordEvents(ref, updateId, token, batch).catch(loseLease));
-        if (queued.length > 0) flush();
-      };
-
       return {
         base: base as EngineDeployment,
         lost: lost.signal,
@@ -119,19 +202,15 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
           : {
               save: (checkpoint) =>
                 backend.saveCheckpoint(ref, updateId, token, JSON.parse(checkpoint.text) as UntypedDeployment).catch((error: unknown) => {
-                  loseLease(error);
+                  loseLease('checkpoint')(error);
                   throw error;
                 }),
             },
-        recordEvents(events) {
-          queued.push(...events);
-          if (queued.length >= EVENT_BATCH) flush();
-        },
+        recordEvents: (batch) => events.add(batch),
         async complete(outcome) {
+          completed = true;
           stop();
-          flush();
-          await delivery;
-          queued = [];
+          await events.drain();
           await backend.completeUpdate(ref, updateId, token, outcome.status);
         },
       };

@@ -81,12 +81,14 @@ export function engineCommand(command: OperationCommand, loadResolver: () => Pro
     for (const w of warnings) process.stderr.write(`${w}\n`);
     const resolve = await loadResolver();
     const ctx = await resolve({ stack: typeof opts.stack === 'string' ? opts.stack : undefined, command, message: typeof opts.message === 'string' ? opts.message : undefined });
-    const { runOperation } = await import('../engine/operation.js');
-    const abort = new AbortController();
-    const onSigint = () => abort.abort();
-    process.once('SIGINT', onSigint);
+    const [{ runOperation }, { handleInterrupts }, { terminalOf }] = await Promise.all([
+      import('../engine/operation.js'),
+      import('../engine/interrupts.js'),
+      import('../engine/display.js'),
+    ]);
+    const interrupts = handleInterrupts({ write: (t) => void process.stderr.write(t) });
     try {
-      const code = await runOperation({
+      process.exitCode = await runOperation({
         command,
         flags,
         previewOnly,
@@ -95,12 +97,13 @@ export function engineCommand(command: OperationCommand, loadResolver: () => Pro
         projectPlugins: ctx.projectPlugins,
         backend: ctx.backend,
         write: (t) => void process.stdout.write(t),
+        writeErr: (t) => void process.stderr.write(t),
+        terminal: terminalOf(process.stdout),
         confirm: terminalConfirm(),
-        signal: abort.signal,
+        signal: interrupts.signal,
       });
-      process.exitCode = code;
     } finally {
-      process.removeListener('SIGINT', onSigint);
+      interrupts.dispose();
     }
   });
   return cmd;

@@ -31,4 +31,20 @@ describe('engine command flags', () => {
   it('reads --preview-only for destroy and refresh', () => {
     expect(parse('refresh', ['--preview-only']).previewOnly).toBe(true);
   });
+
+  it('parses --wait with and without a duration, on the commands that take a lease', () => {
+    expect(parse('up', ['--wait']).flags.wait).toEqual({ timeoutMs: Number.POSITIVE_INFINITY });
+    expect(parse('destroy', ['--wait=1m30s']).flags.wait).toEqual({ timeoutMs: 90_000 });
+    expect(parse('refresh', ['--wait', '250ms']).flags.wait).toEqual({ timeoutMs: 250 });
+    expect(parse('up', []).flags.wait).toBeUndefined();
+    expect(() => parse('up', ['--wait=soon'])).toThrow(/expected a duration such as 30s, 5m or 1h30m, got "soon"/);
+    expect(() => parse('preview', ['--wait'])).toThrow();
+  });
+
+  it('parses --color and refuses unknown modes', () => {
+    expect(parse('preview', ['--color', 'never']).flags.color).toBe('never');
+    expect(parse('up', ['--color=always']).flags.color).toBe('always');
+    expect(parse('up', []).flags.color).toBeUndefined();
+    expect(() => parse('up', ['--color', 'rainbow'])).toThrow(/expected one of always, never, auto, raw/);
+  });
 });

@@ -2,15 +2,31 @@
  * The flags of `pulumi preview|up|destroy|refresh`, declared on our commands so scripts written for `pulumi` keep
  * working: the ones the engine implements are mapped to `OperationFlags`; the rest are accepted and warned about.
  */
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import type { ColorMode } from '../engine/display.js';
+import { parseDurationSeconds } from '../engine/durations.js';
 import type { OperationCommand, OperationFlags } from '../engine/operation.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function positiveInt(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive integer, got "${value}"`);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
   return n;
+}
+
+const COLOR_MODES: readonly ColorMode[] = ['always', 'never', 'auto', 'raw'];
+
+function colorMode(value: string): ColorMode {
+  if (!(COLOR_MODES as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${COLOR_MODES.join(', ')}, got "${value}"`);
+  return value as ColorMode;
+}
+
+/** `--wait` alone waits as long as it takes; `--wait=DURATION` (Go syntax: `90s`, `5m`, `1h30m`) at most that long. */
+function waitDuration(value: string): number {
+  const seconds = parseDurationSeconds(value);
+  if (seconds === undefined) throw new InvalidArgumentError(`expected a duration such as 30s, 5m or 1h30m, got "${value}"`);
+  return seconds * 1000;
 }
 
 /** Flags `pulumi` accepts that we take but do not act on, per command. */
@@ -33,7 +49,6 @@ const IGNORED: Record<string, { flags: string; description: string; commands: Op
   suppressOutputs: { flags: '--suppress-outputs', description: 'do not print stack outputs', commands: ['preview', 'up', 'destroy', 'refresh'] },
   suppressProgress: { flags: '--suppress-progress', description: 'do not print progress', commands: ['preview', 'up', 'destroy', 'refresh'] },
   suppressPermalink: { flags: '--suppress-permalink [value]', description: 'do not print the update permalink', commands: ['preview', 'up', 'destroy', 'refresh'] },
-  color: { flags: '--color <mode>', description: 'colorize output', commands: ['preview', 'up', 'destroy', 'refresh'] },
   debug: { flags: '-d, --debug', description: 'print debug information', commands: ['preview', 'up', 'destroy', 'refresh'] },
   tracing: { flags: '--tracing <url>', description: 'emit tracing', commands: ['preview', 'up', 'destroy', 'refresh'] },
   plan: { flags: '--plan <file>', description: 'constrain the update to a saved plan', commands: ['up'] },
@@ -60,6 +75,10 @@ export function addEngineFlags(cmd: Command, command: OperationCommand): Command
   cmd.option('-t, --target <urn>', 'operate on this resource only (repeatable)', collect);
   cmd.option('-m, --message <text>', 'message recorded with the update');
   cmd.option('-v, --verbose <level>', 'print engine debug diagnostics');
+  cmd.option('--color <mode>', 'colorize output: always, never, raw or auto (auto: on a terminal unless NO_COLOR is set)', colorMode);
+  if (command !== 'preview') {
+    cmd.option('--wait [duration]', "if another update holds the stack, wait for it to finish (at most DURATION, e.g. 10m) instead of failing", waitDuration);
+  }
   if (command !== 'preview') {
     cmd.option('-y, --yes', 'proceed without asking for confirmation');
     cmd.option('-f, --skip-preview', 'do not preview before proceeding');
@@ -93,6 +112,8 @@ export function toOperationFlags(opts: Record<string, unknown>): { flags: Operat
     expectNoChanges: opts.expectNoChanges === true,
     parallel: typeof opts.parallel === 'number' ? opts.parallel : undefined,
     verbose: opts.verbose !== undefined,
+    color: typeof opts.color === 'string' ? (opts.color as ColorMode) : undefined,
+    wait: opts.wait === true ? { timeoutMs: Number.POSITIVE_INFINITY } : typeof opts.wait === 'number' ? { timeoutMs: opts.wait } : undefined,
   };
   return { flags, warnings, previewOnly: opts.previewOnly === true };
 }

@@ -4,7 +4,8 @@
  * injected crypter, and back again on load.
  */
 import { createHash } from 'node:crypto';
-import { SECRET_SIG, SIG_KEY, type PropertyMap, type PropertyValue } from './properties.js';
+import type { JournalEntry, ResourceV3 } from '../../shared/core/journal/types.js';
+import { deepEqual, SECRET_SIG, SIG_KEY, type PropertyMap, type PropertyValue } from './properties.js';
 
 /** A resource as recorded in a deployment (`apitype.ResourceV3`), values in engine form. */
 export interface ResourceState {
@@ -84,6 +85,20 @@ export interface SnapshotPersister {
   save(checkpoint: Checkpoint): Promise<void>;
 }
 
+/**
+ * Receives journal entries (Pulumi's `apitype.JournalEntry`, secrets encrypted) instead of checkpoints: what the
+ * service's `PATCH …/update/{id}/journalentries` takes when start answered `journalVersion: 1`. Replaying every
+ * entry onto the base (the stack state when the update began) gives the deployment a checkpoint would have held.
+ */
+export interface JournalPersister {
+  /**
+   * Appends entries whose `sequenceID`s continue the previous call's, strictly increasing from 1. Resolves once
+   * they are durable; a rejection fails the run like a failed checkpoint. Never called concurrently; one call per
+   * coalesced save, so splitting large batches (413) is the persister's business.
+   */
+  append(entries: JournalEntry[]): Promise<void>;
+}
+
 /** The engine's version string written to manifests. */
 export const ENGINE_VERSION = 'v3.248.0';
 
@@ -155,6 +170,17 @@ export class DeploymentSerializer {
 
   constructor(private readonly crypter: SecretsCrypter) {}
 
+  /** What is written to `secrets_providers`. */
+  get secretsProvider(): { type: string; state?: unknown } | undefined {
+    return this.crypter.secretsProvider;
+  }
+
+  /** The stored form of each state (secrets encrypted), for journal entries. */
+  async toStored(states: readonly ResourceState[]): Promise<ResourceV3[]> {
+    await this.prepare([...new Set(states)].filter((s) => !this.cache.has(s)));
+    return states.map((s) => JSON.parse(this.cache.get(s)!) as ResourceV3);
+  }
+
   /** Builds the checkpoint for a snapshot, verifying integrity first. */
   async serialize(snapshot: Snapshot, now: () => number): Promise<Checkpoint> {
     verifyIntegrity(snapshot.resources);
@@ -209,7 +235,7 @@ const RESOURCE_KEYS: (keyof ResourceState)[] = [
 ];
 
 /** Emits keys in Pulumi's field order, dropping empty optional ones (Go `omitempty`). */
-function orderedResource(r: ResourceState): Record<string, unknown> {
+export function orderedResource(r: ResourceState): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of RESOURCE_KEYS) {
     const v = r[k];
@@ -218,6 +244,11 @@ function orderedResource(r: ResourceState): Record<string, unknown> {
     out[k] = v;
   }
   return out;
+}
+
+/** True when two states would be stored alike (ignoring property key order); secrets compare by value. */
+export function sameStoredState(a: ResourceState, b: ResourceState): boolean {
+  return deepEqual(orderedResource(a) as PropertyValue, orderedResource(b) as PropertyValue);
 }
 
 /** Parses an exported UntypedDeployment (version 3 or 4) and decrypts its secrets. */

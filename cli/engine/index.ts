@@ -1,17 +1,21 @@
 /** The engine's public edge: run a deployment, render its events, and the state types part 2 plugs into. */
-export { runDeployment, type DeploymentKind, type DeploymentOptions, type DeploymentResult } from './run-deployment.js';
+export { PendingOperationsError, runDeployment, type DeploymentKind, type DeploymentOptions, type DeploymentResult } from './run-deployment.js';
 export {
   loadDeployment,
   type Checkpoint,
   type DeploymentV3,
+  type JournalPersister,
   type ResourceState,
   type SecretsCrypter,
   type Snapshot,
   type SnapshotPersister,
   type UntypedDeployment,
 } from './deployment.js';
-export { createDisplay, renderValue, type Display, type DisplayOptions } from './display.js';
-export type { ChangeSummary, DiagEvent, EngineEvents, StepEvent, StepOp } from './events.js';
+export { colorEnabled, createDisplay, renderValue, terminalOf, type ColorMode, type Display, type DisplayOptions, type TerminalInfo } from './display.js';
+export { createEngineEventLog, type EngineEvent, type OperationStatus } from './engine-events.js';
+export type { ChangeSummary, DiagEvent, EngineEvents, OutputsEvent, StepEvent, StepOp } from './events.js';
+export { handleInterrupts, InterruptedError, type InterruptHandling } from './interrupts.js';
+export { describeLeaseHolder, waitForLease, type LeaseWaitOptions, type LeaseWaitTiming } from './lease-wait.js';
 export type { ConfigValue, NodeRuntimeOptions, ProgramSpec, StackConfig } from './language-host.js';
 export type { ProjectPlugin } from './plugin-discovery.js';
 export type { StackReader } from './builtin-provider.js';
@@ -19,9 +23,11 @@ export type { PropertyMap, PropertyValue } from './properties.js';
 export {
   OperationUsageError,
   runOperation,
+  type BeginOptions,
   type OperationBackend,
   type OperationCommand,
   type OperationFlags,
+  type OperationOutcome,
   type OperationRequest,
   type OperationSession,
 } from './operation.js';

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { trackChild } from './child-processes.js';
 
 /** A configuration value as the program sees it (already decrypted). */
 export interface ConfigValue {
@@ -143,6 +144,7 @@ export function launchProgram(
   };
   if (ro.tsconfig) env.PULUMI_NODEJS_TSCONFIG_PATH = ro.tsconfig;
   const child = spawn(process.execPath, argv, { cwd: programDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  trackChild(child);
   child.stdout.setEncoding('utf8');
   child.stderr.setEncoding('utf8');
   child.stdout.on('data', (t: string) => opts.onOutput?.('stdout', t));

@@ -1,33 +1,86 @@
 /**
  * The flow behind `preview`, `up`, `destroy` and `refresh`, independent of where state lives: optional preview and
- * confirmation, the run itself on a backend session (lease, base state, checkpoints, completion), and the exit
- * code. A backend (local now, the service in part 2) supplies an `OperationBackend`.
+ * confirmation, the run itself on a backend session (lease, base state, checkpoints or journal, engine events,
+ * completion), and the exit code. A backend (local, or the service over HTTP) supplies an `OperationBackend`.
  */
 import type { StackReader } from './builtin-provider.js';
-import type { SecretsCrypter, SnapshotPersister, UntypedDeployment } from './deployment.js';
-import { createDisplay } from './display.js';
-import type { ChangeSummary } from './events.js';
+import type { JournalPersister, SecretsCrypter, SnapshotPersister, UntypedDeployment } from './deployment.js';
+import { colorEnabled, createDisplay, type ColorMode, type TerminalInfo } from './display.js';
+import { createEngineEventLog, type EngineEvent, type OperationStatus } from './engine-events.js';
+import { combineEvents, type ChangeSummary } from './events.js';
 import type { ProgramSpec, StackConfig } from './language-host.js';
+import { describeLeaseHolder, type LeaseWaitOptions } from './lease-wait.js';
 import type { ProjectPlugin } from './plugin-discovery.js';
-import { runDeployment, type DeploymentKind, type DeploymentResult } from './run-deployment.js';
+import { PendingOperationsError, runDeployment, type DeploymentKind, type DeploymentResult } from './run-deployment.js';
+
+export type { EngineEvent, OperationStatus } from './engine-events.js';
+export type { LeaseWaitOptions } from './lease-wait.js';
 
 /** The command being run. */
 export type OperationCommand = 'preview' | 'up' | 'destroy' | 'refresh';
 
-/** One backend-side operation: holds the lease (non-dry runs) and receives checkpoints. */
+/** How an operation ended, as handed to `complete`. */
+export interface OperationOutcome {
+  /** `status === 'succeeded'`. */
+  ok: boolean;
+  /** `cancelled`: stopped by Ctrl-C/SIGTERM, or the session fired `lost`. */
+  status: OperationStatus;
+  summary: ChangeSummary;
+  resourceCount: number;
+}
+
+/** One backend-side operation: holds the lease (non-dry runs), receives state saves and engine events. */
 export interface OperationSession {
   /** The stack's state when the operation started. */
   base: UntypedDeployment | undefined;
-  /** Saves checkpoints of this operation (absent for dry runs). */
+  /** Saves checkpoints of this operation (absent for dry runs). Unused when `journal` is present. */
   persister?: SnapshotPersister;
-  /** Ends the operation: releases the lease, records history. */
-  complete(outcome: { ok: boolean; summary: ChangeSummary; resourceCount: number }): Promise<void>;
+  /**
+   * Optional. Saves journal entries instead of checkpoints, and takes precedence over `persister`: offer it when
+   * the service's start answered `journalVersion: 1` (entries go to `PATCH …/journalentries`; replaying them onto
+   * `base` gives the new state). Absent for dry runs.
+   */
+  journal?: JournalPersister;
+  /**
+   * Optional. Receives the operation's engine events (Pulumi's `EngineEvent` JSON: `sequence` from 0, `timestamp`
+   * in unix seconds, exactly one payload key; secrets shown as `[secret]`), for dry runs too. Called synchronously
+   * as events happen, in `sequence` order, one or more events per call, first a `preludeEvent` and last a
+   * `summaryEvent`; never awaited, so it must not throw or block. The session batches them (the service takes ≤50
+   * per `events/batch` call), must have delivered every event before `complete` resolves, and must not fail the
+   * operation when delivery fails.
+   */
+  recordEvents?(events: EngineEvent[]): void;
+  /**
+   * Optional. Aborted by the session when it loses the lease: renew, checkpoint or event calls answered 403, the
+   * update was cancelled with `stackyard cancel`, or the lease expired. `reason` should be an Error saying which.
+   * The engine then stops like a first Ctrl-C (no new step starts; steps in progress finish, though their saves may
+   * fail), calls `complete` with status `cancelled` (errors from that call are ignored once `lost` has fired),
+   * prints `error: the update was cancelled or its lease expired: <reason>` and exits non-zero. Never fired after
+   * `complete` was called.
+   */
+  lost?: AbortSignal;
+  /**
+   * Ends the operation: releases the lease, records history. Called exactly once per `begin`, after the last save
+   * and the last `recordEvents` call.
+   */
+  complete(outcome: OperationOutcome): Promise<void>;
+}
+
+/** Options of `OperationBackend.begin`. */
+export interface BeginOptions {
+  /**
+   * `--wait`: when another update holds the stack's lease, keep retrying the start instead of failing with
+   * `LeaseHeldError`: use `waitForLease(tryStart, { ...wait })` (cli/engine/lease-wait.ts), which backs off, calls
+   * `onWait(holder)` each time a different update holds the lease, stops on `signal`, and rethrows the last
+   * `LeaseHeldError` after `timeoutMs` (may be `Infinity`). Only passed for non-dry runs.
+   */
+  wait?: LeaseWaitOptions;
 }
 
 /** What a backend provides for engine commands on one stack. */
 export interface OperationBackend {
-  /** Starts an operation of `kind`; dry runs take no lease. */
-  begin(kind: 'update' | 'preview' | 'refresh' | 'destroy', dryRun: boolean): Promise<OperationSession>;
+  /** Starts an operation of `kind`; dry runs take no lease. `options` is optional and may be ignored by dry runs. */
+  begin(kind: 'update' | 'preview' | 'refresh' | 'destroy', dryRun: boolean, options?: BeginOptions): Promise<OperationSession>;
   /** The stack's secrets crypter. */
   crypter: SecretsCrypter;
   /** Reads other stacks for StackReference. */
@@ -45,6 +98,9 @@ export interface OperationFlags {
   expectNoChanges?: boolean;
   parallel?: number;
   verbose?: boolean;
+  color?: ColorMode;
+  /** `--wait[=DURATION]` (up, destroy, refresh): wait for the stack's lease, at most `timeoutMs`. */
+  wait?: { timeoutMs: number };
 }
 
 /** Everything one command needs. */
@@ -55,13 +111,20 @@ export interface OperationRequest {
   config: StackConfig;
   projectPlugins?: ProjectPlugin[];
   backend: OperationBackend;
+  /** Standard output. */
   write: (text: string) => void;
+  /** Where notes and errors go when standard output carries JSON (default: `write`). */
+  writeErr?: (text: string) => void;
+  /** Standard output is this terminal: progress is drawn live. */
+  terminal?: TerminalInfo;
   /** Only preview (`destroy|refresh --preview-only`). */
   previewOnly?: boolean;
   /** Asks the user to confirm; absent when not interactive. */
   confirm?: (question: string) => Promise<boolean>;
   env?: NodeJS.ProcessEnv;
+  /** Stops the operation gracefully (first Ctrl-C or SIGTERM). */
   signal?: AbortSignal;
+  now?: () => number;
 }
 
 /** Raised for usage problems the user can fix (no stack trace). */
@@ -81,16 +144,65 @@ function hasChanges(s: ChangeSummary): boolean {
   return Object.entries(s).some(([op, n]) => op !== 'same' && op !== 'read' && (n ?? 0) > 0);
 }
 
+function reasonText(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason ?? 'no reason given');
+}
+
+/** The outcome of one phase; `undefined` result when it refused to run. */
+interface Phase {
+  result?: DeploymentResult;
+  status: OperationStatus;
+}
+
 /** Runs a command; resolves to the process exit code. */
 export async function runOperation(req: OperationRequest): Promise<number> {
   const { command, flags } = req;
-  const run = async (kind: DeploymentKind, dryRun: boolean): Promise<DeploymentResult> => {
+  const now = req.now ?? Date.now;
+  const note = flags.json ? (req.writeErr ?? req.write) : req.write;
+  const previewCommand = command === 'preview' || req.previewOnly === true;
+  const color = colorEnabled(flags.color, req.terminal !== undefined, req.env ?? process.env);
+
+  const run = async (kind: DeploymentKind, dryRun: boolean): Promise<Phase> => {
     const backendKind = kind === 'update' || kind === 'preview' ? (dryRun ? 'preview' : 'update') : kind;
-    const session = await req.backend.begin(backendKind, dryRun);
-    const display = createDisplay({ write: req.write, diff: flags.diff, json: flags.json, verbose: flags.verbose });
-    let result: DeploymentResult | undefined;
+    const wait = !dryRun && flags.wait ? { timeoutMs: flags.wait.timeoutMs, onWait: (h: Parameters<LeaseWaitOptions['onWait']>[0]) => note(`${describeLeaseHolder(h)}\n`), signal: req.signal } : undefined;
+    if (req.signal?.aborted) {
+      note(`error: the operation was interrupted (${reasonText(req.signal.reason)}) before it started\n`);
+      return { status: 'cancelled' };
+    }
+    let session: OperationSession;
     try {
-      result = await runDeployment({
+      session = await req.backend.begin(backendKind, dryRun, wait ? { wait } : undefined);
+    } catch (err) {
+      if (!req.signal?.aborted) throw err;
+      note(`error: the operation was interrupted (${reasonText(req.signal.reason)}) while waiting to start\n`);
+      return { status: 'cancelled' };
+    }
+    const started = now();
+    const display = createDisplay({
+      write: req.write,
+      diff: flags.diff,
+      verbose: flags.verbose,
+      json: flags.json ? (previewCommand ? 'digest' : 'lines') : false,
+      terminal: flags.json ? undefined : req.terminal,
+      color,
+      config: req.config,
+      now,
+    });
+    const log = createEngineEventLog({
+      config: req.config,
+      preview: dryRun,
+      debug: flags.verbose,
+      now,
+      emit: (e) => {
+        session.recordEvents?.([e]);
+        display.engineEvent(e);
+      },
+    });
+    const stops = [req.signal, session.lost].filter((s): s is AbortSignal => s !== undefined);
+    let phase: Phase = { status: 'failed' };
+    try {
+      log.prelude();
+      const result = await runDeployment({
         kind,
         dryRun,
         program: req.program,
@@ -98,27 +210,43 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         base: session.base,
         crypter: req.backend.crypter,
         persister: session.persister,
-        events: display.events,
+        journal: session.journal,
+        events: combineEvents(display.events, log.events),
         parallel: flags.parallel,
         targets: flags.target,
         env: req.env,
         projectPlugins: req.projectPlugins,
         readStack: req.backend.readStack,
-        signal: req.signal,
+        signal: stops.length > 1 ? AbortSignal.any(stops) : stops[0],
       });
-      display.finish(result, dryRun);
-      return result;
+      phase = { result, status: result.cancelled ? 'cancelled' : result.ok ? 'succeeded' : 'failed' };
+      const durationMs = now() - started;
+      log.summary({ changes: result.summary, durationMs, status: phase.status });
+      display.finish(result, dryRun, { durationMs, status: phase.status });
+    } catch (err) {
+      if (!(err instanceof PendingOperationsError)) throw err;
+      note(`error: ${err.message}\n`);
     } finally {
-      await session.complete({ ok: result?.ok ?? false, summary: result?.summary ?? {}, resourceCount: result?.resourceCount ?? 0 });
+      const outcome = { ok: phase.status === 'succeeded', status: phase.status, summary: phase.result?.summary ?? {}, resourceCount: phase.result?.resourceCount ?? 0 };
+      try {
+        await session.complete(outcome);
+      } catch (err) {
+        if (!session.lost?.aborted) throw err;
+      }
     }
+    if (phase.status === 'cancelled') {
+      if (session.lost?.aborted) note(`error: the update was cancelled or its lease expired: ${reasonText(session.lost.reason)}\n`);
+      else note(`error: the ${dryRun ? 'preview' : 'operation'} was interrupted (${reasonText(req.signal?.reason)}); it stopped after the steps in progress and was recorded as cancelled\n`);
+    }
+    return phase;
   };
 
   const kind = KIND[command];
-  if (command === 'preview' || req.previewOnly) {
+  if (previewCommand) {
     const r = await run(kind, true);
-    if (!r.ok) return 1;
-    if (flags.expectNoChanges && hasChanges(r.summary)) {
-      req.write('error: no changes were expected but changes were proposed\n');
+    if (r.status !== 'succeeded') return 1;
+    if (flags.expectNoChanges && hasChanges(r.result!.summary)) {
+      note('error: no changes were expected but changes were proposed\n');
       return 1;
     }
     return 0;
@@ -127,11 +255,11 @@ export async function runOperation(req: OperationRequest): Promise<number> {
   if (!flags.skipPreview || !flags.yes) {
     if (!flags.json) req.write(`Previewing ${command === 'up' ? 'update' : command}:\n`);
     const preview = await run(kind, true);
-    if (!preview.ok) return 1;
+    if (preview.status !== 'succeeded') return 1;
     if (!flags.yes) {
       if (!req.confirm) throw new OperationUsageError('--yes must be passed in to proceed when running in non-interactive mode');
       if (!(await req.confirm(QUESTION[command]))) {
-        req.write('confirmation declined, not proceeding\n');
+        note('confirmation declined, not proceeding\n');
         return 1;
       }
     }
@@ -140,14 +268,14 @@ export async function runOperation(req: OperationRequest): Promise<number> {
   if (command === 'up' && flags.refresh) {
     if (!flags.json) req.write('Refreshing:\n');
     const refreshed = await run('refresh', false);
-    if (!refreshed.ok) return 1;
+    if (refreshed.status !== 'succeeded') return 1;
   }
 
   if (!flags.json) req.write(`${command === 'up' ? 'Updating' : command === 'destroy' ? 'Destroying' : 'Refreshing'}:\n`);
   const result = await run(kind, false);
-  if (!result.ok) return 1;
-  if (flags.expectNoChanges && hasChanges(result.summary)) {
-    req.write('error: no changes were expected but changes occurred\n');
+  if (result.status !== 'succeeded') return 1;
+  if (flags.expectNoChanges && hasChanges(result.result!.summary)) {
+    note('error: no changes were expected but changes occurred\n');
     return 1;
   }
   return 0;

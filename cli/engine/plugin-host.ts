@@ -3,6 +3,7 @@
  * port the plugin's gRPC server listens on; later stdout and all stderr are free-form logs, captured for errors.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { trackChild } from './child-processes.js';
 
 /** How to start one plugin. */
 export interface PluginCommand {
@@ -36,7 +37,11 @@ export function launchPlugin(
     cwd: opts.cwd,
     env: opts.env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: a Ctrl-C at the terminal must not kill a provider in the middle of an operation the
+    // engine lets finish.
+    detached: true,
   });
+  trackChild(child);
   let captured = '';
   const capture = (text: string) => {
     captured = (captured + text).slice(-OUTPUT_CAP);

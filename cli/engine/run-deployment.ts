@@ -4,7 +4,16 @@
  * engine's own verdict: a program can exit 0 after a step failed.
  */
 import { BuiltinProvider, type StackReader } from './builtin-provider.js';
-import { DeploymentSerializer, loadDeployment, type Checkpoint, type SecretsCrypter, type SnapshotPersister, type UntypedDeployment } from './deployment.js';
+import {
+  DeploymentSerializer,
+  loadDeployment,
+  type Checkpoint,
+  type JournalPersister,
+  type PendingOperation,
+  type SecretsCrypter,
+  type SnapshotPersister,
+  type UntypedDeployment,
+} from './deployment.js';
 import type { ChangeSummary, EngineEvents } from './events.js';
 import { launchProgram, programLocation, type ProgramSpec, type StackConfig } from './language-host.js';
 import type { ProjectPlugin } from './plugin-discovery.js';
@@ -31,6 +40,8 @@ export interface DeploymentOptions {
   crypter: SecretsCrypter;
   /** Receives checkpoints; omitted for previews. */
   persister?: SnapshotPersister;
+  /** Receives journal entries instead of checkpoints; takes precedence over `persister`. Unused for previews. */
+  journal?: JournalPersister;
   events?: EngineEvents;
   /** Concurrent steps (default 16). */
   parallel?: number;
@@ -42,8 +53,26 @@ export interface DeploymentOptions {
   now?: () => number;
   /** Minimum spacing of checkpoint saves (default 20 ms); mutations within it share a save. */
   minSaveIntervalMs?: number;
-  /** Aborts the run: the program gets SIGINT. */
+  /**
+   * Stops the run gracefully: steps already talking to a provider finish and are saved, nothing new starts, no
+   * deletes run, and the program gets SIGINT once the steps in progress are done.
+   */
   signal?: AbortSignal;
+}
+
+/** The base state holds operations an interrupted run left unfinished; only `refresh` may run on it. */
+export class PendingOperationsError extends Error {
+  override readonly name = 'PendingOperationsError';
+  constructor(readonly operations: readonly PendingOperation[]) {
+    const noun = operations.length === 1 ? 'operation' : 'operations';
+    super(
+      `the stack has ${operations.length} pending ${noun} left by an update that was interrupted:\n` +
+        operations.map((o) => `    ${o.type} ${o.resource.urn}\n`).join('') +
+        'These resources may or may not exist in the cloud. Run `stackyard refresh` to resolve them (interrupted updates ' +
+        'and deletes are read back from their provider; interrupted creates are cleared with a warning naming what to ' +
+        'check by hand), or `stackyard state repair` to clear them without looking.',
+    );
+  }
 }
 
 /** Outcome of a run. */
@@ -53,9 +82,11 @@ export interface DeploymentResult {
   summary: ChangeSummary;
   /** Stack outputs after the run. */
   outputs: PropertyMap;
-  /** The last checkpoint saved (not for dry runs). */
+  /** The last checkpoint saved (not for dry runs, nor when saving to a journal). */
   checkpoint?: Checkpoint;
   resourceCount: number;
+  /** The run was stopped through `signal`: not a failure of its own. */
+  cancelled: boolean;
 }
 
 /** Runs one deployment. */
@@ -64,6 +95,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
   const events = opts.events ?? {};
   const dryRun = opts.kind === 'preview' || opts.dryRun === true;
   const base = await loadDeployment(opts.base, opts.crypter);
+  if (opts.kind !== 'refresh' && base.pendingOperations.length) throw new PendingOperationsError(base.pendingOperations);
   const serializer = new DeploymentSerializer(opts.crypter);
   let lastCheckpoint: Checkpoint | undefined;
   const persister: SnapshotPersister | undefined =
@@ -75,7 +107,8 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
             await opts.persister!.save(c);
           },
         };
-  const snapshots = new SnapshotManager(base, serializer, persister, now, opts.minSaveIntervalMs ?? 20);
+  const journal = dryRun || !opts.journal ? undefined : { persister: opts.journal, base: opts.base?.deployment };
+  const snapshots = new SnapshotManager(base, serializer, journal ? undefined : persister, now, opts.minSaveIntervalMs ?? 20, journal);
   const env = opts.env ?? process.env;
   const { programDir } = programLocation(opts.program);
   let executor: StepExecutor | undefined;
@@ -112,7 +145,8 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
   };
   host = new ProgramHost({ executor: ex, events, onShutdown: runDeletes, rootDir: opts.program.rootDir });
   await host.start();
-  const onAbort = () => void ex.fail(undefined, new Error('the operation was cancelled'));
+  const onAbort = () => ex.cancel();
+  if (opts.signal?.aborted) ex.cancel();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     if (opts.kind === 'destroy') {
@@ -120,10 +154,12 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     } else if (opts.kind === 'refresh') {
       await ex.refreshAll();
     } else {
-      const outcome = await runProgram(opts, host, dryRun, events);
-      if (outcome) ex.fail(undefined, outcome);
-      else if (!host.shutdownSignalled) await runDeletes();
+      const outcome = await runProgram(opts, host, ex, dryRun, events);
+      // a program stopped because the run was cancelled has not failed on its own
+      if (outcome && !ex.cancelled) ex.fail(undefined, outcome);
+      else if (!outcome && !host.shutdownSignalled) await runDeletes();
     }
+    await ex.idle();
     if (!dryRun) await snapshots.save().catch((err: unknown) => void ex.fail(undefined, err));
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
@@ -133,7 +169,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
   const snap = snapshots.snapshot();
   const stack = dryRun ? ex.lookup(host.rootUrn) : snap.resources.find((r) => r.type === STACK_TYPE && !r.delete);
   const ok = !ex.failed && !host.programErrored;
-  if (!ok && ex.errors.length === 0) ex.errors.push('the program reported an error');
+  if (!ok && ex.errors.length === 0) ex.errors.push(ex.cancelled ? 'the operation was cancelled' : 'the program reported an error');
   return {
     ok,
     errors: ex.errors,
@@ -141,11 +177,18 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     outputs: stack?.outputs ?? {},
     checkpoint: lastCheckpoint,
     resourceCount: snap.resources.length,
+    cancelled: ex.cancelled,
   };
 }
 
-/** Runs the program to completion; returns an error message when it failed on its own. */
-async function runProgram(opts: DeploymentOptions, host: ProgramHost, dryRun: boolean, events: EngineEvents): Promise<string | undefined> {
+/** Grace period for a program told to stop (SIGINT) before it is killed. */
+const PROGRAM_STOP_GRACE_MS = 5_000;
+
+/**
+ * Runs the program to completion; returns an error message when it failed on its own. On `signal` the program is
+ * stopped once the steps in progress are done (it may also stop by itself: the engine refuses its new steps).
+ */
+async function runProgram(opts: DeploymentOptions, host: ProgramHost, ex: StepExecutor, dryRun: boolean, events: EngineEvents): Promise<string | undefined> {
   const child = launchProgram(opts.program, {
     monitorAddress: host.address,
     engineAddress: host.address,
@@ -155,8 +198,15 @@ async function runProgram(opts: DeploymentOptions, host: ProgramHost, dryRun: bo
     env: opts.env,
     onOutput: (stream, text) => events.programOutput?.(stream, text),
   });
-  const onAbort = () => child.kill('SIGINT');
-  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  let killTimer: NodeJS.Timeout | undefined;
+  const onAbort = () =>
+    void ex.idle().then(() => {
+      child.kill('SIGINT');
+      killTimer = setTimeout(() => child.kill('SIGKILL'), PROGRAM_STOP_GRACE_MS);
+      killTimer.unref();
+    });
+  if (opts.signal?.aborted) onAbort();
+  else opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const { code, signal } = await child.exited;
     // 32: the program already reported its error through the engine
@@ -164,6 +214,7 @@ async function runProgram(opts: DeploymentOptions, host: ProgramHost, dryRun: bo
     if (code !== 0) return signal ? `the program was stopped by ${signal}` : `Program exited with non-zero exit code: ${code}`;
     return undefined;
   } finally {
+    clearTimeout(killTimer);
     opts.signal?.removeEventListener('abort', onAbort);
   }
 }

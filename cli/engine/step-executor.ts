@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BuiltinProvider } from './builtin-provider.js';
 import { defaultProviderInputs } from './config.js';
-import type { ResourceState, Snapshot } from './deployment.js';
+import type { PendingOperationType, ResourceState, Snapshot } from './deployment.js';
 import type { ChangeSummary, EngineEvents, StepOp } from './events.js';
 import type { StackConfig } from './language-host.js';
 import { ResourceInitError, type DiffResult, type ResourceRef } from './provider-client.js';
@@ -111,10 +111,15 @@ export class ShuttingDownError extends Error {
   override readonly name = 'ShuttingDownError';
 }
 
+/** Extra details of a step event. */
+type StepDetails = { diffKeys?: string[]; replaceKeys?: string[]; error?: string; old?: ResourceState; new?: ResourceState };
+
 /** Runs steps for one deployment. */
 export class StepExecutor {
-  /** Set once any step failed; deletes are then skipped. */
+  /** Set once any step failed or the run was cancelled; no new step starts and deletes are skipped. */
   failed = false;
+  /** Set by `cancel()`: the run stops after the steps in progress, and that is not a step failure. */
+  cancelled = false;
   readonly errors: string[] = [];
   readonly summary: ChangeSummary = {};
 
@@ -128,6 +133,7 @@ export class StepExecutor {
   private readonly baseProviders = new Map<string, ResourceState>();
   private readonly defaults = new Map<string, Promise<string>>();
   private readonly sem: Semaphore;
+  private readonly inflight = new Set<Promise<unknown>>();
 
   constructor(private readonly o: ExecutorOptions) {
     this.sem = new Semaphore(Math.max(1, o.parallel));
@@ -144,7 +150,7 @@ export class StepExecutor {
     return this.registered.get(urn) ?? this.o.base.resources.find((r) => r.urn === urn && !r.delete);
   }
 
-  private emit(op: StepOp, urn: string, type: string, phase: 'start' | 'done' | 'failed', extra: { diffKeys?: string[]; replaceKeys?: string[]; error?: string } = {}): void {
+  private emit(op: StepOp, urn: string, type: string, phase: 'start' | 'done' | 'failed', extra: StepDetails = {}): void {
     if (phase === 'done' && op !== 'create-replacement' && op !== 'delete-replaced') this.summary[op] = (this.summary[op] ?? 0) + 1;
     this.o.events.step?.({ op, urn, type, phase, preview: this.o.preview, ...extra });
   }
@@ -159,8 +165,39 @@ export class StepExecutor {
     return err instanceof StepError ? err : new StepError(urn ?? '', message);
   }
 
+  /**
+   * Stops the run gracefully: steps already talking to a provider finish (and are saved), nothing new starts, and
+   * no deletes run. Idempotent.
+   */
+  cancel(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.failed = true;
+  }
+
+  /** Resolves once no registration, read, invoke or delete is in progress. */
+  async idle(): Promise<void> {
+    while (this.inflight.size) await Promise.allSettled([...this.inflight]);
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.inflight.add(p);
+    const done = () => void this.inflight.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
   private assertRunning(): void {
+    if (this.cancelled) throw new ShuttingDownError('the operation was cancelled');
     if (this.failed) throw new ShuttingDownError('resource monitor shut down after an earlier failure');
+  }
+
+  /** Runs a provider call that changes or reads the world once a slot is free, unless the run stopped meanwhile. */
+  private providerStep<T>(fn: () => Promise<T>): Promise<T> {
+    return this.sem.run(() => {
+      this.assertRunning();
+      return fn();
+    });
   }
 
   private async save(): Promise<void> {
@@ -174,7 +211,11 @@ export class StepExecutor {
   // ----- registration -----
 
   /** Handles RegisterResource. */
-  async register(goal: RegisterGoal): Promise<RegisterResult> {
+  register(goal: RegisterGoal): Promise<RegisterResult> {
+    return this.track(this.registerNow(goal));
+  }
+
+  private async registerNow(goal: RegisterGoal): Promise<RegisterResult> {
     this.assertRunning();
     const urn = createUrn(this.o.stack, this.o.project, goal.parent, goal.type, goal.name);
     try {
@@ -261,21 +302,26 @@ export class StepExecutor {
   private async registerComponent(goal: RegisterGoal, urn: string, old: ResourceState | undefined): Promise<RegisterResult> {
     const inputs = resolveOutputValues(goal.inputs);
     const op: StepOp = !old ? 'create' : deepEqual(old.inputs ?? {}, inputs) ? 'same' : 'update';
-    this.emit(op, urn, goal.type, 'start');
     const state = this.newState(goal, urn, { inputs, outputs: old?.outputs ?? {} });
+    this.emit(op, urn, goal.type, 'start', { old, new: state });
     this.record(urn, state, old);
     if (op !== 'same') await this.save();
-    this.emit(op, urn, goal.type, 'done');
+    this.emit(op, urn, goal.type, 'done', { old, new: state });
     return { urn, id: '', outputs: {}, result: 'success' };
   }
 
   /** Handles RegisterResourceOutputs (components and the stack). */
-  async registerOutputs(urn: string, outputs: PropertyMap): Promise<void> {
+  registerOutputs(urn: string, outputs: PropertyMap): Promise<void> {
+    return this.track(this.registerOutputsNow(urn, outputs));
+  }
+
+  private async registerOutputsNow(urn: string, outputs: PropertyMap): Promise<void> {
     const cur = this.registered.get(urn);
     if (!cur) throw new Error(`cannot register outputs of unknown resource ${urn}`);
     const next: ResourceState = { ...cur, outputs: resolveOutputValues(outputs) };
     this.o.snapshots.replaceNew(cur, next);
     this.registered.set(urn, next);
+    this.o.events.outputs?.({ urn, type: next.type, state: next });
     if (!deepEqual(cur.outputs, next.outputs)) await this.save();
   }
 
@@ -289,12 +335,13 @@ export class StepExecutor {
     if (checked.failures.length) throw new Error(`provider configuration is invalid: ${formatFailures(checked.failures)}`);
     const op: StepOp = !old ? 'create' : deepEqual(old.inputs ?? {}, checked.inputs) ? 'same' : 'update';
     const id = old?.id ?? (this.o.preview ? UNKNOWN : ProviderRegistry.newId());
-    this.emit(op, urn, goal.type, 'start', op === 'update' ? { diffKeys: changedKeys(old!.inputs ?? {}, checked.inputs) } : {});
-    await this.o.registry.configureNew(urn, id, pkg, checked.inputs, launched);
     const state = this.newState(goal, urn, { id, inputs: checked.inputs, outputs: checked.inputs });
+    const details: StepDetails = { old, new: state, ...(op === 'update' ? { diffKeys: changedKeys(old!.inputs ?? {}, checked.inputs) } : {}) };
+    this.emit(op, urn, goal.type, 'start', details);
+    await this.o.registry.configureNew(urn, id, pkg, checked.inputs, launched);
     this.record(urn, state, old);
     if (op !== 'same') await this.save();
-    this.emit(op, urn, goal.type, 'done');
+    this.emit(op, urn, goal.type, 'done', details);
     return { urn, id: this.o.preview && !old ? '' : id, outputs: checked.inputs, result: 'success' };
   }
 
@@ -380,24 +427,25 @@ export class StepExecutor {
   }
 
   private same(goal: RegisterGoal, urn: string, ref: string, inputs: PropertyMap, old: ResourceState): RegisterResult {
-    this.emit('same', urn, goal.type, 'start');
     const outputs = markSecretOutputs(old.outputs ?? {}, goal.additionalSecretOutputs);
     const state = this.newState(goal, urn, { id: old.id, inputs, outputs, provider: ref, created: old.created, modified: old.modified, initErrors: old.initErrors });
+    this.emit('same', urn, goal.type, 'start', { old, new: state });
     this.record(urn, state, old);
-    this.emit('same', urn, goal.type, 'done');
+    this.emit('same', urn, goal.type, 'done', { old, new: state });
     return { urn, id: old.id ?? '', outputs, result: 'success' };
   }
 
   private async create(goal: RegisterGoal, urn: string, ref: string, provider: Provider, inputs: PropertyMap, op: 'create' | 'create-replacement', supersedes?: ResourceState): Promise<RegisterResult> {
-    this.emit(op, urn, goal.type, 'start');
+    this.assertRunning();
     const now = new Date().toISOString();
     const pendingState = this.newState(goal, urn, { inputs, provider: ref });
+    this.emit(op, urn, goal.type, 'start', { new: pendingState });
     const pending = this.o.preview ? undefined : this.o.snapshots.beginOp(pendingState, 'creating');
     if (pending) await this.save();
     let id: string;
     let outputs: PropertyMap;
     try {
-      ({ id, outputs } = await this.sem.run(() => provider.create({ urn, name: goal.name, type: goal.type }, inputs, this.o.preview, goal.customTimeouts?.create)));
+      ({ id, outputs } = await this.providerStep(() => provider.create({ urn, name: goal.name, type: goal.type }, inputs, this.o.preview, goal.customTimeouts?.create)));
     } catch (err) {
       if (err instanceof ResourceInitError && !this.o.preview) {
         const state = this.newState(goal, urn, { id: err.id, inputs, outputs: markSecretOutputs(err.outputs, goal.additionalSecretOutputs), provider: ref, initErrors: err.reasons, created: now, modified: now });
@@ -405,7 +453,7 @@ export class StepExecutor {
       }
       if (pending) this.o.snapshots.endOp(pending);
       await this.save();
-      this.emit(op, urn, goal.type, 'failed', { error: String(err) });
+      if (!(err instanceof ShuttingDownError)) this.emit(op, urn, goal.type, 'failed', { error: String(err), new: pendingState });
       throw err;
     }
     if (!this.o.preview && !id) throw new Error('provider returned an empty id from Create');
@@ -416,17 +464,19 @@ export class StepExecutor {
       this.o.snapshots.endOp(pending);
       await this.save();
     }
-    this.emit(op, urn, goal.type, 'done');
+    this.emit(op, urn, goal.type, 'done', { new: state });
     return { urn, id, outputs, result: 'success' };
   }
 
   private async update(goal: RegisterGoal, urn: string, ref: string, provider: Provider, inputs: PropertyMap, old: ResourceState, diffKeys: string[]): Promise<RegisterResult> {
-    this.emit('update', urn, goal.type, 'start', { diffKeys });
+    this.assertRunning();
+    const proposed = this.newState(goal, urn, { id: old.id, inputs, outputs: old.outputs, provider: ref, created: old.created, modified: old.modified });
+    this.emit('update', urn, goal.type, 'start', { diffKeys, old, new: proposed });
     const pending = this.o.preview ? undefined : this.o.snapshots.beginOp(old, 'updating');
     if (pending) await this.save();
     let outputs: PropertyMap;
     try {
-      outputs = await this.sem.run(() => provider.update({ urn, name: goal.name, type: goal.type }, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges, this.o.preview, goal.customTimeouts?.update));
+      outputs = await this.providerStep(() => provider.update({ urn, name: goal.name, type: goal.type }, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges, this.o.preview, goal.customTimeouts?.update));
     } catch (err) {
       if (pending) this.o.snapshots.endOp(pending);
       if (err instanceof ResourceInitError && !this.o.preview) {
@@ -434,7 +484,7 @@ export class StepExecutor {
         this.record(urn, state, old);
       }
       await this.save();
-      this.emit('update', urn, goal.type, 'failed', { error: String(err) });
+      if (!(err instanceof ShuttingDownError)) this.emit('update', urn, goal.type, 'failed', { error: String(err), diffKeys, old, new: proposed });
       throw err;
     }
     outputs = markSecretOutputs(outputs, goal.additionalSecretOutputs);
@@ -444,7 +494,7 @@ export class StepExecutor {
       this.o.snapshots.endOp(pending);
       await this.save();
     }
-    this.emit('update', urn, goal.type, 'done', { diffKeys });
+    this.emit('update', urn, goal.type, 'done', { diffKeys, old, new: state });
     return { urn, id: old.id ?? '', outputs, result: 'success' };
   }
 
@@ -452,12 +502,14 @@ export class StepExecutor {
     if (old.protect) {
       throw new Error(`unable to replace resource "${urn}" as it is currently marked for protection; to unprotect it, remove the \`protect\` option and run \`stackyard up\``);
     }
-    this.emit('replace', urn, goal.type, 'start', { diffKeys, replaceKeys });
+    const proposed = this.newState(goal, urn, { inputs, provider: ref });
+    this.emit('replace', urn, goal.type, 'start', { diffKeys, replaceKeys, old, new: proposed });
+    const done = () => this.emit('replace', urn, goal.type, 'done', { diffKeys, replaceKeys, old, new: this.registered.get(urn) ?? proposed });
     if (deleteBeforeReplace) {
       for (const dep of await this.dependentsToReplace(old)) await this.deleteOne(dep, 'delete-replaced', new Set(), true);
       await this.deleteOne(old, 'delete-replaced', new Set(), true);
       const res = await this.create(goal, urn, ref, provider, inputs, 'create-replacement');
-      this.emit('replace', urn, goal.type, 'done', { diffKeys, replaceKeys });
+      done();
       return res;
     }
     let marked = old;
@@ -467,7 +519,7 @@ export class StepExecutor {
     }
     this.pendingDeletes.push(marked);
     const res = await this.create(goal, urn, ref, provider, inputs, 'create-replacement');
-    this.emit('replace', urn, goal.type, 'done', { diffKeys, replaceKeys });
+    done();
     return res;
   }
 
@@ -498,15 +550,19 @@ export class StepExecutor {
   // ----- reads and invokes -----
 
   /** Handles ReadResource (and StackReference). */
-  async read(goal: ReadGoal): Promise<{ urn: string; outputs: PropertyMap }> {
+  read(goal: ReadGoal): Promise<{ urn: string; outputs: PropertyMap }> {
+    return this.track(this.readNow(goal));
+  }
+
+  private async readNow(goal: ReadGoal): Promise<{ urn: string; outputs: PropertyMap }> {
     this.assertRunning();
     const urn = createUrn(this.o.stack, this.o.project, goal.parent, goal.type, goal.name);
     try {
       this.registeredUrns.add(urn);
       const { ref, provider } = await this.providerFor(goal.type, goal.provider, goal.version);
-      this.emit('read', urn, goal.type, 'start');
       const inputs = resolveOutputValues(goal.inputs);
-      const res = await this.sem.run(() => provider.read({ urn, name: goal.name, type: goal.type }, goal.id, {}, inputs));
+      this.emit('read', urn, goal.type, 'start', { new: { urn, custom: true, type: goal.type, id: goal.id, inputs, parent: goal.parent || undefined, external: true, provider: ref } });
+      const res = await this.providerStep(() => provider.read({ urn, name: goal.name, type: goal.type }, goal.id, {}, inputs));
       if (!res) throw new Error(`resource '${goal.id}' does not exist`);
       const outputs = markSecretOutputs(res.outputs, goal.additionalSecretOutputs);
       const old = this.claimOld(urn, []);
@@ -517,15 +573,20 @@ export class StepExecutor {
       };
       this.record(urn, state, old);
       await this.save();
-      this.emit('read', urn, goal.type, 'done');
+      this.emit('read', urn, goal.type, 'done', { old, new: state });
       return { urn, outputs };
     } catch (err) {
+      if (err instanceof ShuttingDownError) throw err;
       throw this.fail(urn, err);
     }
   }
 
   /** Handles Invoke: builtins in process, everything else through the package's provider. */
-  async invoke(tok: string, args: PropertyMap, explicit: string | undefined, version: string | undefined): Promise<{ result: PropertyMap; failures: { property: string; reason: string }[] }> {
+  invoke(tok: string, args: PropertyMap, explicit: string | undefined, version: string | undefined): Promise<{ result: PropertyMap; failures: { property: string; reason: string }[] }> {
+    return this.track(this.invokeNow(tok, args, explicit, version));
+  }
+
+  private async invokeNow(tok: string, args: PropertyMap, explicit: string | undefined, version: string | undefined): Promise<{ result: PropertyMap; failures: { property: string; reason: string }[] }> {
     this.assertRunning();
     const plainArgs = resolveOutputValues(args);
     if (tok.startsWith('pulumi:pulumi:')) return this.o.builtins.invoke(tok, plainArgs);
@@ -537,10 +598,16 @@ export class StepExecutor {
 
   /**
    * Reads every custom resource of the base state again: gone resources leave the state, changed ones are updated
-   * in place. Pending operations are resolved: updates and deletes by the read, creates (no id to read) are dropped
-   * with a warning.
+   * in place. Pending operations left by an interrupted run are resolved first: an interrupted update, delete or
+   * read by reading the resource back like any other; an interrupted create has no id to read, so it is cleared
+   * with a warning naming the resource to check by hand (Pulumi's `--clear-pending-creates`).
    */
-  async refreshAll(): Promise<void> {
+  refreshAll(): Promise<void> {
+    return this.track(this.refreshAllNow());
+  }
+
+  private async refreshAllNow(): Promise<void> {
+    this.resolveBasePending();
     const states = [...this.o.base.resources];
     await Promise.all(
       states.map(async (s) => {
@@ -548,33 +615,52 @@ export class StepExecutor {
         const urn = s.urn;
         try {
           const provider = await this.providerByRef(s.provider ?? '');
-          const res = await this.sem.run(() => provider.read({ urn, name: urnName(urn), type: s.type }, s.id ?? '', s.outputs ?? {}, s.inputs ?? {}));
+          const res = await this.providerStep(() => provider.read({ urn, name: urnName(urn), type: s.type }, s.id ?? '', s.outputs ?? {}, s.inputs ?? {}));
           if (!res) {
-            this.emit('delete', urn, s.type, 'start');
+            this.emit('delete', urn, s.type, 'start', { old: s });
             if (!this.o.preview) this.o.snapshots.removeBase(s);
-            this.emit('delete', urn, s.type, 'done');
+            this.emit('delete', urn, s.type, 'done', { old: s });
             return;
           }
           const outputs = markSecretOutputs(res.outputs, s.additionalSecretOutputs ?? []);
           const inputs = res.inputs ?? s.inputs ?? {};
           const changed = changedKeys(s.outputs ?? {}, outputs);
           const op: StepOp = changed.length || res.id !== s.id ? 'update' : 'same';
-          this.emit(op, urn, s.type, 'start', { diffKeys: changed });
-          if (!this.o.preview && op === 'update') this.o.snapshots.replaceBase(s, { ...s, id: res.id, inputs, outputs });
-          this.emit(op, urn, s.type, 'done', { diffKeys: changed });
+          const refreshed: ResourceState = op === 'update' ? { ...s, id: res.id, inputs, outputs } : s;
+          this.emit(op, urn, s.type, 'start', { diffKeys: changed, old: s, new: refreshed });
+          if (!this.o.preview && op === 'update') this.o.snapshots.replaceBase(s, refreshed);
+          this.emit(op, urn, s.type, 'done', { diffKeys: changed, old: s, new: refreshed });
         } catch (err) {
+          if (err instanceof ShuttingDownError) return;
           throw this.fail(urn, err);
         }
       }),
     ).catch(() => undefined);
-    if (this.o.preview) return;
-    for (const op of this.o.snapshots.basePending()) {
-      if (op.type === 'creating') {
-        this.o.events.diag?.({ severity: 'warning', urn: op.resource.urn, message: `an interrupted create of ${op.resource.urn} was dropped; the resource may exist in the provider and need an import` });
+    if (!this.o.preview) await this.save();
+  }
+
+  /** Reports how each pending operation of the base state is resolved and, unless previewing, drops them. */
+  private resolveBasePending(): void {
+    const pending = this.o.snapshots.basePending();
+    if (pending.length === 0) return;
+    const recorded = new Set(this.o.base.resources.filter((r) => r.custom && !r.delete).map((r) => r.urn));
+    const will = this.o.preview ? 'will be' : 'was';
+    for (const op of pending) {
+      const urn = op.resource.urn;
+      if (op.type !== 'creating' && recorded.has(urn)) {
+        this.o.events.diag?.({ severity: 'info', urn, message: `an interrupted ${OP_NOUN[op.type]} of ${urn} is resolved by reading the resource back from its provider` });
+        continue;
       }
-      this.o.snapshots.clearPending(op);
+      const why = op.type === 'creating' ? 'it has no id to read back' : 'the resource is not in the stack state';
+      this.o.events.diag?.({
+        severity: 'warning',
+        urn,
+        message:
+          `the interrupted ${OP_NOUN[op.type]} of ${urn} (${op.resource.type}) ${will} cleared because ${why}; ` +
+          'check by hand whether the resource exists in the cloud, and import it if it does',
+      });
     }
-    await this.save();
+    if (!this.o.preview) this.o.snapshots.clearBasePending();
   }
 
   // ----- deletes -----
@@ -596,7 +682,11 @@ export class StepExecutor {
    * Deletes the given states in reverse dependency order: each waits for every dependent (by dependency, property
    * dependency, parent, provider or deletedWith) to be deleted first; independent deletes run in parallel.
    */
-  async deleteAll(states: ResourceState[]): Promise<void> {
+  deleteAll(states: ResourceState[]): Promise<void> {
+    return this.track(this.deleteAllNow(states));
+  }
+
+  private async deleteAllNow(states: ResourceState[]): Promise<void> {
     if (states.length === 0) return;
     const order = new Map<ResourceState, number>(this.o.base.resources.map((r, i) => [r, i]));
     const idx = (s: ResourceState) => order.get(s) ?? order.get(this.o.base.resources.find((b) => b.urn === s.urn && b.id === s.id)!) ?? 0;
@@ -646,7 +736,8 @@ export class StepExecutor {
       if (s.protect && !s.delete) {
         throw new Error(`unable to delete resource "${urn}" as it is currently marked for protection; to unprotect it, set \`protect: false\` and run \`stackyard up\`, or use \`stackyard state unprotect\``);
       }
-      this.emit(op, urn, s.type, 'start');
+      this.assertRunning();
+      this.emit(op, urn, s.type, 'start', { old: s });
       const callProvider =
         s.custom && !isProviderType(s.type) && !s.external && !s.retainOnDelete && !s.pendingReplacement && !(s.deletedWith && deletingUrns.has(s.deletedWith));
       if (!this.o.preview) {
@@ -655,7 +746,7 @@ export class StepExecutor {
           const pending = this.o.snapshots.beginOp(s, 'deleting');
           await this.save();
           try {
-            await this.sem.run(() => provider.delete({ urn, name: urnName(urn), type: s.type }, s.id ?? '', s.outputs ?? {}, s.inputs ?? {}, s.customTimeouts?.delete));
+            await this.providerStep(() => provider.delete({ urn, name: urnName(urn), type: s.type }, s.id ?? '', s.outputs ?? {}, s.inputs ?? {}, s.customTimeouts?.delete));
           } finally {
             this.o.snapshots.endOp(pending);
           }
@@ -669,13 +760,16 @@ export class StepExecutor {
         }
         await this.save();
       }
-      this.emit(op, urn, s.type, 'done');
+      this.emit(op, urn, s.type, 'done', { old: s });
     } catch (err) {
-      this.emit(op, urn, s.type, 'failed', { error: err instanceof Error ? err.message : String(err) });
+      if (err instanceof ShuttingDownError) throw err;
+      this.emit(op, urn, s.type, 'failed', { error: err instanceof Error ? err.message : String(err), old: s });
       throw this.fail(urn, err);
     }
   }
 }
+
+const OP_NOUN: Record<PendingOperationType, string> = { creating: 'create', updating: 'update', deleting: 'delete', reading: 'read' };
 
 function formatFailures(failures: { property: string; reason: string }[]): string {
   return failures.map((f) => (f.property ? `${f.property}: ${f.reason}` : f.reason)).join('; ');

@@ -10,6 +10,7 @@ export type DomainErrorKind =
   | 'not-found'
   | 'conflict'
   | 'lease-held'
+  | 'precondition-failed'
   | 'too-large'
   | 'unavailable';
 
@@ -87,6 +88,12 @@ export class LeaseHeldError extends ConflictError {
       options,
     );
   }
+}
+
+/** A precondition the operator set up refused the request (a hook gate denied an update, or could not answer). */
+export class PreconditionFailedError extends DomainError {
+  readonly kind = 'precondition-failed';
+  readonly status = 412;
 }
 
 export class TooLargeError extends DomainError {

@@ -4,9 +4,11 @@ export type * from './update-store.js';
 export type * from './lease-store.js';
 export type * from './key-service.js';
 export type * from './identity-store.js';
+export type * from './hook-store.js';
 export { MAX_OBJECT_BYTES } from './checkpoint-store.js';
 
 import type { CheckpointStore } from './checkpoint-store.js';
+import type { HookStore } from './hook-store.js';
 import type { IdentityStore } from './identity-store.js';
 import type { KeyService } from './key-service.js';
 import type { LeaseStore } from './lease-store.js';
@@ -21,6 +23,7 @@ export interface Storage {
   leases: LeaseStore;
   keys: KeyService;
   identity: IdentityStore;
+  hooks: HookStore;
   /** Releases clients, timers and file handles. */
   close(): Promise<void>;
 }

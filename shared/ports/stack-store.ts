@@ -1,4 +1,5 @@
 import type { StackRef } from '../core/names.js';
+import type { OutboxEvent } from './hook-store.js';
 
 /** A stack as stored. `id` never changes, so renames move no data and change no keys. */
 export interface StackRecord extends StackRef {
@@ -69,14 +70,16 @@ export interface StackPage {
  * - `update`, `rename` and `delete` apply only if the stored `revision` equals `expectedRevision`; otherwise they
  *   fail with `ConflictError` and change nothing. Each success bumps `revision` by one.
  * - Missing stacks fail with `NotFoundError`.
+ * - `events` (hook outbox events, see HookStore) are written in the same atomic write as the change: when the
+ *   write fails nothing of them is stored, when it succeeds all of them are.
  */
 export interface StackStore {
-  create(stack: NewStack): Promise<StackRecord>;
+  create(stack: NewStack, events?: readonly OutboxEvent[]): Promise<StackRecord>;
   get(ref: StackRef): Promise<StackRecord>;
   getById(id: string): Promise<StackRecord>;
   list(query: ListStacksQuery): Promise<StackPage>;
-  update(id: string, expectedRevision: number, changes: StackChanges): Promise<StackRecord>;
+  update(id: string, expectedRevision: number, changes: StackChanges, events?: readonly OutboxEvent[]): Promise<StackRecord>;
   /** Moves the stack to a new name (same org) and applies `changes`, in one transaction. */
   rename(id: string, expectedRevision: number, to: StackRef, changes?: StackChanges): Promise<StackRecord>;
-  delete(id: string, expectedRevision: number): Promise<void>;
+  delete(id: string, expectedRevision: number, events?: readonly OutboxEvent[]): Promise<void>;
 }

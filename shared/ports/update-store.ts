@@ -1,3 +1,5 @@
+import type { OutboxEvent } from './hook-store.js';
+
 /** Kinds of operation, as the Pulumi service names them in history. */
 export type UpdateKind = 'update' | 'preview' | 'refresh' | 'destroy' | 'import' | 'rename' | 'resource-import';
 
@@ -67,11 +69,18 @@ export interface HistoryPage {
  * - `update` applies only when `revision` equals `expectedRevision` (else `ConflictError`, nothing changed).
  * - `recordHistory` is idempotent per (stack, version): recording the same version twice keeps the first entry.
  * - Missing updates fail with `NotFoundError`.
+ * - `update` writes `events` (hook outbox events) in the same atomic write as the change, or none of them.
  */
 export interface UpdateStore {
   create(update: NewUpdate): Promise<UpdateRecord>;
   get(stackId: string, updateId: string): Promise<UpdateRecord>;
-  update(stackId: string, updateId: string, expectedRevision: number, changes: UpdateChanges): Promise<UpdateRecord>;
+  update(
+    stackId: string,
+    updateId: string,
+    expectedRevision: number,
+    changes: UpdateChanges,
+    events?: readonly OutboxEvent[],
+  ): Promise<UpdateRecord>;
   /** Adds a completed, non-dry-run update to the history under `update.version`. */
   recordHistory(update: UpdateRecord): Promise<void>;
   /** The history entry of one version; `NotFoundError` when there is none. */

@@ -284,6 +284,8 @@ export function defineWireScenarios(context: () => WireContext): void {
 
       const starts = await Promise.all(ids.map((id) => wire.call('POST', `${stackPath(ref)}/update/${id}`, { auth, body: { tags: {} } })));
 
+      const statuses = starts.map((s) => s.status).filter((s) => s !== 200 && s !== 409);
+      expect(statuses, JSON.stringify(starts.filter((s) => s.status !== 200 && s.status !== 409).map((s) => s.json))).toEqual([]);
       const winners = starts.filter((s) => s.status === 200);
       const losers = starts.filter((s) => s.status === 409);
       expect(winners).toHaveLength(1);

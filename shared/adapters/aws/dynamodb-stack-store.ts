@@ -9,7 +9,9 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import { formatStackRef, validateOrgName, validateProjectName, validateStackRef, validateTags, type StackRef } from '../../core/names.js';
+import type { OutboxEvent } from '../../ports/hook-store.js';
 import type { ListStacksQuery, NewStack, StackChanges, StackPage, StackRecord, StackStore } from '../../ports/stack-store.js';
+import { outboxPuts } from './dynamodb-hook-store.js';
 import { translateDynamoDbError } from './errors.js';
 import { NAME_SK, STACK_SK, namePk, stackPk, stackSortKey, stacksByOrg } from './keys.js';
 import { KEY, STACKS_BY_NAME_INDEX } from './table.js';
@@ -147,7 +149,7 @@ export class DynamoDbStackStore implements StackStore {
     private readonly table: string,
   ) {}
 
-  async create(stack: NewStack): Promise<StackRecord> {
+  async create(stack: NewStack, events?: readonly OutboxEvent[]): Promise<StackRecord> {
     const ref = validateStackRef(stack);
     const record: StackRecord = {
       id: requireStackId(stack.id),
@@ -183,6 +185,7 @@ export class DynamoDbStackStore implements StackStore {
                 ExpressionAttributeNames: { '#pk': KEY.partition },
               },
             },
+            ...outboxPuts(this.table, events),
           ],
         }),
       );
@@ -289,10 +292,43 @@ export class DynamoDbStackStore implements StackStore {
     return { stacks, continuationToken: encodeCursor(cursor) };
   }
 
-  async update(id: string, expectedRevision: number, changes: StackChanges): Promise<StackRecord> {
+  async update(
+    id: string,
+    expectedRevision: number,
+    changes: StackChanges,
+    events?: readonly OutboxEvent[],
+  ): Promise<StackRecord> {
     requireStackId(id);
     this.checkRevision(expectedRevision);
     const { expression, names, values } = updateExpression(checkChanges(changes));
+    if (events && events.length > 0) {
+      // With events the write is a transaction (which returns no attributes), so the result is read back.
+      try {
+        await this.documents.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: this.table,
+                  Key: { [KEY.partition]: stackPk(id), [KEY.sort]: STACK_SK },
+                  UpdateExpression: expression,
+                  ConditionExpression: AT_REVISION,
+                  ExpressionAttributeNames: { ...names, '#pk': KEY.partition },
+                  ExpressionAttributeValues: { ...values, ':expectedRevision': expectedRevision },
+                },
+              },
+              ...outboxPuts(this.table, events),
+            ],
+          }),
+        );
+      } catch (error) {
+        if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
+          throw this.revisionError(id, expectedRevision, await this.getById(id).catch(() => undefined), error);
+        }
+        throw this.translate(error, 'The stack');
+      }
+      return this.getById(id);
+    }
     try {
       const { Attributes } = await this.documents.send(
         new UpdateCommand({
@@ -381,7 +417,7 @@ export class DynamoDbStackStore implements StackStore {
     return this.getById(id);
   }
 
-  async delete(id: string, expectedRevision: number): Promise<void> {
+  async delete(id: string, expectedRevision: number, events?: readonly OutboxEvent[]): Promise<void> {
     requireStackId(id);
     this.checkRevision(expectedRevision);
     const current = await this.getById(id);
@@ -408,6 +444,7 @@ export class DynamoDbStackStore implements StackStore {
                 ExpressionAttributeValues: { ':stackId': id },
               },
             },
+            ...outboxPuts(this.table, events),
           ],
         }),
       );

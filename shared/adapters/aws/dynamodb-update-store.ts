@@ -4,12 +4,15 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
+import type { OutboxEvent } from '../../ports/hook-store.js';
 import type { HistoryPage, NewUpdate, UpdateChanges, UpdateRecord, UpdateStore } from '../../ports/update-store.js';
+import { outboxPuts } from './dynamodb-hook-store.js';
 import { requireStackId } from './dynamodb-stack-store.js';
 import { translateDynamoDbError } from './errors.js';
 import { historySk, stackPk, updateSk } from './keys.js';
@@ -124,7 +127,13 @@ export class DynamoDbUpdateStore implements UpdateStore {
     }
   }
 
-  async update(stackId: string, updateId: string, expectedRevision: number, changes: UpdateChanges): Promise<UpdateRecord> {
+  async update(
+    stackId: string,
+    updateId: string,
+    expectedRevision: number,
+    changes: UpdateChanges,
+    events?: readonly OutboxEvent[],
+  ): Promise<UpdateRecord> {
     requireStackId(stackId);
     requireUpdateId(updateId);
     requireCount(expectedRevision, 'expected revision');
@@ -137,6 +146,40 @@ export class DynamoDbUpdateStore implements UpdateStore {
       names[`#${field}`] = field;
       values[`:${field}`] = changes[field];
       sets.push(`#${field} = :${field}`);
+    }
+    if (events && events.length > 0) {
+      // With events the write is a transaction (which returns no attributes), so the result is read back.
+      try {
+        await this.documents.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: this.table,
+                  Key: { [KEY.partition]: stackPk(stackId), [KEY.sort]: updateSk(updateId) },
+                  UpdateExpression: `SET ${sets.join(', ')}`,
+                  ConditionExpression: 'attribute_exists(#pk) AND #revision = :expectedRevision',
+                  ExpressionAttributeNames: names,
+                  ExpressionAttributeValues: values,
+                },
+              },
+              ...outboxPuts(this.table, events),
+            ],
+          }),
+        );
+      } catch (error) {
+        const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+        if (error instanceof Error && error.name === 'TransactionCanceledException' && reasons?.[0]?.Code === 'ConditionalCheckFailed') {
+          const current = await this.get(stackId, updateId);
+          throw new ConflictError(
+            `Update ${updateId} was changed by someone else (revision ${current.revision}, expected ${expectedRevision}).`,
+            { updateId, expectedRevision, actualRevision: current.revision },
+            { cause: error },
+          );
+        }
+        throw translateDynamoDbError(error, 'The update');
+      }
+      return this.get(stackId, updateId);
     }
     try {
       const { Attributes } = await this.documents.send(

@@ -1,5 +1,6 @@
 import type { Storage } from '../../ports/index.js';
 import { createAwsClients, type AwsClients } from './clients.js';
+import { DynamoDbHookStore } from './dynamodb-hook-store.js';
 import { DynamoDbIdentityStore } from './dynamodb-identity-store.js';
 import { DynamoDbLeaseStore } from './dynamodb-lease-store.js';
 import { DynamoDbStackStore } from './dynamodb-stack-store.js';
@@ -49,6 +50,7 @@ export function createAwsStorage(options: AwsStorageOptions): Storage {
     leases: new DynamoDbLeaseStore(clients.documents, options.table, now),
     keys: new KmsKeyService(clients.kms, options.kmsKeyId, now),
     identity: new DynamoDbIdentityStore(clients.documents, options.table),
+    hooks: new DynamoDbHookStore(clients.documents, options.table),
     async close() {
       if (!options.clients) clients.destroy();
     },

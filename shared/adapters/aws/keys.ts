@@ -18,3 +18,14 @@ export const tokenHashPk = (tokenHash: string) => `APITOKEN#${tokenHash}`;
 export const TOKEN_HASH_SK = 'APITOKEN';
 export const orgPk = (name: string) => `ORG#${name}`;
 export const ORG_SK = 'ORG';
+export const hooksPk = (org: string) => `HOOKS#${org}`;
+/** `org` for an organization's hooks, `stack:<id>` for one stack's. */
+export const hookScopeKey = (stackId: string | undefined) => (stackId === undefined ? 'org' : `stack:${stackId}`);
+export const hookSk = (scope: string, name: string) => `HOOK#${scope}#${name}`;
+export const deliveryPrefix = (scope: string, hook: string) => `DELIVERY#${scope}#${hook}#`;
+export const outboxPk = (eventId: string) => `OUTBOX#${eventId}`;
+export const OUTBOX_SK = 'EVENT';
+/** gsi1 partitions of the hook items: unprocessed outbox events, due deliveries, an organization's dead letters. */
+export const OUTBOX_INDEX_PK = 'OUTBOX';
+export const DUE_INDEX_PK = 'HOOKDUE';
+export const deadLettersPk = (org: string) => `HOOKDEAD#${org}`;

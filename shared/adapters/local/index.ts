@@ -4,9 +4,11 @@ import { UnavailableError } from '../../core/errors.js';
 import type { Storage } from '../../ports/index.js';
 import { DataDir } from './files.js';
 import { LocalCheckpointStore } from './local-checkpoint-store.js';
+import { LocalHookStore } from './local-hook-store.js';
 import { LocalIdentityStore } from './local-identity-store.js';
 import { LocalKeyService } from './local-key-service.js';
 import { LocalLeaseStore } from './local-lease-store.js';
+import { LocalOutbox } from './local-outbox.js';
 import { LocalStackStore } from './local-stack-store.js';
 import { LocalUpdateStore } from './local-update-store.js';
 
@@ -39,13 +41,15 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
     );
   }
   const now = options.now ?? Date.now;
+  const outbox = new LocalOutbox(dir);
   return {
     checkpoints: new LocalCheckpointStore(dir),
-    stacks: new LocalStackStore(dir),
-    updates: new LocalUpdateStore(dir),
+    stacks: new LocalStackStore(dir, outbox),
+    updates: new LocalUpdateStore(dir, outbox),
     leases: new LocalLeaseStore(dir, now),
     keys: new LocalKeyService(dir),
     identity: new LocalIdentityStore(dir),
+    hooks: new LocalHookStore(dir, outbox),
     close: async () => undefined,
   };
 }

@@ -3,12 +3,14 @@ import { formatStackRef, validateStackRef, validateTags, type StackRef } from '.
 import type {
   ListStacksQuery,
   NewStack,
+  OutboxEvent,
   StackChanges,
   StackPage,
   StackRecord,
   StackStore,
 } from '../../ports/index.js';
 import { safeSegment, type DataDir } from './files.js';
+import type { LocalOutbox } from './local-outbox.js';
 
 const LOCK = 'stacks';
 
@@ -16,11 +18,15 @@ const LOCK = 'stacks';
  * Records at `stacks/by-id/<id>.json`; the name index `stacks/by-name/<org>/<project>/<stack>.json` holds the id.
  * All writes run under one lock, so a name and a revision change together or not at all. Reads through the name
  * index check that the record still carries that name, so an index entry left by a crash is never believed.
+ * Hook events ride on the same locked write through the outbox (local-outbox.ts).
  */
 export class LocalStackStore implements StackStore {
-  constructor(private readonly dir: DataDir) {}
+  constructor(
+    private readonly dir: DataDir,
+    private readonly outbox: LocalOutbox,
+  ) {}
 
-  async create(stack: NewStack): Promise<StackRecord> {
+  async create(stack: NewStack, events?: readonly OutboxEvent[]): Promise<StackRecord> {
     const ref = validateStackRef(stack);
     const id = safeSegment(stack.id, 'stack id');
     const record: StackRecord = {
@@ -35,12 +41,14 @@ export class LocalStackStore implements StackStore {
       ...(stack.encryptedDataKey !== undefined ? { encryptedDataKey: stack.encryptedDataKey } : {}),
       ...(stack.currentCheckpoint !== undefined ? { currentCheckpoint: stack.currentCheckpoint } : {}),
     };
-    return this.dir.withLock(LOCK, async () => {
-      if (await this.dir.readJson(this.idPath(id))) throw new ConflictError(`Stack id ${id} already exists.`);
-      await this.takeName(ref, id);
-      await this.dir.writeJson(this.idPath(id), record);
-      return record;
-    });
+    return this.dir.withLock(LOCK, () =>
+      this.outbox.around(events, { record: 'stack', stackId: id, revision: 1 }, async () => {
+        if (await this.dir.readJson(this.idPath(id))) throw new ConflictError(`Stack id ${id} already exists.`);
+        await this.takeName(ref, id);
+        await this.dir.writeJson(this.idPath(id), record);
+        return record;
+      }),
+    );
   }
 
   async get(ref: StackRef): Promise<StackRecord> {
@@ -92,18 +100,27 @@ export class LocalStackStore implements StackStore {
     return more && last ? { stacks, continuationToken: encodeToken(last.project, last.stack) } : { stacks };
   }
 
-  async update(id: string, expectedRevision: number, changes: StackChanges): Promise<StackRecord> {
-    return this.dir.withLock(LOCK, async () => {
-      const current = await this.current(id, expectedRevision);
-      const next = applyChanges(current, changes);
-      await this.dir.writeJson(this.idPath(current.id), next);
-      return next;
-    });
+  async update(
+    id: string,
+    expectedRevision: number,
+    changes: StackChanges,
+    events?: readonly OutboxEvent[],
+  ): Promise<StackRecord> {
+    const stackId = safeSegment(id, 'stack id');
+    return this.dir.withLock(LOCK, () =>
+      this.outbox.around(events, { record: 'stack', stackId, revision: expectedRevision + 1 }, async () => {
+        const current = await this.current(stackId, expectedRevision);
+        const next = applyChanges(current, changes);
+        await this.dir.writeJson(this.idPath(current.id), next);
+        return next;
+      }),
+    );
   }
 
   async rename(id: string, expectedRevision: number, to: StackRef, changes: StackChanges = {}): Promise<StackRecord> {
     const target = validateStackRef(to);
     return this.dir.withLock(LOCK, async () => {
+      await this.outbox.recoverStacks();
       const current = await this.current(id, expectedRevision);
       if (target.org !== current.org) {
         throw new InvalidInputError('A stack can only be renamed within its organization.');
@@ -116,12 +133,15 @@ export class LocalStackStore implements StackStore {
     });
   }
 
-  async delete(id: string, expectedRevision: number): Promise<void> {
-    await this.dir.withLock(LOCK, async () => {
-      const current = await this.current(id, expectedRevision);
-      await this.dir.remove(this.idPath(current.id));
-      await this.dir.remove(this.namePath(current));
-    });
+  async delete(id: string, expectedRevision: number, events?: readonly OutboxEvent[]): Promise<void> {
+    const stackId = safeSegment(id, 'stack id');
+    await this.dir.withLock(LOCK, () =>
+      this.outbox.around(events, { record: 'stack-deleted', stackId }, async () => {
+        const current = await this.current(stackId, expectedRevision);
+        await this.dir.remove(this.idPath(current.id));
+        await this.dir.remove(this.namePath(current));
+      }),
+    );
   }
 
   private async current(id: string, expectedRevision: number): Promise<StackRecord> {

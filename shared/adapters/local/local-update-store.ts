@@ -1,10 +1,14 @@
 import { ConflictError, InvalidInputError } from '../../core/errors.js';
-import type { HistoryPage, NewUpdate, UpdateChanges, UpdateRecord, UpdateStore } from '../../ports/index.js';
+import type { HistoryPage, NewUpdate, OutboxEvent, UpdateChanges, UpdateRecord, UpdateStore } from '../../ports/index.js';
 import { safeSegment, type DataDir } from './files.js';
+import type { LocalOutbox } from './local-outbox.js';
 
 /** Updates at `updates/<stackId>/<updateId>.json`, history at `history/<stackId>/<version, 12 digits>.json`. */
 export class LocalUpdateStore implements UpdateStore {
-  constructor(private readonly dir: DataDir) {}
+  constructor(
+    private readonly dir: DataDir,
+    private readonly outbox: LocalOutbox,
+  ) {}
 
   async create(update: NewUpdate): Promise<UpdateRecord> {
     const record: UpdateRecord = { ...update, checkpointCount: 0, revision: 1 };
@@ -21,20 +25,24 @@ export class LocalUpdateStore implements UpdateStore {
     updateId: string,
     expectedRevision: number,
     changes: UpdateChanges,
+    events?: readonly OutboxEvent[],
   ): Promise<UpdateRecord> {
     const path = this.path(stackId, updateId);
-    return this.dir.withLock(`updates-${stackId}`, async () => {
-      const current = await this.dir.mustReadJson<UpdateRecord>(path, `Update ${updateId}`);
-      if (current.revision !== expectedRevision) {
-        throw new ConflictError(`Update ${updateId} was changed by someone else; reload and retry.`, {
-          expectedRevision,
-          revision: current.revision,
-        });
-      }
-      const next: UpdateRecord = { ...current, ...changes, revision: current.revision + 1 };
-      await this.dir.writeJson(path, next);
-      return next;
-    });
+    const commit = { record: 'update', stackId, updateId, revision: expectedRevision + 1 } as const;
+    return this.dir.withLock(`updates-${stackId}`, () =>
+      this.outbox.around(events, commit, async () => {
+        const current = await this.dir.mustReadJson<UpdateRecord>(path, `Update ${updateId}`);
+        if (current.revision !== expectedRevision) {
+          throw new ConflictError(`Update ${updateId} was changed by someone else; reload and retry.`, {
+            expectedRevision,
+            revision: current.revision,
+          });
+        }
+        const next: UpdateRecord = { ...current, ...changes, revision: current.revision + 1 };
+        await this.dir.writeJson(path, next);
+        return next;
+      }),
+    );
   }
 
   async recordHistory(update: UpdateRecord): Promise<void> {

@@ -1,4 +1,7 @@
 import type { Storage } from '../../ports/index.js';
+import { createHookService } from '../hooks/hook-service.js';
+import type { RetryPolicy } from '../hooks/dispatcher.js';
+import type { HookRuntimeOptions } from '../hooks/runtime.js';
 import { createIdentityService } from './identity-service.js';
 import { createSecretService } from './secret-service.js';
 import { StackKeys } from './secrets-envelope.js';
@@ -16,6 +19,8 @@ export interface ServiceOptions {
   maxLeaseMs?: number;
   /** Stacks per page of `stacks.list` (default 100). */
   listPageSize?: number;
+  /** How hooks reach destinations (SSRF allowance, timeouts, Lambda client) and retry (redeliver). */
+  hooks?: HookRuntimeOptions & RetryPolicy;
 }
 
 /** What every service is built from; one instance per `createServices` call, shared by all four services. */
@@ -41,5 +46,6 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     stacks: createStackService(deps),
     updates: createUpdateService(deps),
     secrets: createSecretService(deps),
+    hooks: createHookService(deps),
   };
 }

@@ -21,6 +21,7 @@ import {
 } from './deployment-rules.js';
 import { currentDeployment, deploymentOfVersion, newUpdateId, writeStackCheckpoint } from './stack-state.js';
 import { settleAbandonedUpdate } from './update-service.js';
+import { stackEvent } from '../hooks/payloads.js';
 import type { Principal, StackPageView, StackService } from './types.js';
 
 export const STILL_HAS_RESOURCES = 'Bad Request: Stack still contains resources.';
@@ -93,13 +94,16 @@ export function createStackService(deps: ServiceDeps): StackService {
       const unborn = { ...valid, id, version: 0, revision: 0, tags, createdAt: now };
       const currentCheckpoint = initial ? await writeStackCheckpoint(deps, unborn, initial.deployment) : undefined;
       try {
-        return await stacks.create({
-          ...valid,
-          id,
-          tags,
-          createdAt: now,
-          ...(currentCheckpoint !== undefined ? { currentCheckpoint } : {}),
-        });
+        return await stacks.create(
+          {
+            ...valid,
+            id,
+            tags,
+            createdAt: now,
+            ...(currentCheckpoint !== undefined ? { currentCheckpoint } : {}),
+          },
+          [stackEvent('stack_created', { ...valid, id }, principal.login, now)],
+        );
       } catch (error) {
         if (error instanceof ConflictError) {
           throw new ConflictError(
@@ -163,7 +167,7 @@ export function createStackService(deps: ServiceDeps): StackService {
         throw new InvalidInputError(STILL_HAS_RESOURCES);
       }
       try {
-        await stacks.delete(stack.id, stack.revision);
+        await stacks.delete(stack.id, stack.revision, [stackEvent('stack_deleted', stack, principal.login, deps.now())]);
       } catch (error) {
         if (error instanceof NotFoundError) throw stackNotFound(stack);
         if (isStaleRevision(error)) throw changedMeanwhile(stack, 'removed', error);

@@ -2,6 +2,7 @@ import type { StackRef } from '../names.js';
 import type { UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
 import type { StackRecord } from '../../ports/stack-store.js';
 import type { TokenRecord, UserRecord } from '../../ports/identity-store.js';
+import type { HookService } from '../hooks/hook-service.js';
 
 /**
  * The use cases shared by the HTTP API (functions/) and the CLI's local backend. They take the caller as a
@@ -58,6 +59,7 @@ export interface Services {
   stacks: StackService;
   updates: UpdateService;
   secrets: SecretService;
+  hooks: HookService;
 }
 
 export interface IdentityService {

@@ -25,6 +25,10 @@ import {
 } from '../journal/update-checkpoints.js';
 import { validateStackRef, validateTags, type StackRef } from '../names.js';
 import type { CheckpointStore, PreparedObject } from '../../ports/checkpoint-store.js';
+import type { OutboxEvent } from '../../ports/hook-store.js';
+import { runGates } from '../hooks/gates.js';
+import { updateEvent, type UpdateEventCause } from '../hooks/payloads.js';
+import { hookRuntime } from '../hooks/runtime.js';
 import type { TokenRef } from '../../ports/lease-store.js';
 import type { StackChanges, StackRecord } from '../../ports/stack-store.js';
 import type { UpdateChanges, UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
@@ -184,13 +188,15 @@ async function changeUpdate(
   stackId: string,
   updateId: string,
   fn: (current: UpdateRecord) => UpdateChanges | undefined,
+  events?: (changed: UpdateRecord) => OutboxEvent[],
 ): Promise<UpdateRecord> {
   for (;;) {
     const current = await deps.storage.updates.get(stackId, updateId);
     const changes = fn(current);
     if (!changes) return current;
     try {
-      return await deps.storage.updates.update(stackId, updateId, current.revision, changes);
+      const announced = events?.({ ...current, ...changes });
+      return await deps.storage.updates.update(stackId, updateId, current.revision, changes, announced);
     } catch (error) {
       if (!isStaleRevision(error)) throw error;
     }
@@ -201,13 +207,14 @@ async function changeStack(
   deps: ServiceDeps,
   stackId: string,
   fn: (current: StackRecord) => StackChanges | undefined,
+  events?: (current: StackRecord) => OutboxEvent[],
 ): Promise<StackRecord> {
   for (;;) {
     const current = await deps.storage.stacks.getById(stackId);
     const changes = fn(current);
     if (!changes) return current;
     try {
-      return await deps.storage.stacks.update(stackId, current.revision, changes);
+      return await deps.storage.stacks.update(stackId, current.revision, changes, events?.(current));
     } catch (error) {
       if (!isStaleRevision(error)) throw error;
     }
@@ -261,8 +268,9 @@ async function settle(
   stackId: string,
   updateId: string,
   status: 'succeeded' | 'failed' | 'cancelled',
-  options: { completedTokenHash?: string; extra?: StackChanges } = {},
+  options: SettleOptions = {},
 ): Promise<StackRecord> {
+  const cause = options.cause ?? 'ended';
   let outcome: UpdateOutcome | undefined;
   let resourceChanges: Record<string, number> | undefined;
   for (;;) {
@@ -277,7 +285,7 @@ async function settle(
       } else if (update.version !== undefined && update.version <= stack.version) {
         await deps.storage.updates.recordHistory(update);
       }
-      return options.extra ? changeStack(deps, stackId, () => options.extra) : stack;
+      return options.extra ? changeStack(deps, stackId, () => options.extra, options.extraEvents) : stack;
     }
     if (!isTerminal(update)) {
       outcome ??= await resolveOutcome(deps, stack, updateId);
@@ -302,12 +310,27 @@ async function settle(
       activeUpdate: null,
       ...options.extra,
     };
+    // The update's end is announced in the same write that makes it the stack's state (docs/hooks.md, outbox).
+    const events = [
+      updateEvent(cause, stack, update, deps.now(), deps.options.serviceUrl),
+      ...(options.extraEvents?.(stack) ?? []),
+    ];
     try {
-      return await deps.storage.stacks.update(stackId, stack.revision, changes);
+      return await deps.storage.stacks.update(stackId, stack.revision, changes, events);
     } catch (error) {
       if (!isStaleRevision(error)) throw error;
     }
   }
+}
+
+interface SettleOptions {
+  completedTokenHash?: string;
+  /** Applied in the same stack write (a start folding a crashed run passes its own `activeUpdate` and tags). */
+  extra?: StackChanges;
+  /** Hook events of `extra`, written with it. */
+  extraEvents?: (stack: StackRecord) => OutboxEvent[];
+  /** `lease-expired` when a crashed or abandoned run is folded. */
+  cause?: UpdateEventCause;
 }
 
 function tokenHashChange(options: { completedTokenHash?: string }): UpdateChanges {
@@ -324,7 +347,7 @@ export async function settleAbandonedUpdate(deps: ServiceDeps, stack: StackRecor
   if (!stack.activeUpdate) return stack;
   const lease = await deps.storage.leases.current(stack.id);
   if (lease?.updateId === stack.activeUpdate) return stack;
-  return settle(deps, stack.id, stack.activeUpdate, 'failed');
+  return settle(deps, stack.id, stack.activeUpdate, 'failed', { cause: 'lease-expired' });
 }
 
 export function createUpdateService(deps: ServiceDeps): UpdateService {
@@ -332,6 +355,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
   const ceiling = Math.min(deps.options.maxLeaseMs ?? MAX_LEASE_MS, LEASE_CEILING_MS);
   const floor = Math.min(deps.options.minLeaseMs ?? MIN_LEASE_MS, ceiling);
   const defaultLease = deps.options.defaultLeaseMs ?? DEFAULT_LEASE_MS;
+  const hooks = hookRuntime(deps.options.hooks);
 
   function leaseDuration(requested: number | undefined): number {
     if (requested === undefined) return Math.min(Math.max(defaultLease, floor), ceiling);
@@ -359,18 +383,22 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
   /** Marks `updateId` as the stack's running update (folding a crashed predecessor first) and applies tags. */
   async function markActive(
     stackId: string,
-    updateId: string,
+    update: UpdateRecord,
     tags: Record<string, string> | undefined,
   ): Promise<StackRecord> {
+    const updateId = update.id;
     const extra: StackChanges = tags ? { activeUpdate: updateId, tags } : { activeUpdate: updateId };
+    const started = (stack: StackRecord): OutboxEvent[] => [
+      updateEvent('started', stack, { ...update, status: 'in-progress', version: stack.version + 1 }, deps.now(), deps.options.serviceUrl),
+    ];
     for (;;) {
       const stack = await storage.stacks.getById(stackId);
       if (stack.activeUpdate && stack.activeUpdate !== updateId) {
         // We hold the lease, so the previous run's lease is gone: it crashed or was abandoned.
-        return settle(deps, stackId, stack.activeUpdate, 'failed', { extra });
+        return settle(deps, stackId, stack.activeUpdate, 'failed', { extra, extraEvents: started, cause: 'lease-expired' });
       }
       try {
-        return await storage.stacks.update(stackId, stack.revision, extra);
+        return await storage.stacks.update(stackId, stack.revision, extra, started(stack));
       } catch (error) {
         if (!isStaleRevision(error)) throw error;
       }
@@ -457,9 +485,11 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
         const tokenExpiration = epochSeconds(grant.expiresAt);
         return { version: stack.version, token: grant.token, tokenExpiration, journalVersion };
       }
+      // Gates answer before the lease is taken, so a denied update never holds the stack.
+      await runGates(storage.hooks, hooks, found, update, principal);
       const grant = await storage.leases.acquire(grantRequest);
       try {
-        const stack = await markActive(found.id, updateId, tags);
+        const stack = await markActive(found.id, update, tags);
         await recordUpdateBase(storage.checkpoints, found.id, updateId, stack.currentCheckpoint);
         const version = stack.version + 1;
         await changeUpdate(deps, found.id, updateId, (u) =>
@@ -566,8 +596,12 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       }
       const update = await storage.updates.get(check.stackId, updateId);
       if (update.dryRun) {
-        await changeUpdate(deps, check.stackId, updateId, (u) =>
-          isTerminal(u) ? undefined : { status, endedAt: deps.now(), completedTokenHash: tokenHash },
+        await changeUpdate(
+          deps,
+          check.stackId,
+          updateId,
+          (u) => (isTerminal(u) ? undefined : { status, endedAt: deps.now(), completedTokenHash: tokenHash }),
+          (ended) => [updateEvent('ended', { ...check.stack, id: check.stackId }, ended, deps.now(), deps.options.serviceUrl)],
         );
       } else {
         await settle(deps, check.stackId, updateId, status, { completedTokenHash: tokenHash });
@@ -585,8 +619,12 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       // First kill the token, so the running client stops at its next call.
       await storage.leases.revoke(stack.id, updateId);
       if (update.dryRun) {
-        await changeUpdate(deps, stack.id, updateId, (u) =>
-          isTerminal(u) ? undefined : { status: 'cancelled', endedAt: deps.now() },
+        await changeUpdate(
+          deps,
+          stack.id,
+          updateId,
+          (u) => (isTerminal(u) ? undefined : { status: 'cancelled', endedAt: deps.now() }),
+          (ended) => [updateEvent('ended', stack, ended, deps.now(), deps.options.serviceUrl)],
         );
         return;
       }

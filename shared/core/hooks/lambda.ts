@@ -1,0 +1,33 @@
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import type { SendResult } from './transport.js';
+
+/** Invokes Lambda destinations; the SDK's own chain supplies region, credentials and AWS_ENDPOINT_URL_LAMBDA. */
+export interface LambdaInvoker {
+  /** `Event`: queued by Lambda, answered 202. `RequestResponse`: the function's result in `body`. */
+  invoke(arn: string, payload: string, mode: 'Event' | 'RequestResponse', timeoutMs: number): Promise<SendResult>;
+}
+
+export function sdkLambdaInvoker(client: LambdaClient = new LambdaClient({})): LambdaInvoker {
+  return {
+    async invoke(arn, payload, mode, timeoutMs) {
+      const started = performance.now();
+      const elapsed = () => Math.round(performance.now() - started);
+      try {
+        const output = await client.send(
+          new InvokeCommand({ FunctionName: arn, InvocationType: mode, Payload: Buffer.from(payload) }),
+          { abortSignal: AbortSignal.timeout(timeoutMs) },
+        );
+        const body = output.Payload ? Buffer.from(output.Payload).toString('utf8') : undefined;
+        if (output.FunctionError) {
+          return { ok: false, latencyMs: elapsed(), responseCode: output.StatusCode, error: `the function failed (${output.FunctionError})`, body };
+        }
+        return { ok: true, latencyMs: elapsed(), responseCode: output.StatusCode, body };
+      } catch (error) {
+        const name = error instanceof Error ? error.name : 'Error';
+        const reason = name === 'AbortError' || name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : `${name}: ${(error as Error).message}`;
+        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        return { ok: false, latencyMs: elapsed(), ...(status ? { responseCode: status } : {}), error: reason };
+      }
+    },
+  };
+}

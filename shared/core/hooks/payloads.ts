@@ -1,0 +1,87 @@
+import type { HookEventKind, OutboxEvent } from '../../ports/hook-store.js';
+import type { StackRecord } from '../../ports/stack-store.js';
+import type { UpdateRecord } from '../../ports/update-store.js';
+import { newEventId } from './outbox-events.js';
+
+/**
+ * Event payloads with Pulumi Cloud's webhook field names (`user`, `organization`, `projectName`, `stackName`,
+ * `updateUrl`, `kind`, `result`, `resourceChanges`, `isPreview`), plus `event` (the event name, Stackyard's
+ * addition) and ids receivers can look things up with. Built from records that hold no secret values: the update's
+ * config and environment are deliberately left out (config may carry encrypted secrets, environments tokens).
+ */
+type StackNames = Pick<StackRecord, 'id' | 'org' | 'project' | 'stack'>;
+
+/** The `Pulumi-Webhook-Kind` header: `stack` for stack lifecycle events, `stack_update` for update events. */
+export function webhookKind(event: HookEventKind | 'ping'): 'stack' | 'stack_update' | 'ping' {
+  if (event === 'ping') return 'ping';
+  return event === 'stack_created' || event === 'stack_deleted' ? 'stack' : 'stack_update';
+}
+
+function common(kind: HookEventKind | 'ping', stack: Pick<StackRecord, 'org' | 'project' | 'stack'>, login: string) {
+  return {
+    event: kind,
+    user: { name: login, githubLogin: login },
+    organization: { name: stack.org, githubLogin: stack.org },
+    projectName: stack.project,
+    stackName: stack.stack,
+  };
+}
+
+export function stackEvent(
+  kind: 'stack_created' | 'stack_deleted',
+  stack: StackNames,
+  login: string,
+  now: number,
+): OutboxEvent {
+  const payload = { ...common(kind, stack, login), action: kind === 'stack_created' ? 'created' : 'deleted' };
+  return { id: newEventId(now), kind, org: stack.org, stackId: stack.id, occurredAt: now, payload };
+}
+
+/** Why an update event is raised; `ended` maps the update's kind and status to Pulumi's event names. */
+export type UpdateEventCause = 'started' | 'ended' | 'lease-expired';
+
+export function updateEventKind(update: Pick<UpdateRecord, 'kind' | 'dryRun' | 'status'>, cause: UpdateEventCause): HookEventKind {
+  if (cause === 'started') return 'update_started';
+  if (cause === 'lease-expired') return 'lease_expired';
+  if (update.status === 'cancelled') return 'update_cancelled';
+  const result = update.status === 'succeeded' ? 'succeeded' : 'failed';
+  if (update.dryRun || update.kind === 'preview') return `preview_${result}`;
+  if (update.kind === 'destroy') return `destroy_${result}`;
+  if (update.kind === 'refresh') return `refresh_${result}`;
+  return `update_${result}`;
+}
+
+export function updateEvent(
+  cause: UpdateEventCause,
+  stack: StackNames,
+  update: UpdateRecord,
+  now: number,
+  serviceUrl: string | undefined,
+): OutboxEvent {
+  const kind = updateEventKind(update, cause);
+  const base = (serviceUrl ?? '').replace(/\/+$/, '');
+  const path = `/${stack.org}/${stack.project}/${stack.stack}/updates/${update.version ?? 0}`;
+  const payload = {
+    ...common(kind, stack, update.requestedBy),
+    updateUrl: `${base}${path}`,
+    kind: update.kind,
+    result: cause === 'started' ? 'in-progress' : update.status,
+    resourceChanges: update.resourceChanges ?? {},
+    isPreview: update.dryRun,
+    updateId: update.id,
+    version: update.version ?? 0,
+    ...(update.message !== undefined ? { message: update.message } : {}),
+  };
+  return { id: newEventId(now), kind, org: stack.org, stackId: stack.id, occurredAt: now, payload };
+}
+
+export function pingPayload(scope: { org: string; project?: string; stack?: string }, login: string, hook: string) {
+  return {
+    event: 'ping' as const,
+    user: { name: login, githubLogin: login },
+    organization: { name: scope.org, githubLogin: scope.org },
+    ...(scope.project !== undefined ? { projectName: scope.project, stackName: scope.stack } : {}),
+    hookName: hook,
+    message: `Ping from Stackyard for hook '${hook}'.`,
+  };
+}

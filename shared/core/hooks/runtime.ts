@@ -1,0 +1,73 @@
+import type { HookRecord } from '../../ports/hook-store.js';
+import { sdkLambdaInvoker, type LambdaInvoker } from './lambda.js';
+import { HEADER_ID, HEADER_KIND, HEADER_SIGNATURE, signBody } from './signing.js';
+import { postJson, type SendResult } from './transport.js';
+
+/** How hooks reach their destinations; shared by the dispatcher, ping/redeliver and gates. */
+export interface HookRuntimeOptions {
+  /** Allow http:// and private/loopback/link-local targets (tests, closed networks). Default: STACKYARD_HOOKS_ALLOW_PRIVATE=true. */
+  allowPrivate?: boolean;
+  /** Per-attempt timeout of asynchronous deliveries (default 10 s). */
+  deliveryTimeoutMs?: number;
+  /** Per-gate timeout; never more than 10 s (default 10 s). */
+  gateTimeoutMs?: number;
+  /** Lambda functions hooks may name (the operator's list); absent = any well-formed ARN. */
+  allowedLambdaArns?: readonly string[];
+  lambda?: LambdaInvoker;
+}
+
+export const MAX_GATE_TIMEOUT_MS = 10_000;
+const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
+
+export interface HookRuntime {
+  allowPrivate: boolean;
+  deliveryTimeoutMs: number;
+  gateTimeoutMs: number;
+  allowedLambdaArns?: readonly string[];
+  lambda: LambdaInvoker;
+}
+
+export function hookRuntime(options: HookRuntimeOptions = {}, env: NodeJS.ProcessEnv = process.env): HookRuntime {
+  let lambda: LambdaInvoker | undefined = options.lambda;
+  return {
+    allowPrivate: options.allowPrivate ?? env.STACKYARD_HOOKS_ALLOW_PRIVATE === 'true',
+    deliveryTimeoutMs: options.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
+    gateTimeoutMs: Math.min(options.gateTimeoutMs ?? MAX_GATE_TIMEOUT_MS, MAX_GATE_TIMEOUT_MS),
+    ...(options.allowedLambdaArns ? { allowedLambdaArns: options.allowedLambdaArns } : {}),
+    // The SDK client is built on first use, so processes without Lambda hooks never load its configuration.
+    get lambda() {
+      lambda ??= sdkLambdaInvoker();
+      return lambda;
+    },
+  };
+}
+
+export interface Message {
+  /** `Pulumi-Webhook-ID`: the delivery id. */
+  id: string;
+  /** `Pulumi-Webhook-Kind`. */
+  kind: string;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Sends one message to a hook's destination. HTTPS bodies are the payload itself, signed when the hook has a
+ * secret; Lambda functions receive `{id, kind, payload}` (the headers' information, no signature: IAM already
+ * says who called).
+ */
+export async function sendToHook(
+  runtime: HookRuntime,
+  hook: HookRecord,
+  message: Message,
+  mode: 'async' | 'gate',
+): Promise<SendResult> {
+  const timeoutMs = mode === 'gate' ? runtime.gateTimeoutMs : runtime.deliveryTimeoutMs;
+  if (hook.destination.kind === 'lambda') {
+    const body = JSON.stringify({ id: message.id, kind: message.kind, payload: message.payload });
+    return runtime.lambda.invoke(hook.destination.arn, body, mode === 'gate' ? 'RequestResponse' : 'Event', timeoutMs);
+  }
+  const body = JSON.stringify(message.payload);
+  const headers: Record<string, string> = { [HEADER_ID]: message.id, [HEADER_KIND]: message.kind };
+  if (hook.destination.secret) headers[HEADER_SIGNATURE] = signBody(hook.destination.secret, body);
+  return postJson(hook.destination.url, body, headers, { timeoutMs, allowPrivate: runtime.allowPrivate });
+}
