@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { ConflictError, NotFoundError } from '../../core/errors.js';
 import type {
   DeliveryAttempt,
@@ -52,14 +53,14 @@ export class LocalHookStore implements HookStore {
   async listByOrg(org: string): Promise<HookRecord[]> {
     const root = this.dir.path('hooks', 'defs', safeSegment(org, 'organization'));
     const hooks: HookRecord[] = [];
-    for (const scope of await this.dir.list(root)) hooks.push(...(await this.readHooks(this.dir.path(root, scope))));
+    for (const scope of await this.dir.list(root)) hooks.push(...(await this.readHooks(join(root, scope))));
     return hooks;
   }
 
   async listForStack(org: string, stackId: string): Promise<HookRecord[]> {
     const root = this.dir.path('hooks', 'defs', safeSegment(org, 'organization'));
-    const own = this.dir.path(root, scopeSegment({ org, stackId }));
-    return [...(await this.readHooks(this.dir.path(root, 'org'))), ...(await this.readHooks(own))];
+    const own = join(root, scopeSegment({ org, stackId }));
+    return [...(await this.readHooks(join(root, 'org'))), ...(await this.readHooks(own))];
   }
 
   async delete(scope: HookScope, name: string): Promise<void> {
@@ -78,7 +79,7 @@ export class LocalHookStore implements HookStore {
       const claimed: OutboxEvent[] = [];
       for (const file of await this.dir.list(this.outbox.readyFolder())) {
         if (claimed.length >= limit) break;
-        const path = this.dir.path(this.outbox.readyFolder(), file);
+        const path = join(this.outbox.readyFolder(), file);
         const ready = await this.dir.readJson<ReadyEvent>(path);
         if (!ready || (ready.claimedUntil !== undefined && ready.claimedUntil >= now)) continue;
         await this.dir.writeJson(path, { ...ready, claimedUntil });
@@ -119,7 +120,7 @@ export class LocalHookStore implements HookStore {
     const files = (await this.dir.list(folder)).reverse().slice(0, limit);
     const deliveries: DeliveryRecord[] = [];
     for (const file of files) {
-      const record = await this.dir.readJson<DeliveryRecord>(this.dir.path(folder, file));
+      const record = await this.dir.readJson<DeliveryRecord>(join(folder, file));
       if (record) deliveries.push(record);
     }
     return deliveries;
@@ -192,9 +193,9 @@ export class LocalHookStore implements HookStore {
     const root = this.dir.path('hooks', 'deliveries', safeSegment(org, 'organization'));
     const dead: DeliveryRecord[] = [];
     for (const scope of await this.dir.list(root)) {
-      for (const hook of await this.dir.list(this.dir.path(root, scope))) {
-        for (const file of await this.dir.list(this.dir.path(root, scope, hook))) {
-          const record = await this.dir.readJson<DeliveryRecord>(this.dir.path(root, scope, hook, file));
+      for (const hook of await this.dir.list(join(root, scope))) {
+        for (const file of await this.dir.list(join(root, scope, hook))) {
+          const record = await this.dir.readJson<DeliveryRecord>(join(root, scope, hook, file));
           if (record?.status === 'dead') dead.push(record);
         }
       }
@@ -205,7 +206,7 @@ export class LocalHookStore implements HookStore {
   private async readHooks(folder: string): Promise<HookRecord[]> {
     const hooks: HookRecord[] = [];
     for (const file of await this.dir.list(folder)) {
-      const hook = await this.dir.readJson<HookRecord>(this.dir.path(folder, file));
+      const hook = await this.dir.readJson<HookRecord>(join(folder, file));
       if (hook) hooks.push(hook);
     }
     return hooks;
@@ -232,7 +233,7 @@ export class LocalHookStore implements HookStore {
   }
 
   private deliveryPath(ref: DeliveryRef): string {
-    return this.dir.path(this.deliveryFolder(ref, ref.hook), `${safeSegment(ref.id, 'delivery id')}.json`);
+    return join(this.deliveryFolder(ref, ref.hook), `${safeSegment(ref.id, 'delivery id')}.json`);
   }
 
   private duePath(ref: DeliveryRef): string {

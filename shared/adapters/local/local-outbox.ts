@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { OutboxEvent } from '../../ports/index.js';
 import { validateOutboxEvents } from '../../core/hooks/outbox-events.js';
@@ -45,13 +46,13 @@ export class LocalOutbox {
   /** Settles every staged stack batch; the caller holds the `stacks` lock. */
   async recoverStacks(): Promise<void> {
     const folder = this.dir.path('hooks', 'outbox', 'staged', 'stacks');
-    for (const file of await this.dir.list(folder)) await this.settleFile(this.dir.path(folder, file));
+    for (const file of await this.dir.list(folder)) await this.settleFile(join(folder, file));
   }
 
   /** Settles the staged update batches of one stack; the caller holds `updates-<stackId>`. */
   async recoverUpdates(stackId: string): Promise<void> {
     const folder = this.dir.path('hooks', 'outbox', 'staged', 'updates', safeSegment(stackId, 'stack id'));
-    for (const file of await this.dir.list(folder)) await this.settleFile(this.dir.path(folder, file));
+    for (const file of await this.dir.list(folder)) await this.settleFile(join(folder, file));
   }
 
   /** Stack ids with staged update batches (for recovery outside a write). */

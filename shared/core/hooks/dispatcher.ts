@@ -42,9 +42,13 @@ export function backoffDelay(failed: number, policy: RetryPolicy = {}): number {
   return Math.min(base * 2 ** Math.max(0, failed - 1), ceiling);
 }
 
-/** Whether a hook wants an event: active, not a gate (gates are only asked before updates), and the filter matches. */
-export function hookWants(hook: HookRecord, event: Pick<OutboxEvent, 'kind'>): boolean {
-  return hook.active && !hook.gate && (hook.events.length === 0 || hook.events.includes(event.kind));
+/**
+ * Whether a hook wants an event: active, not a gate (gates are only asked before updates), already registered when
+ * the event happened (fan-out runs later, and a new hook must not receive the backlog), and the filter matches.
+ */
+export function hookWants(hook: HookRecord, event: Pick<OutboxEvent, 'kind' | 'occurredAt'>): boolean {
+  if (!hook.active || hook.gate || hook.createdAt > event.occurredAt) return false;
+  return hook.events.length === 0 || hook.events.includes(event.kind);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { checkpointStoreContract } from './checkpoint-store.contract.js';
+import { hookStoreContract } from './hook-store.contract.js';
 import { identityStoreContract } from './identity-store.contract.js';
 import { keyServiceContract } from './key-service.contract.js';
 import { leaseStoreContract } from './lease-store.contract.js';
@@ -9,6 +10,7 @@ import { updateStoreContract } from './update-store.contract.js';
 export type { ContractEnv, ContractSetup } from './setup.js';
 export {
   checkpointStoreContract,
+  hookStoreContract,
   identityStoreContract,
   keyServiceContract,
   leaseStoreContract,
@@ -24,4 +26,5 @@ export function runStorageContracts(adapterName: string, setup: ContractSetup): 
   leaseStoreContract(adapterName, setup);
   keyServiceContract(adapterName, setup);
   identityStoreContract(adapterName, setup);
+  hookStoreContract(adapterName, setup);
 }
