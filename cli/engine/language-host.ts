@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { trackChild } from './child-processes.js';
+import { diesWithParent, trackChild } from './child-processes.js';
 
 /** A configuration value as the program sees it (already decrypted). */
 export interface ConfigValue {
@@ -143,7 +143,8 @@ export function launchProgram(
     PULUMI_NODEJS_TYPESCRIPT: ro.typescript === false ? 'false' : 'true',
   };
   if (ro.tsconfig) env.PULUMI_NODEJS_TSCONFIG_PATH = ro.tsconfig;
-  const child = spawn(process.execPath, argv, { cwd: programDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const launch = diesWithParent(process.execPath, argv);
+  const child = spawn(launch.command, launch.args, { cwd: programDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   trackChild(child);
   child.stdout.setEncoding('utf8');
   child.stderr.setEncoding('utf8');

@@ -3,7 +3,7 @@
  * port the plugin's gRPC server listens on; later stdout and all stderr are free-form logs, captured for errors.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { trackChild } from './child-processes.js';
+import { diesWithParent, trackChild } from './child-processes.js';
 
 /** How to start one plugin. */
 export interface PluginCommand {
@@ -33,7 +33,8 @@ export function launchPlugin(
   cmd: PluginCommand,
   opts: { engineAddress: string; cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; onLog?: (line: string) => void },
 ): Promise<PluginProcess> {
-  const child: ChildProcess = spawn(cmd.command, [...cmd.args, opts.engineAddress], {
+  const launch = diesWithParent(cmd.command, [...cmd.args, opts.engineAddress]);
+  const child: ChildProcess = spawn(launch.command, launch.args, {
     cwd: opts.cwd,
     env: opts.env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BuiltinProvider } from './builtin-provider.js';
 import { defaultProviderInputs } from './config.js';
-import type { PendingOperationType, ResourceState, Snapshot } from './deployment.js';
+import type { PendingOperation, PendingOperationType, ResourceState, Snapshot } from './deployment.js';
 import type { ChangeSummary, EngineEvents, StepOp } from './events.js';
 import type { StackConfig } from './language-host.js';
 import { ResourceInitError, type DiffResult, type ResourceRef } from './provider-client.js';
@@ -192,10 +192,18 @@ export class StepExecutor {
     if (this.failed) throw new ShuttingDownError('resource monitor shut down after an earlier failure');
   }
 
-  /** Runs a provider call that changes or reads the world once a slot is free, unless the run stopped meanwhile. */
-  private providerStep<T>(fn: () => Promise<T>): Promise<T> {
-    return this.sem.run(() => {
+  /**
+   * Runs a provider call that changes or reads the world once a slot is free, unless the run stopped meanwhile. A
+   * mutating call first records its pending operation and saves it, inside the slot: a run killed while steps wait
+   * for a slot then lists only the operations that really reached the provider.
+   */
+  private providerStep<T>(fn: () => Promise<T>, pending?: PendingStart): Promise<T> {
+    return this.sem.run(async () => {
       this.assertRunning();
+      if (pending) {
+        pending.begun = this.o.snapshots.beginOp(pending.resource, pending.type);
+        await this.save();
+      }
       return fn();
     });
   }
@@ -440,18 +448,17 @@ export class StepExecutor {
     const now = new Date().toISOString();
     const pendingState = this.newState(goal, urn, { inputs, provider: ref });
     this.emit(op, urn, goal.type, 'start', { new: pendingState });
-    const pending = this.o.preview ? undefined : this.o.snapshots.beginOp(pendingState, 'creating');
-    if (pending) await this.save();
+    const start: PendingStart | undefined = this.o.preview ? undefined : { resource: pendingState, type: 'creating' };
     let id: string;
     let outputs: PropertyMap;
     try {
-      ({ id, outputs } = await this.providerStep(() => provider.create({ urn, name: goal.name, type: goal.type }, inputs, this.o.preview, goal.customTimeouts?.create)));
+      ({ id, outputs } = await this.providerStep(() => provider.create({ urn, name: goal.name, type: goal.type }, inputs, this.o.preview, goal.customTimeouts?.create), start));
     } catch (err) {
       if (err instanceof ResourceInitError && !this.o.preview) {
         const state = this.newState(goal, urn, { id: err.id, inputs, outputs: markSecretOutputs(err.outputs, goal.additionalSecretOutputs), provider: ref, initErrors: err.reasons, created: now, modified: now });
         this.record(urn, state, supersedes);
       }
-      if (pending) this.o.snapshots.endOp(pending);
+      if (start?.begun) this.o.snapshots.endOp(start.begun);
       await this.save();
       if (!(err instanceof ShuttingDownError)) this.emit(op, urn, goal.type, 'failed', { error: String(err), new: pendingState });
       throw err;
@@ -460,8 +467,8 @@ export class StepExecutor {
     outputs = markSecretOutputs(outputs, goal.additionalSecretOutputs);
     const state = this.newState(goal, urn, { id: id || undefined, inputs, outputs, provider: ref, created: now, modified: now });
     this.record(urn, state, supersedes);
-    if (pending) {
-      this.o.snapshots.endOp(pending);
+    if (start?.begun) {
+      this.o.snapshots.endOp(start.begun);
       await this.save();
     }
     this.emit(op, urn, goal.type, 'done', { new: state });
@@ -472,13 +479,12 @@ export class StepExecutor {
     this.assertRunning();
     const proposed = this.newState(goal, urn, { id: old.id, inputs, outputs: old.outputs, provider: ref, created: old.created, modified: old.modified });
     this.emit('update', urn, goal.type, 'start', { diffKeys, old, new: proposed });
-    const pending = this.o.preview ? undefined : this.o.snapshots.beginOp(old, 'updating');
-    if (pending) await this.save();
+    const start: PendingStart | undefined = this.o.preview ? undefined : { resource: old, type: 'updating' };
     let outputs: PropertyMap;
     try {
-      outputs = await this.providerStep(() => provider.update({ urn, name: goal.name, type: goal.type }, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges, this.o.preview, goal.customTimeouts?.update));
+      outputs = await this.providerStep(() => provider.update({ urn, name: goal.name, type: goal.type }, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges, this.o.preview, goal.customTimeouts?.update), start);
     } catch (err) {
-      if (pending) this.o.snapshots.endOp(pending);
+      if (start?.begun) this.o.snapshots.endOp(start.begun);
       if (err instanceof ResourceInitError && !this.o.preview) {
         const state = this.newState(goal, urn, { id: old.id, inputs, outputs: err.outputs, provider: ref, initErrors: err.reasons, created: old.created, modified: new Date().toISOString() });
         this.record(urn, state, old);
@@ -490,8 +496,8 @@ export class StepExecutor {
     outputs = markSecretOutputs(outputs, goal.additionalSecretOutputs);
     const state = this.newState(goal, urn, { id: old.id, inputs, outputs, provider: ref, created: old.created, modified: new Date().toISOString() });
     this.record(urn, state, old);
-    if (pending) {
-      this.o.snapshots.endOp(pending);
+    if (start?.begun) {
+      this.o.snapshots.endOp(start.begun);
       await this.save();
     }
     this.emit('update', urn, goal.type, 'done', { diffKeys, old, new: state });
@@ -743,12 +749,11 @@ export class StepExecutor {
       if (!this.o.preview) {
         if (callProvider) {
           const provider = await this.providerByRef(s.provider ?? '');
-          const pending = this.o.snapshots.beginOp(s, 'deleting');
-          await this.save();
+          const start: PendingStart = { resource: s, type: 'deleting' };
           try {
-            await this.providerStep(() => provider.delete({ urn, name: urnName(urn), type: s.type }, s.id ?? '', s.outputs ?? {}, s.inputs ?? {}, s.customTimeouts?.delete));
+            await this.providerStep(() => provider.delete({ urn, name: urnName(urn), type: s.type }, s.id ?? '', s.outputs ?? {}, s.inputs ?? {}, s.customTimeouts?.delete), start);
           } finally {
-            this.o.snapshots.endOp(pending);
+            if (start.begun) this.o.snapshots.endOp(start.begun);
           }
         }
         if (forReplacement) {
@@ -767,6 +772,13 @@ export class StepExecutor {
       throw this.fail(urn, err);
     }
   }
+}
+
+/** A pending operation to record once the step holds a slot; `begun` is set when it has been recorded. */
+interface PendingStart {
+  resource: ResourceState;
+  type: PendingOperationType;
+  begun?: PendingOperation;
 }
 
 const OP_NOUN: Record<PendingOperationType, string> = { creating: 'create', updating: 'update', deleting: 'delete', reading: 'read' };

@@ -3,16 +3,16 @@
  * `runOperation` with the CLI's interrupt handling, keeping the stack's state in a file (rewritten on every save)
  * and writing how `complete` was called to another file.
  *
- * argv: <state file> <outcome file> <config JSON>; env: TESTPROV_WORLD, TESTPROV_LOG.
+ * argv: <state file> <outcome file> <config JSON> [<extra flags JSON>]; env: TESTPROV_WORLD, TESTPROV_LOG.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { UntypedDeployment } from '../../cli/engine/deployment.js';
 import { handleInterrupts } from '../../cli/engine/interrupts.js';
 import type { StackConfig } from '../../cli/engine/language-host.js';
-import { runOperation, type OperationBackend } from '../../cli/engine/operation.js';
+import { runOperation, type OperationBackend, type OperationFlags } from '../../cli/engine/operation.js';
 
-const [stateFile, outcomeFile, configJson] = process.argv.slice(2) as [string, string, string];
+const [stateFile, outcomeFile, configJson, flagsJson = '{}'] = process.argv.slice(2) as [string, string, string, string?];
 const here = import.meta.dirname;
 
 function writeAtomically(file: string, text: string): void {
@@ -34,7 +34,7 @@ const backend: OperationBackend = {
 const interrupts = handleInterrupts({ write: (t) => void process.stderr.write(t) });
 process.exitCode = await runOperation({
   command: 'up',
-  flags: { yes: true, skipPreview: true },
+  flags: { yes: true, skipPreview: true, ...(JSON.parse(flagsJson) as OperationFlags) },
   program: { rootDir: join(here, 'fixtures/slow'), project: 'slow', stack: 'dev' },
   config: JSON.parse(configJson) as StackConfig,
   projectPlugins: [{ name: 'testprov', path: join(here, '../fixtures/providers/testprov') }],

@@ -43,9 +43,9 @@ async function until(what: string, check: () => boolean, timeoutMs = 30_000): Pr
   }
 }
 
-function startRunner(f: Files, config: Record<string, string>) {
+function startRunner(f: Files, config: Record<string, string>, flags: OperationFlags = {}) {
   const stackConfig = Object.fromEntries(Object.entries(config).map(([k, value]) => [`slow:${k}`, { value, secret: false }]));
-  const child = spawn(process.execPath, [...tsxNodeArgs(), RUNNER, f.state, f.outcome, JSON.stringify(stackConfig)], { env: f.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...tsxNodeArgs(), RUNNER, f.state, f.outcome, JSON.stringify(stackConfig), JSON.stringify(flags)], { env: f.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -118,6 +118,23 @@ describe('interrupting a running update (real child process)', () => {
     expect(d.pending_operations ?? []).toEqual([]);
     expect(calls(f).filter((c) => c.op === 'create').map((c) => c.urn.split('::').pop()).sort()).toEqual(['fast', 'slow']);
     expect(processesOf(f)).toEqual([]);
+  }, 60_000);
+
+  it('SIGKILL while steps wait for a --parallel slot: only the creates that reached the provider are pending', async () => {
+    const f = stackFiles();
+    const run = startRunner(f, { hang: 'true', wide: '6' }, { parallel: 2 });
+    const hangingCreates = () => calls(f).filter((c) => c.op === 'create' && !c.urn.endsWith('::fast'));
+    await until('both slots to hold a hanging create', () => hangingCreates().length === 2);
+    await new Promise((r) => setTimeout(r, 500));
+    run.child.kill('SIGKILL');
+    await run.exited;
+
+    const pending = deployment(f).pending_operations ?? [];
+    const started = hangingCreates().map((c) => c.urn).sort();
+    expect(started).toHaveLength(2);
+    expect(pending.map((p) => p.type)).toEqual(['creating', 'creating']);
+    expect(pending.map((p) => (p.resource as { urn: string }).urn).sort()).toEqual(started);
+    await until('the plugin and program processes to be gone', () => processesOf(f).length === 0, 5_000);
   }, 60_000);
 
   it('second SIGTERM: stops at once (143) leaving the create pending; up then refuses, refresh clears it with a warning, up recovers', async () => {
