@@ -17,6 +17,7 @@ export interface ExportedResource {
   custom?: boolean;
   id?: string;
   delete?: boolean;
+  protect?: boolean;
   inputs?: Record<string, unknown>;
   outputs?: Record<string, unknown>;
 }
@@ -137,22 +138,35 @@ export class RunningCli {
   }
 }
 
-/** A `stackyard serve` and a CLI sandbox logged in to it as the administrator. */
+/**
+ * A CLI sandbox logged in either to a `stackyard serve` as its administrator, or (`'cli-local'`) straight to local
+ * storage with `stackyard login --local`, no server at all.
+ */
 export class E2eService {
   private constructor(
-    readonly serve: ServeProcess,
+    readonly serve: ServeProcess | undefined,
     readonly sandbox: CliSandbox,
+    /** The organization stacks are created in (`admin` on serve, `organization` on local storage, as Pulumi's). */
+    readonly org: string,
   ) {}
 
-  static async start(options: ServeStart, sandboxEnv: NodeJS.ProcessEnv = {}): Promise<E2eService> {
-    const serve = await startServe(options);
+  static async start(options: ServeStart | 'cli-local', sandboxEnv: NodeJS.ProcessEnv = {}): Promise<E2eService> {
     const sandbox = new CliSandbox(sandboxEnv);
+    if (options === 'cli-local') {
+      const login = await sandbox.run(sandbox.root, ['login', '--local']);
+      if (login.status !== 0) throw new Error(`login --local failed: ${login.stderr}`);
+      const whoami = await sandbox.run(sandbox.root, ['whoami', '--verbose']);
+      const org = /^Organizations: (\S+)/m.exec(whoami.stdout)?.[1];
+      if (!org) throw new Error(`whoami --verbose named no organization: ${whoami.stdout}`);
+      return new E2eService(undefined, sandbox, org);
+    }
+    const serve = await startServe(options);
     const login = await sandbox.run(sandbox.root, ['login', serve.url], { env: { STACKYARD_ACCESS_TOKEN: serve.adminToken } });
     if (login.status !== 0) {
       await serve.stop();
       throw new Error(`login failed: ${login.stderr}`);
     }
-    return new E2eService(serve, sandbox);
+    return new E2eService(serve, sandbox, 'admin');
   }
 
   /** A project whose program is `programDir/index.js` (test/fixtures/programs/… or test/e2e/fixtures/…), with a stack `stack`. */
@@ -165,7 +179,7 @@ export class E2eService {
     return project;
   }
 
-  stop(): Promise<void> {
-    return this.serve.stop();
+  async stop(): Promise<void> {
+    await this.serve?.stop();
   }
 }

@@ -1,6 +1,6 @@
 /**
- * The engine scenario (test/fixtures/programs/scenario) through the bundled CLI against `stackyard serve`, on local
- * storage and on the AWS stand-ins: create, update/delete/create, replace with a dependent update, delete-before-
+ * The engine scenario (test/fixtures/programs/scenario) through the bundled CLI: on `login --local` (no server), and
+ * against `stackyard serve` on local storage and on the AWS stand-ins: create, update/delete/create, replace with a dependent update, delete-before-
  * replace, a failure leaving the replaced resource marked for deletion, the next run deleting it, a StackReference
  * reading a secret output across stacks, and destroy. Each step is checked on `stack export`.
  */
@@ -20,7 +20,13 @@ function thingNames(state: Exported): string[] {
   return (state.deployment.resources ?? []).filter((r) => r.type === 'testprov:index:Thing' && !r.delete).map((r) => nameOf(r.urn)).sort();
 }
 
-describe.each(['local', 'aws'] as const)('the scenario through `stackyard serve` (%s storage)', (storage) => {
+const BACKENDS = [
+  { name: '`login --local`, no server', storage: 'cli-local' },
+  { name: '`stackyard serve` on local storage', storage: 'local' },
+  { name: '`stackyard serve` on the AWS stand-ins', storage: 'aws' },
+] as const;
+
+describe.each(BACKENDS)('the scenario through $name', ({ storage }) => {
   let standIns: AwsStandIns | undefined;
   let service: E2eService;
   let project: E2eProject;
@@ -39,7 +45,7 @@ describe.each(['local', 'aws'] as const)('the scenario through `stackyard serve`
 
   beforeAll(async () => {
     if (storage === 'aws') standIns = await startAwsStandIns();
-    service = await E2eService.start({ storage, env: standIns?.env });
+    service = await E2eService.start(storage === 'cli-local' ? storage : { storage, env: standIns?.env });
     project = await service.project('scenario', 'test/fixtures/programs/scenario', 'dev', SHORT_LEASE);
     const secret = await project.cli('config', 'set', '--secret', 'password', PASSWORD);
     expect(secret.status, secret.stderr).toBe(0);
@@ -49,6 +55,18 @@ describe.each(['local', 'aws'] as const)('the scenario through `stackyard serve`
     await service?.stop();
     await standIns?.stop();
     removeSandboxes();
+  });
+
+  it('previews without calling the provider to create or storing a state', async () => {
+    await project.cli('config', 'set', 'step', '1');
+
+    const preview = await project.cli('preview');
+    const exported = await project.export();
+
+    expect(preview.status, preview.stderr).toBe(0);
+    expect(preview.stdout).toMatch(/\+ 8 to create/);
+    expect(project.providerCalls().filter((c) => c.op !== 'read')).toEqual([]);
+    expect(exported.deployment.resources ?? []).toEqual([]);
   });
 
   it('creates four resources, a component child and the stack outputs (with a preview first)', async () => {
@@ -96,16 +114,40 @@ describe.each(['local', 'aws'] as const)('the scenario through `stackyard serve`
     expect(thing(states[6]!, 'a')?.inputs?.r_key).toBe('a3');
   });
 
+  it('refuses to delete a protected resource until it is unprotected', async () => {
+    const guarded = await service.project('guarded', 'test/fixtures/programs/scenario', 'dev');
+    const upAt = async (n: number) => {
+      await guarded.cli('config', 'set', 'step', String(n));
+      return guarded.cli('up', '--yes', '--skip-preview');
+    };
+
+    const created = await upAt(10);
+    const blocked = await upAt(11);
+    const afterBlocked = await guarded.export();
+    const unprotected = await upAt(12);
+    const deleted = await upAt(13);
+    const afterDelete = await guarded.export();
+
+    expect(created.status, created.stderr).toBe(0);
+    expect(blocked.status).toBe(1);
+    expect(blocked.stdout + blocked.stderr).toContain('currently marked for protection');
+    expect(thing(afterBlocked, 'p')).toMatchObject({ protect: true });
+    expect(unprotected.status, unprotected.stderr).toBe(0);
+    expect(deleted.status, deleted.stderr).toBe(0);
+    expect(thing(afterDelete, 'p')).toBeUndefined();
+    expect(guarded.providerCalls().filter((c) => c.op === 'delete').map((c) => nameOf(c.urn))).toEqual(['p']);
+  });
+
   it('reads another stack\'s outputs, a secret one included, through StackReference', async () => {
     const reader = await service.project('reference', 'test/e2e/fixtures/reference', 'dev');
-    await reader.cli('config', 'set', 'source', 'admin/scenario/dev');
+    await reader.cli('config', 'set', 'source', `${service.org}/scenario/dev`);
 
     const up = await reader.cli('up', '--yes', '--skip-preview');
     const outputs = await reader.cli('stack', 'output', '--json', '--show-secrets');
     const shown = await reader.cli('stack', 'output', '--json');
     const exported = await reader.cli('stack', 'export');
 
-    expect(up.status, up.stderr).toBe(0);
+    expect(up.status, up.stdout + up.stderr).toBe(0);
     expect(JSON.parse(outputs.stdout)).toEqual({ copiedSecret: SECRET_OUTPUT, copiedValue: 2 });
     expect(JSON.parse(shown.stdout)).toMatchObject({ copiedSecret: '[secret]' });
     expect(exported.stdout).not.toContain(SECRET_OUTPUT);
