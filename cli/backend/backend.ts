@@ -6,6 +6,7 @@
 import { isDomainError } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { UntypedDeployment } from '../../shared/core/service/types.js';
+import type { JournalEntry } from '../../shared/core/journal/types.js';
 import { ApiError } from '../api-client/api-error.js';
 
 export type { StackRef, UntypedDeployment };
@@ -58,9 +59,17 @@ export interface UpdateRequest {
   program: { name: string; runtime: string; main?: string; description?: string };
 }
 
+export interface StartOptions {
+  leaseDurationSeconds?: number;
+  /** `1` asks the service for journaling (Pulumi's `journalVersion`); it may still answer checkpoints. */
+  journalVersion?: number;
+}
+
 export interface StartedUpdate {
   version: number;
   token: string;
+  /** `1` when the service takes journal entries instead of checkpoints for this update (it was asked to). */
+  journalVersion?: 0 | 1;
 }
 
 export interface TokenInfo {
@@ -102,10 +111,12 @@ export interface Backend {
    * Takes the stack's lease (real runs) or a token (dry runs) for `leaseDurationSeconds` (the service's default
    * when absent). Another update holding the stack is a `LeaseHeldError` naming it, from either backend.
    */
-  startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>, options?: { leaseDurationSeconds?: number }): Promise<StartedUpdate>;
+  startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>, options?: StartOptions): Promise<StartedUpdate>;
   /** Extends the update's lease; returns the token to use from now on. */
   renewLease(ref: StackRef, updateId: string, token: string, durationSeconds: number): Promise<string>;
   saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment): Promise<void>;
+  /** Appends journal entries (after a start that answered `journalVersion: 1`); durable when it resolves. */
+  appendJournalEntries(ref: StackRef, updateId: string, token: string, entries: JournalEntry[]): Promise<void>;
   recordEvents(ref: StackRef, updateId: string, token: string, events: unknown[]): Promise<void>;
   completeUpdate(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled'): Promise<void>;
 

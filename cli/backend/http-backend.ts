@@ -7,7 +7,8 @@ import type { StackRef } from '../../shared/core/names.js';
 import type { UntypedDeployment } from '../../shared/core/service/types.js';
 import { ApiClient } from '../api-client/api-client.js';
 import { ApiError } from '../api-client/api-error.js';
-import type { Backend, StackDetails, StackSummary, StartedUpdate, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
+import type { JournalEntry } from '../../shared/core/journal/types.js';
+import type { Backend, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
 
 interface ServiceUser {
   githubLogin: string;
@@ -247,15 +248,19 @@ export class HttpBackend implements Backend {
     return answer.updateID;
   }
 
-  async startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>, options?: { leaseDurationSeconds?: number }): Promise<StartedUpdate> {
+  async startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>, options: StartOptions = {}): Promise<StartedUpdate> {
     try {
-      const answer = await this.client.request<{ version: number; token: string }>({
+      const answer = await this.client.request<{ version: number; token: string; journalVersion?: number }>({
         method: 'POST',
         path: `${this.stackPath(ref)}/update/${updateId}`,
-        body: { tags, ...(options?.leaseDurationSeconds === undefined ? {} : { leaseDurationSeconds: options.leaseDurationSeconds }) },
+        body: {
+          tags,
+          ...(options.journalVersion === undefined ? {} : { journalVersion: options.journalVersion }),
+          ...(options.leaseDurationSeconds === undefined ? {} : { leaseDurationSeconds: options.leaseDurationSeconds }),
+        },
         operation: 'start update',
       });
-      return { version: answer.version, token: answer.token };
+      return { version: answer.version, token: answer.token, journalVersion: answer.journalVersion === 1 ? 1 : 0 };
     } catch (error) {
       throw await this.leaseHeld(ref, error);
     }
@@ -303,6 +308,30 @@ export class HttpBackend implements Backend {
       idempotent: true,
       operation: 'save checkpoint',
     });
+  }
+
+  /**
+   * One `PATCH …/journalentries` per call, as the `pulumi` CLI sends them; a batch the service refuses as too large
+   * (413) is split in half and each half sent in order. Repeating a batch is harmless (entries are kept by
+   * `sequenceID`), so a failed call may be retried.
+   */
+  async appendJournalEntries(ref: StackRef, updateId: string, token: string, entries: JournalEntry[]): Promise<void> {
+    try {
+      await this.client.request({
+        method: 'PATCH',
+        path: `${this.stackPath(ref)}/update/${updateId}/journalentries`,
+        body: { entries },
+        gzip: true,
+        updateToken: token,
+        idempotent: true,
+        operation: 'save journal entries',
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 413 && entries.length > 1)) throw error;
+      const half = Math.ceil(entries.length / 2);
+      await this.appendJournalEntries(ref, updateId, token, entries.slice(0, half));
+      await this.appendJournalEntries(ref, updateId, token, entries.slice(half));
+    }
   }
 
   async recordEvents(ref: StackRef, updateId: string, token: string, events: unknown[]): Promise<void> {

@@ -11,7 +11,8 @@ import type { Principal, Services, UntypedDeployment } from '../../shared/core/s
 import type { Storage } from '../../shared/ports/index.js';
 import type { StackRecord } from '../../shared/ports/stack-store.js';
 import type { UpdateRecord } from '../../shared/ports/update-store.js';
-import type { Backend, StackDetails, StackSummary, StartedUpdate, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
+import type { JournalEntry } from '../../shared/core/journal/types.js';
+import type { Backend, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
 
 /** The user every local command runs as. */
 export const LOCAL_USER = 'local';
@@ -136,10 +137,10 @@ export class LocalBackend implements Backend {
     return updateId;
   }
 
-  async startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>, options?: { leaseDurationSeconds?: number }): Promise<StartedUpdate> {
-    const leaseDurationMs = options?.leaseDurationSeconds === undefined ? undefined : options.leaseDurationSeconds * 1000;
-    const started = await this.services.updates.start(PRINCIPAL, ref, updateId, { tags, leaseDurationMs });
-    return { version: started.version, token: started.token };
+  async startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>, options: StartOptions = {}): Promise<StartedUpdate> {
+    const leaseDurationMs = options.leaseDurationSeconds === undefined ? undefined : options.leaseDurationSeconds * 1000;
+    const started = await this.services.updates.start(PRINCIPAL, ref, updateId, { tags, leaseDurationMs, journalVersion: options.journalVersion });
+    return { version: started.version, token: started.token, journalVersion: started.journalVersion };
   }
 
   async renewLease(ref: StackRef, updateId: string, token: string, durationSeconds: number): Promise<string> {
@@ -148,6 +149,10 @@ export class LocalBackend implements Backend {
 
   saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment): Promise<void> {
     return this.services.updates.saveCheckpoint(ref, updateId, token, deployment);
+  }
+
+  appendJournalEntries(ref: StackRef, updateId: string, token: string, entries: JournalEntry[]): Promise<void> {
+    return this.services.updates.saveJournalEntries(ref, updateId, token, Buffer.from(JSON.stringify({ entries })));
   }
 
   recordEvents(ref: StackRef, updateId: string, token: string, events: unknown[]): Promise<void> {

@@ -1,6 +1,7 @@
 /**
  * The engine's view of a stack (`OperationBackend`) on any `Backend`: each run is an update that is created,
- * started (a lease for real runs, a token for dry runs), fed checkpoints and engine events (whose summary gives
+ * started (a lease for real runs, a token for dry runs), fed journal entries (or checkpoints, when the service does
+ * not journal) and engine events (whose summary gives
  * history its resource changes) and completed, the same lifecycle the Pulumi CLI drives against the service. The stack's key encrypts the state's secrets, and other
  * stacks are readable for StackReference.
  */
@@ -49,6 +50,13 @@ export interface OperationTarget {
   environment: Record<string, string>;
   /** Defaults to `leaseSettings()` from the environment. */
   lease?: LeaseSettings;
+  /** Ask for journaling (default: unless `STACKYARD_DISABLE_JOURNALING` or `PULUMI_DISABLE_JOURNALING` is `true`). */
+  journaling?: boolean;
+}
+
+/** Whether runs ask the service for journaling: on, unless turned off the way the `pulumi` CLI lets users do it. */
+export function journalingWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.STACKYARD_DISABLE_JOURNALING !== 'true' && env.PULUMI_DISABLE_JOURNALING !== 'true';
 }
 
 /** The stack's secrets, encrypted and decrypted by the backend with the stack's own key. */
@@ -162,7 +170,9 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
         config: target.config,
         program: target.program,
       });
-      const start = () => backend.startUpdate(ref, updateId, target.tags, { leaseDurationSeconds: lease.durationSeconds });
+      const journaling = !dryRun && (target.journaling ?? journalingWanted());
+      const start = () =>
+        backend.startUpdate(ref, updateId, target.tags, { leaseDurationSeconds: lease.durationSeconds, ...(journaling ? { journalVersion: 1 } : {}) });
       const started = options?.wait && !dryRun ? await waitForLease(start, options.wait) : await start();
       let token = started.token;
       let completed = false;
@@ -206,6 +216,17 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
                   throw error;
                 }),
             },
+        // Each save then sends only the entries of the steps since the last one, not the whole state.
+        journal:
+          journaling && started.journalVersion === 1
+            ? {
+                append: (entries) =>
+                  backend.appendJournalEntries(ref, updateId, token, entries).catch((error: unknown) => {
+                    loseLease('journal entries')(error);
+                    throw error;
+                  }),
+              }
+            : undefined,
         recordEvents: (batch) => events.add(batch),
         async complete(outcome) {
           completed = true;
