@@ -18,7 +18,7 @@ export async function decodeBody(request: HttpRequest, maxDecoded = MAX_DECODED_
     const declared = Number(request.headers['content-length']);
     throw requestTooLarge(Number.isFinite(declared) ? Math.max(declared, request.body.length) : request.body.length);
   }
-  const encoding = (request.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = contentEncoding(request);
   if (encoding === '' || encoding === 'identity') return request.body;
   if (encoding !== 'gzip' && encoding !== 'x-gzip') {
     throw new InvalidInputError(
@@ -36,6 +36,16 @@ export async function decodeBody(request: HttpRequest, maxDecoded = MAX_DECODED_
         'drop the header.',
     );
   }
+}
+
+function contentEncoding(request: HttpRequest): string {
+  return (request.headers['content-encoding'] ?? '').trim().toLowerCase();
+}
+
+/** Whether the body on the wire is gzip (then `decodeBody` inflates it). */
+export function isGzipped(request: HttpRequest): boolean {
+  const encoding = contentEncoding(request);
+  return encoding === 'gzip' || encoding === 'x-gzip';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../../../shared/core/errors.js';
-import { validateBody } from '../decode.js';
+import { isGzipped, validateBody } from '../decode.js';
 import { jsonResponse, okResponse } from '../respond.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../router.js';
@@ -102,19 +102,20 @@ export const updateRoutes: Route[] = [
       return jsonResponse(200, renewed);
     },
   },
-  // The hot path: the token write starts at once, and the body is gunzipped, validated and compressed meanwhile,
-  // parsed only once.
+  // The hot path: the token write starts at once, and the body is gunzipped and validated meanwhile, parsed only
+  // once; the client's gzip bytes are what gets stored.
   {
     method: 'PATCH',
     path: `${UPDATE}/checkpoint`,
     group: 'updates',
     async handle(ctx) {
       const token = ctx.updateToken();
-      const body = ctx.rawBody().then((bytes) => {
+      const decoded = ctx.rawBody().then((bytes) => {
         if (bytes.length === 0) throw new InvalidInputError('The checkpoint request has no body; send the JSON document.');
         return bytes;
       });
-      await ctx.services.updates.saveCheckpoint(ctx.stackRef(), ctx.params.updateId!, token, body);
+      const gzipped = isGzipped(ctx.request) ? ctx.request.body : undefined;
+      await ctx.services.updates.saveCheckpoint(ctx.stackRef(), ctx.params.updateId!, token, { decoded, gzipped });
       return okResponse();
     },
   },

@@ -46,6 +46,16 @@ export interface StartUpdateRequest {
   leaseDurationMs?: number;
 }
 
+/**
+ * A checkpoint as it came over the wire: its decoded bytes (still being inflated when the save starts, so the token
+ * write overlaps it) and, when the client compressed it, those gzip bytes, which are stored as they are once the
+ * decoded document checks out, instead of being compressed a second time.
+ */
+export interface CheckpointUpload {
+  decoded: Promise<Uint8Array>;
+  gzipped?: Uint8Array;
+}
+
 export interface StartedUpdate {
   version: number;
   token: string;
@@ -114,7 +124,7 @@ export interface UpdateService {
    * the `checkpoint` PATCH) the gunzipped request body `{isInvalid, version, features?, deployment}` as bytes, which
    * is validated and stored as received instead of being parsed by the caller and serialised again here.
    */
-  saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment | Uint8Array | Promise<Uint8Array>): Promise<void>;
+  saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment | Uint8Array | CheckpointUpload): Promise<void>;
   /** `checkpointverbatim`: the gunzipped request body; its `untypedDeployment` bytes are kept exactly. Idempotent by sequence number. */
   saveVerbatimCheckpoint(ref: StackRef, updateId: string, token: string, body: Buffer): Promise<void>;
   /** `checkpointdelta`: byte-offset edits on the last verbatim save; hash mismatch or gap = 4xx so the CLI falls back. */

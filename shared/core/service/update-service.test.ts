@@ -6,6 +6,7 @@ import { promises as fs } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyEnv, startAwsStandIns } from '../../../test/support/aws-stand-ins.js';
 import { createAwsClients, createAwsStorage } from '../../adapters/aws/index.js';
@@ -14,7 +15,7 @@ import { sha256Hex } from '../checkpoint-delta.js';
 import { ConflictError, ForbiddenError, InvalidInputError, LeaseHeldError, NotFoundError } from '../errors.js';
 import { JournalEntryKind, readUpdateBase, type JournalEntry } from '../journal/index.js';
 import type { StackRef } from '../names.js';
-import type { Storage } from '../../ports/index.js';
+import type { CheckpointStore, Storage } from '../../ports/index.js';
 import type { ServiceDeps } from './create-services.js';
 import { StackKeys } from './secrets-envelope.js';
 import { currentDeployment, deploymentOfVersion, writeStackCheckpoint } from './stack-state.js';
@@ -191,6 +192,42 @@ describe.each([
       [2, 'failed'],
       [1, 'succeeded'],
     ]);
+  });
+
+  it('stores a gzip-compressed checkpoint upload as the client compressed it, once the decoded document checks out', async () => {
+    const written: { name: string; gzipped: Uint8Array }[] = [];
+    let compressions = 0;
+    const checkpoints = backend.storage.checkpoints;
+    const recording: CheckpointStore = {
+      put: (key, body) => {
+        if (!(body instanceof Uint8Array)) written.push({ name: key.name, gzipped: body.gzipped });
+        return checkpoints.put(key, body);
+      },
+      prepare: (body) => {
+        compressions += 1;
+        return checkpoints.prepare(body);
+      },
+      get: (key) => checkpoints.get(key),
+      list: (stackId, prefix) => checkpoints.list(stackId, prefix),
+    };
+    const recorded = createUpdateService({ ...deps, storage: { ...backend.storage, checkpoints: recording } });
+    const ref = await newStack();
+    const run = await begin(ref);
+    const deployment = deploymentWith('ü', 'b');
+    const decoded = Buffer.from(JSON.stringify({ isInvalid: false, ...deployment }));
+    const gzipped = gzipSync(decoded, { level: 1 });
+
+    await recorded.saveCheckpoint(ref, run.updateId, run.token, { decoded: Promise.resolve(decoded), gzipped });
+    const broken = recorded.saveCheckpoint(ref, run.updateId, run.token, {
+      decoded: Promise.resolve(Buffer.from('{"version":3')),
+      gzipped: gzipSync('{"version":3'),
+    });
+
+    await expect(broken).rejects.toBeInstanceOf(InvalidInputError);
+    expect(compressions).toBe(0);
+    expect(written).toHaveLength(1);
+    expect(Buffer.from(written[0]!.gzipped).equals(gzipped)).toBe(true);
+    expect(await exported(ref)).toEqual(deployment);
   });
 
   it('takes the checkpoint PATCH body as bytes: stored as received, served without the request-only field', async () => {

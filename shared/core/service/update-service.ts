@@ -15,7 +15,7 @@
  * clears `activeUpdate`; the lease goes last.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError } from '../errors.js';
 import { negotiateJournalVersion, materializeUpdate } from '../journal/protocol.js';
 import {
   recordUpdateBase,
@@ -24,7 +24,7 @@ import {
   saveVerbatimCheckpoint,
 } from '../journal/update-checkpoints.js';
 import { validateStackRef, validateTags, type StackRef } from '../names.js';
-import type { CheckpointStore, PreparedObject } from '../../ports/checkpoint-store.js';
+import { MAX_OBJECT_BYTES, type CheckpointStore, type PreparedObject } from '../../ports/checkpoint-store.js';
 import type { OutboxEvent } from '../../ports/hook-store.js';
 import { runGates } from '../hooks/gates.js';
 import { updateEvent, type UpdateEventCause } from '../hooks/payloads.js';
@@ -44,6 +44,7 @@ import {
   updateResultName,
 } from './stack-state.js';
 import type {
+  CheckpointUpload,
   CreateUpdateRequest,
   Principal,
   StartedUpdate,
@@ -139,13 +140,11 @@ function checkDeployment(deployment: UntypedDeployment): void {
 }
 
 /**
- * Validates a plain checkpoint and compresses it for storage. Request bytes are stored as received (readers pick
- * `version`, `features` and `deployment`); they are compressed off the main thread while they are parsed to check them.
+ * Validates a plain checkpoint and gets it ready for storage. Request bytes are stored as received (readers pick
+ * `version`, `features` and `deployment`): the client's own gzip bytes when it sent them, else compressed off the
+ * main thread while they are parsed to check them.
  */
-async function prepareCheckpoint(
-  store: CheckpointStore,
-  deployment: UntypedDeployment | Uint8Array,
-): Promise<PreparedObject> {
+async function prepareCheckpoint(store: CheckpointStore, deployment: UntypedDeployment | Uint8Array, gzipped?: Uint8Array): Promise<PreparedObject> {
   if (!(deployment instanceof Uint8Array)) {
     checkDeployment(deployment);
     const { version, features, deployment: body } = deployment;
@@ -154,7 +153,10 @@ async function prepareCheckpoint(
       : { version, deployment: body };
     return store.prepare(Buffer.from(JSON.stringify(stored)));
   }
-  const compressing = store.prepare(deployment);
+  if (deployment.byteLength > MAX_OBJECT_BYTES) {
+    throw new TooLargeError(`A checkpoint of ${deployment.byteLength} bytes is over the limit of ${MAX_OBJECT_BYTES} bytes (50 MB).`);
+  }
+  const compressing = gzipped ? Promise.resolve({ gzipped, size: deployment.byteLength }) : store.prepare(deployment);
   try {
     let parsed: unknown;
     try {
@@ -169,6 +171,10 @@ async function prepareCheckpoint(
     throw error;
   }
   return compressing;
+}
+
+function isUpload(value: UntypedDeployment | Uint8Array | CheckpointUpload): value is CheckpointUpload {
+  return !(value instanceof Uint8Array) && (value as CheckpointUpload).decoded instanceof Promise;
 }
 
 function countResources(deployment: UntypedDeployment): number {
@@ -512,18 +518,19 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       ref: StackRef,
       updateId: string,
       token: string,
-      deployment: UntypedDeployment | Uint8Array | Promise<Uint8Array>,
+      deployment: UntypedDeployment | Uint8Array | CheckpointUpload,
     ) {
       const check = tokenRef(ref, updateId, token);
       // Decode, check and compress the body while the lease write is on the wire (one turn of the event loop lets
       // the SDK send it first). A dead token still wins over a bad body, which costs only a skipped save number.
       const numbering = storage.leases.nextSave(check);
-      const incoming = Promise.resolve(deployment);
+      const upload = isUpload(deployment) ? deployment : undefined;
+      const incoming = upload ? upload.decoded : Promise.resolve(deployment as UntypedDeployment | Uint8Array);
       // Handled below; this only keeps a body that fails before then from counting as an unhandled rejection.
       incoming.catch(() => undefined);
       const prepared = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => incoming)
-        .then((body) => prepareCheckpoint(storage.checkpoints, body));
+        .then((body) => prepareCheckpoint(storage.checkpoints, body, upload?.gzipped));
       const [saved, body] = await Promise.allSettled([numbering, prepared]);
       if (saved.status === 'rejected') throw saved.reason;
       if (body.status === 'rejected') throw body.reason;
