@@ -28,7 +28,7 @@ export async function decodeBody(request: HttpRequest, maxDecoded = MAX_DECODED_
   }
   if (request.body.length === 0) return request.body;
   try {
-    return await gunzipAsync(request.body, { maxOutputLength: maxDecoded });
+    return await gunzipAsync(request.body, { maxOutputLength: maxDecoded, chunkSize: inflateChunkSize(request.body.length) });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw decodedTooLarge(maxDecoded);
     throw new InvalidInputError(
@@ -36,6 +36,15 @@ export async function decodeBody(request: HttpRequest, maxDecoded = MAX_DECODED_
         'drop the header.',
     );
   }
+}
+
+/**
+ * Output chunk size for inflating `compressedBytes`: each chunk is a round trip between the zlib thread and the
+ * event loop, so zlib's 16 KiB default made a 1 MB checkpoint 64 round trips (about 4x slower than a few large
+ * ones). JSON state compresses about 4-15x; the cap bounds the buffer a small request can make us allocate.
+ */
+function inflateChunkSize(compressedBytes: number): number {
+  return Math.min(Math.max(compressedBytes * 4, 16 * 1024), 1024 * 1024);
 }
 
 function contentEncoding(request: HttpRequest): string {

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { constants, createGunzip, gzip } from 'node:zlib';
 import { ConflictError, InvalidInputError, NotFoundError, TooLargeError, UnavailableError } from '../../core/errors.js';
 import {
+  INFLATE_CHUNK_BYTES,
   MAX_OBJECT_BYTES,
   type CheckpointStore,
   type ObjectKey,
@@ -126,7 +127,7 @@ export class S3CheckpointStore implements CheckpointStore {
     const chunks: Buffer[] = [];
     let total = 0;
     try {
-      await pipeline(response.Body as Readable, createGunzip(), async (source: AsyncIterable<Buffer>) => {
+      await pipeline(response.Body as Readable, createGunzip({ chunkSize: INFLATE_CHUNK_BYTES }), async (source: AsyncIterable<Buffer>) => {
         for await (const chunk of source) {
           total += chunk.length;
           // A body can never legitimately inflate past the write limit; stop rather than exhaust memory.

@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { createGunzip, gzip } from 'node:zlib';
 import { ConflictError, InvalidInputError, NotFoundError, TooLargeError } from '../../core/errors.js';
-import { MAX_OBJECT_BYTES, type CheckpointStore, type ObjectKey, type PreparedObject } from '../../ports/index.js';
+import { INFLATE_CHUNK_BYTES, MAX_OBJECT_BYTES, type CheckpointStore, type ObjectKey, type PreparedObject } from '../../ports/index.js';
 import { code, safeSegment, type DataDir } from './files.js';
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
@@ -46,7 +46,7 @@ export class LocalCheckpointStore implements CheckpointStore {
       },
     });
     try {
-      await pipeline(createReadStream(target), createGunzip(), sink);
+      await pipeline(createReadStream(target), createGunzip({ chunkSize: INFLATE_CHUNK_BYTES }), sink);
     } catch (error) {
       if (code(error) === 'ENOENT' || code(error) === 'ENOTDIR') {
         throw new NotFoundError(`Object '${key.name}' does not exist.`);

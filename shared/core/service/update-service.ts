@@ -17,6 +17,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError } from '../errors.js';
 import { negotiateJournalVersion, materializeUpdate } from '../journal/protocol.js';
+import { JsonSyntaxError, scanJsonObject, type MemberSpan } from '../json-scan.js';
 import {
   recordUpdateBase,
   saveDeltaCheckpoint,
@@ -158,19 +159,33 @@ async function prepareCheckpoint(store: CheckpointStore, deployment: UntypedDepl
   }
   const compressing = gzipped ? Promise.resolve({ gzipped, size: deployment.byteLength }) : store.prepare(deployment);
   try {
-    let parsed: unknown;
-    try {
-      const text = Buffer.from(deployment.buffer, deployment.byteOffset, deployment.byteLength).toString('utf8');
-      parsed = JSON.parse(text);
-    } catch {
-      throw new InvalidInputError('The checkpoint is not valid JSON.');
-    }
-    checkDeployment(parsed as UntypedDeployment);
+    checkDeployment(topLevelMembers(deployment));
   } catch (error) {
     await compressing.catch(() => undefined);
     throw error;
   }
   return compressing;
+}
+
+/**
+ * The checkpoint's `version`, `features` and `deployment` (as `{}`: only its being an object matters here), after
+ * checking that the whole body is well-formed JSON without building the deployment.
+ */
+function topLevelMembers(bytes: Uint8Array): UntypedDeployment {
+  let members: Map<string, MemberSpan>;
+  try {
+    members = scanJsonObject(bytes);
+  } catch (error) {
+    if (!(error instanceof JsonSyntaxError)) throw error;
+    throw new InvalidInputError(`The checkpoint is not valid JSON (${error.message}); send the deployment as a JSON object.`);
+  }
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const member = (name: string): unknown => {
+    const span = members.get(name);
+    if (!span) return undefined;
+    return text[span.start] === 0x7b ? {} : JSON.parse(text.toString('utf8', span.start, span.end));
+  };
+  return { version: member('version'), features: member('features'), deployment: member('deployment') } as UntypedDeployment;
 }
 
 function isUpload(value: UntypedDeployment | Uint8Array | CheckpointUpload): value is CheckpointUpload {
