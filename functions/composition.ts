@@ -5,6 +5,7 @@ import type { Services } from '../shared/core/service/types.js';
 import { createApi, type ApiHandler } from './http/api.js';
 import type { HandlerGroup } from './http/router.js';
 import { createApiGatewayHandler, type ApiGatewayHandler } from './handlers/api-gateway.js';
+import { hookOptionsFromEnv } from './hook-settings.js';
 import { createApiLogger } from './logger.js';
 
 let services: Services | undefined;
@@ -12,13 +13,14 @@ let services: Services | undefined;
 /**
  * Builds storage (STACKYARD_TABLE, STACKYARD_BUCKET, STACKYARD_KMS_KEY_ID) and the services once per cold start,
  * on the first request: the service URL written into state is the one users log in with, which is
- * STACKYARD_PUBLIC_URL when set (a custom domain in front), else the domain this request arrived on.
+ * STACKYARD_PUBLIC_URL when set (a custom domain in front), else the domain this request arrived on. Hooks may
+ * only name the Lambda functions of STACKYARD_HOOK_FUNCTION_ARNS, the ones the functions may invoke.
  */
 function lambdaServices(event: APIGatewayProxyEventV2): Services {
   if (!services) {
     const storage = createAwsStorage(awsStorageOptionsFromEnv(process.env));
     const serviceUrl = process.env.STACKYARD_PUBLIC_URL || `https://${event.requestContext.domainName}`;
-    services = createServices(storage, { serviceUrl });
+    services = createServices(storage, { serviceUrl, hooks: hookOptionsFromEnv(process.env) });
   }
   return services;
 }

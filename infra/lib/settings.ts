@@ -1,4 +1,5 @@
 import type { Environment } from 'aws-cdk-lib';
+import { validateLambdaArn } from '../../shared/core/hooks/hook-service.js';
 import type { CustomDomain } from './constructs/http-api.js';
 
 /** Per-deployment choices, from `-c key=value` (or `cdk.json` context), with environment-variable fallbacks. */
@@ -8,11 +9,14 @@ export interface DeploymentSettings {
   readonly env: Environment;
   readonly customDomain?: CustomDomain;
   readonly alarmTopicArn?: string;
+  /** Lambda functions hooks may invoke; empty: no Lambda hooks, and no invoke permission at all. */
+  readonly hookFunctionArns: readonly string[];
 }
 
 /**
  * Reads the deployment settings. No lookups: nothing here needs credentials or the network, so `cdk synth` works
- * offline. Context keys: `stackName`, `account`, `region`, `domainName` + `certificateArn`, `alarmTopicArn`.
+ * offline. Context keys: `stackName`, `account`, `region`, `domainName` + `certificateArn`, `alarmTopicArn`,
+ * `hookFunctionArns` (comma-separated on the command line, or a list in `cdk.json`).
  */
 export function readDeploymentSettings(
   context: (key: string) => unknown,
@@ -44,5 +48,23 @@ export function readDeploymentSettings(
     },
     customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
     alarmTopicArn: text('alarmTopicArn'),
+    hookFunctionArns: hookFunctionArns(context('hookFunctionArns')),
   };
+}
+
+function hookFunctionArns(value: unknown): string[] {
+  if (value === undefined || value === null || value === '') return [];
+  const listed = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : undefined;
+  if (!listed || listed.some((arn) => typeof arn !== 'string')) {
+    throw new Error('context hookFunctionArns must be a comma-separated string or a list of Lambda function ARNs');
+  }
+  const arns = (listed as string[]).map((arn) => arn.trim()).filter((arn) => arn.length > 0);
+  for (const arn of arns) {
+    try {
+      validateLambdaArn(arn, undefined);
+    } catch (error) {
+      throw new Error(`context hookFunctionArns: ${(error as Error).message}`);
+    }
+  }
+  return [...new Set(arns)];
 }

@@ -1,10 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import { TTL_ATTRIBUTE, stackyardTableDefinition } from '../../shared/adapters/aws/index.js';
+import { outboxPk } from '../../shared/adapters/aws/keys.js';
 import { HANDLER_NAMES as FUNCTION_NAMES, routeBindings } from '../../functions/http/routes/index.js';
+import { DEAD_LETTER_METRIC, DEPLOYMENT_VARIABLE, HOOK_FUNCTION_ARNS_VARIABLE } from '../../functions/hook-settings.js';
 import type { HandlerGroup } from '../../functions/http/router.js';
 import { dataKeyContext } from '../../shared/core/service/secrets-envelope.js';
 import type { HandlerSpec } from './constructs/api-functions.js';
+import type { HookWiring } from './constructs/hook-dispatcher.js';
 import type { StackyardWiring } from './stacks/stackyard-stack.js';
 
 /**
@@ -58,10 +61,27 @@ function handlerSpecs(): HandlerSpec[] {
 }
 
 /**
+ * The hook dispatcher (`functions/handlers/hook-dispatcher.ts`) and what the infra must agree on with the code: the
+ * outbox key prefix the stream filter matches, the variables the functions read, the metric the alarm watches.
+ */
+export function hookWiring(): HookWiring {
+  return {
+    dispatcher: {
+      name: 'HookDispatcher',
+      entry: fileURLToPath(new URL('../../functions/handlers/hook-dispatcher.ts', import.meta.url)),
+    },
+    outboxKeyPrefix: outboxPk(''),
+    functionArnsVariable: HOOK_FUNCTION_ARNS_VARIABLE,
+    deploymentVariable: DEPLOYMENT_VARIABLE,
+    deadLetterMetric: DEAD_LETTER_METRIC,
+  };
+}
+
+/**
  * The whole wiring of a real deployment: the handlers, the API's own route table (one route per API call, grouped
- * by concern, plus `$default` for everything else: the same table the router matches, so the two cannot drift), and
- * the storage.
+ * by concern, plus `$default` for everything else: the same table the router matches, so the two cannot drift), the
+ * hook dispatcher, and the storage.
  */
 export function apiWiring(): StackyardWiring {
-  return { handlers: handlerSpecs(), routes: routeBindings(), ...storageWiring() };
+  return { handlers: handlerSpecs(), routes: routeBindings(), hooks: hookWiring(), ...storageWiring() };
 }

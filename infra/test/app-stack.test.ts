@@ -50,6 +50,11 @@ function synthesize(app: App, props: Partial<StackyardStackProps> = {}) {
   return { stack, template: Template.fromStack(stack) };
 }
 
+/** The API functions' resources (the hook dispatcher is the template's fifth function). */
+function apiFunctionResources(template: Template) {
+  return Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Stackyard API: ') } }));
+}
+
 /** Handler name of each function's logical id, taken from the constructs rather than from id patterns. */
 function handlerByLogicalId(stack: StackyardStack): Map<string, HandlerName> {
   return new Map(
@@ -164,20 +169,26 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
   });
 
   it('runs the four handlers of functions/handlers on nodejs22.x/arm64 with the storage variables and the API URL', () => {
-    template.resourceCountIs('AWS::Lambda::Function', 4);
-    template.allResourcesProperties('AWS::Lambda::Function', {
-      Runtime: 'nodejs22.x',
-      Architectures: ['arm64'],
-      Handler: 'index.handler',
-      Environment: {
-        Variables: Match.objectLike({
-          STACKYARD_TABLE: { Ref: Match.stringLikeRegexp('^StateTable') },
-          STACKYARD_BUCKET: { Ref: Match.stringLikeRegexp('^StateBucket') },
-          STACKYARD_KMS_KEY_ID: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DataKey'), 'Arn'] },
-          [PUBLIC_URL_VARIABLE]: stack.resolve(stack.httpApi.api.apiEndpoint),
-        }),
-      },
-    });
+    const functions = apiFunctionResources(template);
+
+    template.resourceCountIs('AWS::Lambda::Function', 5);
+    expect(functions).toHaveLength(4);
+    for (const fn of functions) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        Environment: {
+          Variables: {
+            STACKYARD_TABLE: { Ref: expect.stringMatching(/^StateTable/) },
+            STACKYARD_BUCKET: { Ref: expect.stringMatching(/^StateBucket/) },
+            STACKYARD_KMS_KEY_ID: { 'Fn::GetAtt': [expect.stringMatching(/^DataKey/), 'Arn'] },
+            STACKYARD_HOOK_FUNCTION_ARNS: '',
+            [PUBLIC_URL_VARIABLE]: stack.resolve(stack.httpApi.api.apiEndpoint),
+          },
+        },
+      });
+    }
   });
 
   it('gives the functions that move whole deployments 1024 MB and 28 s, Identity 512 MB and 10 s', () => {
@@ -188,7 +199,13 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
       ]),
     );
 
-    expect(sizes).toEqual({ Identity: [512, 10], Stacks: [1024, 28], Updates: [1024, 28], Secrets: [1024, 28] });
+    expect(sizes).toEqual({
+      Identity: [512, 10],
+      Stacks: [1024, 28],
+      Updates: [1024, 28],
+      Secrets: [1024, 28],
+      'Stackyard hook dispatcher': [512, 60],
+    });
     // The heavy functions stop before the HTTP API gives up on them (29 s), so their own timeout is logged.
     const integrationTimeouts = Object.values(template.findResources('AWS::ApiGatewayV2::Integration')).map(
       (i) => i.Properties.TimeoutInMillis ?? 29_000,
@@ -214,7 +231,7 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
 
     try {
       const answers = await Promise.all(
-        Object.values(template.findResources('AWS::Lambda::Function')).map(async (fn) => {
+        apiFunctionResources(template).map(async (fn) => {
           const assetDir = join(assembly.directory, `asset.${(fn.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);
           const results = join(workDir, `${fn.Properties.Description}.json`);
           await promisify(execFile)(process.execPath, [INVOKE_BUNDLE, join(assetDir, 'index.mjs'), join(workDir, 'requests.json'), results], {
@@ -277,7 +294,7 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
     template.hasOutput('LoginUrl', { Value: stack.resolve(stack.httpApi.api.apiEndpoint) });
   });
 
-  it('has exactly the idle cost drivers docs/deploy.md prices: one KMS key and six alarm metrics', () => {
+  it('has exactly the idle cost drivers docs/deploy.md prices: one KMS key, nine alarm metrics, one schedule', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
     const alarmMetrics = alarms
       .map((alarm) =>
@@ -289,9 +306,13 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
     const types = Object.values(template.toJSON().Resources as Record<string, { Type: string }>).map((r) => r.Type);
 
     template.resourceCountIs('AWS::KMS::Key', 1);
-    expect(alarms).toHaveLength(3);
-    expect(alarmMetrics).toBe(6);
-    template.resourceCountIs('AWS::Logs::LogGroup', 5);
+    expect(alarms).toHaveLength(6);
+    expect(alarmMetrics).toBe(9);
+    template.resourceCountIs('AWS::Logs::LogGroup', 6);
+    template.resourceCountIs('AWS::Lambda::Function', 5);
+    template.resourceCountIs('AWS::Events::Rule', 1);
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
+    template.resourceCountIs('AWS::SQS::Queue', 1);
     // Pay-per-request or free types only: nothing with an hourly rate (NAT gateways, endpoints, provisioned capacity).
     expect([...new Set(types)].sort()).toEqual(
       [
@@ -301,15 +322,20 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
         'AWS::ApiGatewayV2::Stage',
         'AWS::CloudWatch::Alarm',
         'AWS::DynamoDB::GlobalTable',
+        'AWS::Events::Rule',
         'AWS::IAM::Policy',
         'AWS::IAM::Role',
         'AWS::KMS::Alias',
         'AWS::KMS::Key',
+        'AWS::Lambda::EventInvokeConfig',
+        'AWS::Lambda::EventSourceMapping',
         'AWS::Lambda::Function',
         'AWS::Lambda::Permission',
         'AWS::Logs::LogGroup',
         'AWS::S3::Bucket',
         'AWS::S3::BucketPolicy',
+        'AWS::SQS::Queue',
+        'AWS::SQS::QueuePolicy',
       ].sort(),
     );
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { BillingMode: 'PAY_PER_REQUEST' });
@@ -317,14 +343,14 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
 });
 
 describe('the Stackyard stack with the real wiring and a custom domain', () => {
-  it('tells every function the custom domain URL, the one users log in with', () => {
+  it('tells every API function the custom domain URL, the one users log in with', () => {
     const { template } = synthesize(testApp(), {
       customDomain: { domainName: 'pulumi.example.com', certificateArn: CERTIFICATE_ARN },
     });
 
-    template.allResourcesProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ [PUBLIC_URL_VARIABLE]: 'https://pulumi.example.com' }) },
-    });
+    const urls = apiFunctionResources(template).map((fn) => fn.Properties.Environment.Variables[PUBLIC_URL_VARIABLE]);
+
+    expect(urls).toEqual(['https://pulumi.example.com', 'https://pulumi.example.com', 'https://pulumi.example.com', 'https://pulumi.example.com']);
     template.hasOutput('LoginUrl', { Value: 'https://pulumi.example.com' });
     expect(dependencyCycle(template)).toBeUndefined();
   });
@@ -338,7 +364,7 @@ describe('the Stackyard stack with the real wiring and a custom domain', () => {
 
     expect(report.findings).toEqual([]);
     expect(new Set(report.suppressed.map((s) => s.ruleId.replace(/\[.*$/, '')))).toEqual(
-      new Set(['AwsSolutions-S1', 'AwsSolutions-IAM5', 'AwsSolutions-L1', 'AwsSolutions-APIG4']),
+      new Set(['AwsSolutions-S1', 'AwsSolutions-IAM5', 'AwsSolutions-L1', 'AwsSolutions-APIG4', 'AwsSolutions-SQS3']),
     );
     for (const s of report.suppressed) expect(s.reason.length).toBeGreaterThan(40);
   });

@@ -11,6 +11,7 @@ import { closedPort, networkAttempts, offlineEnv } from './support.js';
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:ops-alerts';
 const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f0f0f0f-1111-2222-3333-444444444444';
+const HOOK_FUNCTION_ARN = 'arn:aws:lambda:eu-west-1:123456789012:function:ci-hook';
 
 describe('npx cdk synth of infra/bin/app.ts, offline', () => {
   let workDir: string;
@@ -36,6 +37,8 @@ describe('npx cdk synth of infra/bin/app.ts, offline', () => {
         `certificateArn=${CERTIFICATE_ARN}`,
         '-c',
         `alarmTopicArn=${TOPIC_ARN}`,
+        '-c',
+        `hookFunctionArns=${HOOK_FUNCTION_ARN}`,
       ],
       {
         cwd: REPO_ROOT,
@@ -58,7 +61,7 @@ describe('npx cdk synth of infra/bin/app.ts, offline', () => {
     expect(result.ms).toBeLessThan(60_000);
   });
 
-  it('bundles the four handlers into the cloud assembly', () => {
+  it('bundles the four API handlers and the hook dispatcher into the cloud assembly', () => {
     const functions = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
 
     const bundles = functions.map((fn) =>
@@ -66,10 +69,10 @@ describe('npx cdk synth of infra/bin/app.ts, offline', () => {
     );
 
     expect(bundles).toEqual(functions.map(() => ['index.mjs', 'index.mjs.map']));
-    expect(functions).toHaveLength(4);
+    expect(functions).toHaveLength(5);
   });
 
-  it('applies the context: routes, custom domain URL in the functions, alarm topic on every alarm', () => {
+  it('applies the context: routes, custom domain URL in the functions, alarm topic on every alarm, hook functions', () => {
     const resources = Object.values(template.Resources);
     const routeKeys = new Set(
       resources.filter((r) => r.Type === 'AWS::ApiGatewayV2::Route').map((r) => routeShape(r.Properties.RouteKey)),
@@ -78,10 +81,23 @@ describe('npx cdk synth of infra/bin/app.ts, offline', () => {
 
     expect(PULUMI_CLI_ROUTE_KEYS.filter((key) => !routeKeys.has(routeShape(key)))).toEqual([]);
     expect(routeKeys.has('$default')).toBe(true);
-    for (const fn of resources.filter((r) => r.Type === 'AWS::Lambda::Function')) {
+    const functions = resources.filter((r) => r.Type === 'AWS::Lambda::Function');
+    const apiFunctions = functions.filter((fn) => String(fn.Properties.Description).startsWith('Stackyard API: '));
+    expect(apiFunctions).toHaveLength(4);
+    for (const fn of apiFunctions) {
       expect(fn.Properties.Environment.Variables.STACKYARD_PUBLIC_URL).toBe('https://pulumi.example.com');
     }
-    expect(alarms).toHaveLength(3);
+    for (const fn of functions) expect(fn.Properties.Environment.Variables.STACKYARD_HOOK_FUNCTION_ARNS).toBe(HOOK_FUNCTION_ARN);
+    const invokeResources = resources
+      .filter((r) => r.Type === 'AWS::IAM::Policy')
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>)
+      .filter((statement) => [statement.Action].flat().includes('lambda:InvokeFunction'))
+      .map((statement) => [statement.Resource].flat().sort());
+    expect(invokeResources).toEqual([
+      [HOOK_FUNCTION_ARN, `${HOOK_FUNCTION_ARN}:*`],
+      [HOOK_FUNCTION_ARN, `${HOOK_FUNCTION_ARN}:*`],
+    ]);
+    expect(alarms).toHaveLength(6);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([TOPIC_ARN]);
       expect(alarm.Properties.OKActions).toEqual([TOPIC_ARN]);

@@ -13,6 +13,7 @@ describe('readDeploymentSettings', () => {
       env: { account: undefined, region: undefined },
       customDomain: undefined,
       alarmTopicArn: undefined,
+      hookFunctionArns: [],
     });
   });
 
@@ -43,5 +44,19 @@ describe('readDeploymentSettings', () => {
   it('rejects a stack name CloudFormation would reject', () => {
     expect(() => from({ stackName: 'my stack' })).toThrow(/not a stack name/);
     expect(from({ stackName: 'Stackyard-prod' }).stackName).toBe('Stackyard-prod');
+  });
+
+  it('takes the hook functions as a comma-separated string or a list of Lambda function ARNs', () => {
+    const ciHook = 'arn:aws:lambda:eu-west-1:123456789012:function:ci-hook';
+    const gate = 'arn:aws:lambda:eu-west-1:123456789012:function:change-window:live';
+
+    expect(from({ hookFunctionArns: `${ciHook}, ${gate},` }).hookFunctionArns).toEqual([ciHook, gate]);
+    expect(from({ hookFunctionArns: [ciHook, ciHook] }).hookFunctionArns).toEqual([ciHook]);
+    expect(from({ hookFunctionArns: '' }).hookFunctionArns).toEqual([]);
+    expect(() => from({ hookFunctionArns: 'arn:aws:lambda:eu-west-1:123456789012:function:*' })).toThrow(
+      /context hookFunctionArns: Invalid Lambda function ARN/,
+    );
+    expect(() => from({ hookFunctionArns: 'arn:aws:iam::123456789012:role/ci' })).toThrow(/Invalid Lambda function ARN/);
+    expect(() => from({ hookFunctionArns: 42 })).toThrow(/comma-separated string or a list/);
   });
 });

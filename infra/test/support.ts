@@ -9,6 +9,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { INagLogger } from 'cdk-nag';
 import { afterAll } from 'vitest';
 import type { StackyardWiring } from '../lib/stacks/stackyard-stack.js';
+import { hookWiring } from '../lib/wiring.js';
 
 /** Account and region every test stack uses, so ARNs and service names resolve to plain strings. */
 export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as const;
@@ -55,7 +56,10 @@ export function bareStack(app: App = testApp()): Stack {
 /** Path of the stand-in handler used where the real API handlers are not under test. */
 export const ECHO_HANDLER = fileURLToPath(new URL('./fixtures/echo-handler.ts', import.meta.url));
 
-/** A small wiring shaped like the real one: two handlers, a few Pulumi routes, a pk/sk table with one index. */
+/**
+ * A small wiring shaped like the real one: two handlers, a few Pulumi routes, the real hook settings with the
+ * stand-in handler as dispatcher, a pk/sk table with one index.
+ */
 export const FIXTURE_WIRING: StackyardWiring = {
   handlers: [
     { name: 'Identity', entry: ECHO_HANDLER },
@@ -67,6 +71,7 @@ export const FIXTURE_WIRING: StackyardWiring = {
     { routeKey: 'POST /api/stacks/{orgName}/{projectName}/{stackName}/update', handler: 'Updates' },
     { routeKey: 'PATCH /api/stacks/{orgName}/{projectName}/{stackName}/update/{updateId}/checkpoint', handler: 'Updates' },
   ],
+  hooks: { ...hookWiring(), dispatcher: { name: 'HookDispatcher', entry: ECHO_HANDLER } },
   keyDesign: {
     AttributeDefinitions: [
       { AttributeName: 'pk', AttributeType: 'S' },

@@ -19,11 +19,13 @@ export interface StateTableProps {
   readonly keyDesign: KeyDesign;
   /** Numeric epoch-seconds attribute that DynamoDB TTL sweeps (expired leases, tokens). */
   readonly timeToLiveAttribute: string;
+  /** A change stream (the hook dispatcher's trigger); none by default. */
+  readonly stream?: dynamodb.StreamViewType;
 }
 
 /**
- * The single DynamoDB table for stacks, updates, leases, users and tokens: on-demand (nothing bills by the hour),
- * point-in-time recovery, deletion protection.
+ * The single DynamoDB table for stacks, updates, leases, users, tokens and hooks: on-demand (nothing bills by the
+ * hour), point-in-time recovery, deletion protection.
  */
 export class StateTable extends Construct {
   /** The table (synthesizes as `AWS::DynamoDB::GlobalTable`). */
@@ -49,6 +51,7 @@ export class StateTable extends Construct {
       sortKey: keyOf(keyDesign.KeySchema, 'RANGE'),
       billing: dynamodb.Billing.onDemand(),
       timeToLiveAttribute: props.timeToLiveAttribute,
+      dynamoStream: props.stream,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,

@@ -1,11 +1,14 @@
 import { CfnOutput, Stack } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { StreamViewType } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { ApiAlarms } from '../constructs/api-alarms.js';
 import { ApiFunctions } from '../constructs/api-functions.js';
 import type { HandlerSpec } from '../constructs/api-functions.js';
 import { DataKey } from '../constructs/data-key.js';
+import { HookDispatcher, grantHookFunctionInvoke } from '../constructs/hook-dispatcher.js';
+import type { HookWiring } from '../constructs/hook-dispatcher.js';
 import { StackyardHttpApi } from '../constructs/http-api.js';
 import type { CustomDomain, RouteBinding } from '../constructs/http-api.js';
 import { StateBucket } from '../constructs/state-bucket.js';
@@ -15,10 +18,14 @@ import type { KeyDesign } from '../constructs/state-table.js';
 /** The functions' environment variable holding the URL users log in with (what the CLI records in state). */
 export const PUBLIC_URL_VARIABLE = 'STACKYARD_PUBLIC_URL';
 
-/** What the application code dictates: the API's handlers and routes, the AWS adapter's table and key usage. */
+/**
+ * What the application code dictates: the API's handlers and routes, the hook dispatcher, the AWS adapter's table
+ * and key usage.
+ */
 export interface StackyardWiring {
   readonly handlers: readonly HandlerSpec[];
   readonly routes: readonly RouteBinding[];
+  readonly hooks: HookWiring;
   readonly keyDesign: KeyDesign;
   readonly timeToLiveAttribute: string;
   readonly encryptionContextKeys: readonly string[];
@@ -29,9 +36,14 @@ export interface StackyardStackProps extends StackProps {
   readonly wiring: StackyardWiring;
   readonly customDomain?: CustomDomain;
   readonly alarmActions?: readonly cloudwatch.IAlarmAction[];
+  /**
+   * Lambda functions hooks may invoke (context value `hookFunctionArns`): the only ones the API functions (gates,
+   * ping, redeliver) and the dispatcher get `lambda:InvokeFunction` on, and the only ones hooks may name.
+   */
+  readonly hookFunctionArns?: readonly string[];
 }
 
-/** One Stackyard deployment: storage, key, handlers, HTTP API and alarms. */
+/** One Stackyard deployment: storage, key, handlers, HTTP API, hook dispatcher and alarms. */
 export class StackyardStack extends Stack {
   readonly dataKey: DataKey;
   readonly stateBucket: StateBucket;
@@ -39,21 +51,26 @@ export class StackyardStack extends Stack {
   readonly apiFunctions: ApiFunctions;
   readonly httpApi: StackyardHttpApi;
   readonly alarms: ApiAlarms;
+  readonly hookDispatcher: HookDispatcher;
 
   constructor(scope: Construct, id: string, props: StackyardStackProps) {
     super(scope, id, props);
     const { wiring } = props;
+    const hookFunctionArns = props.hookFunctionArns ?? [];
+    const indexNames = wiring.keyDesign.GlobalSecondaryIndexes?.map((index) => index.IndexName!) ?? [];
 
     this.dataKey = new DataKey(this, 'DataKey', { aliasName: this.stackName.toLowerCase() });
     this.stateBucket = new StateBucket(this, 'StateBucket', { encryptionKey: this.dataKey.key });
     this.stateTable = new StateTable(this, 'StateTable', {
       keyDesign: wiring.keyDesign,
       timeToLiveAttribute: wiring.timeToLiveAttribute,
+      // The dispatcher only needs to know that an outbox item was inserted; it reads the item from the table.
+      stream: StreamViewType.KEYS_ONLY,
     });
     this.apiFunctions = new ApiFunctions(this, 'Functions', {
       handlers: wiring.handlers,
       table: this.stateTable.table,
-      indexNames: wiring.keyDesign.GlobalSecondaryIndexes?.map((index) => index.IndexName!),
+      indexNames,
       bucket: this.stateBucket.bucket,
       key: this.dataKey.key,
       encryptionContextKeys: wiring.encryptionContextKeys,
@@ -67,10 +84,24 @@ export class StackyardStack extends Stack {
     // depend on the functions (routes and integrations are separate resources), so a function may name its endpoint.
     for (const fn of this.apiFunctions.functions.values()) {
       fn.addEnvironment(PUBLIC_URL_VARIABLE, this.httpApi.loginUrl);
+      fn.addEnvironment(wiring.hooks.functionArnsVariable, hookFunctionArns.join(','));
     }
+    // Gates are invoked by updates.start (RequestResponse), ping and redeliver by the hook routes; any function can
+    // serve any route, so the shared role gets the permission.
+    grantHookFunctionInvoke(this.apiFunctions.role, hookFunctionArns);
     this.alarms = new ApiAlarms(this, 'Alarms', {
       api: this.httpApi.api,
       functions: [...this.apiFunctions.functions.values()],
+      actions: props.alarmActions,
+    });
+    const partitionKey = wiring.keyDesign.KeySchema?.find((key) => key.KeyType === 'HASH')?.AttributeName;
+    if (!partitionKey) throw new Error('key design: the table has no HASH key');
+    this.hookDispatcher = new HookDispatcher(this, 'Hooks', {
+      wiring: wiring.hooks,
+      table: this.stateTable.table,
+      partitionKey,
+      indexNames,
+      hookFunctionArns,
       actions: props.alarmActions,
     });
 
@@ -91,5 +122,11 @@ export class StackyardStack extends Stack {
         value: this.httpApi.domainName.regionalDomainName,
       });
     }
+  }
+
+  /** Notifies `actions` when any alarm of the deployment fires and when it recovers. */
+  addAlarmActions(...actions: cloudwatch.IAlarmAction[]): void {
+    this.alarms.addActions(...actions);
+    this.hookDispatcher.addActions(...actions);
   }
 }

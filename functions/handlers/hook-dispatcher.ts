@@ -1,0 +1,25 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { createAwsClients } from '../../shared/adapters/aws/clients.js';
+import { DynamoDbHookStore } from '../../shared/adapters/aws/dynamodb-hook-store.js';
+import { createHookDispatcherHandler } from '../hook-dispatcher.js';
+import { DEPLOYMENT_VARIABLE, hookOptionsFromEnv } from '../hook-settings.js';
+
+const logger = new Logger({
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'stackyard',
+  persistentKeys: { handlerGroup: 'hook-dispatcher' },
+});
+
+/**
+ * Entry point of the hook dispatcher, invoked by the table's stream (outbox inserts) and by the one-minute schedule
+ * (docs/hooks.md, "AWS wiring"). It needs only the table (STACKYARD_TABLE); the store is built on the first
+ * invocation, once per cold start.
+ */
+export const handler = createHookDispatcherHandler(logger, () => {
+  const table = process.env.STACKYARD_TABLE;
+  if (!table) throw new Error('The hook dispatcher is not configured: set STACKYARD_TABLE.');
+  return {
+    hooks: new DynamoDbHookStore(createAwsClients().documents, table),
+    dispatch: hookOptionsFromEnv(process.env),
+    deployment: process.env[DEPLOYMENT_VARIABLE] || 'stackyard',
+  };
+});
