@@ -1,3 +1,4 @@
+import type { UpdateStatusView } from '../../shared/core/service/types.js';
 import type { StackRecord } from '../../shared/ports/stack-store.js';
 import type { UpdateRecord, UpdateStatus } from '../../shared/ports/update-store.js';
 import type { TokenRecord, UserRecord } from '../../shared/ports/identity-store.js';
@@ -23,14 +24,20 @@ export function serviceUser(user: UserRecord & { orgs: string[] }) {
   };
 }
 
-/** `GET /api/stacks/{o}/{p}/{s}`. `config` stays absent: a non-null one would switch the CLI to remote config. */
-export function stackView(stack: StackRecord) {
+/**
+ * `GET /api/stacks/{o}/{p}/{s}`. `config` stays absent: a non-null one would switch the CLI to remote config.
+ * `currentOperation` describes the running update, when there is one.
+ */
+export function stackView(stack: StackRecord, running?: UpdateStatusView) {
   return {
     id: stack.id,
     orgName: stack.org,
     projectName: stack.project,
     stackName: stack.stack,
     activeUpdate: stack.activeUpdate ?? '',
+    ...(running
+      ? { currentOperation: { kind: running.kind, author: running.requestedBy, started: seconds(running.startedAt ?? Date.now()) } }
+      : {}),
     tags: stack.tags,
     version: stack.version,
   };

@@ -174,7 +174,10 @@ export function defineWireScenarios(context: () => WireContext): void {
       expect(real.journalVersion).toBe(0);
       const lease = { updateToken: real.leaseToken };
       const update = `${stackPath(ref)}/update/${real.updateId}`;
-      expect(ok(await wire.call('GET', stackPath(ref), { auth })).activeUpdate).toBe(real.updateId);
+      const running = ok(await wire.call('GET', stackPath(ref), { auth }));
+      expect(running.activeUpdate).toBe(real.updateId);
+      expect(running.currentOperation).toEqual({ kind: 'update', author: expect.any(String), started: expect.any(Number) });
+      expect(Math.abs(running.currentOperation.started - Date.now() / 1000)).toBeLessThan(60);
       const renewed = ok(await wire.call('POST', `${update}/renew_lease`, { auth: lease, body: { token: '', duration: 300 } }));
       expect(renewed.token).toMatch(/\S/);
       expect(renewed.tokenExpiration).toBeGreaterThan(Date.now() / 1000);
@@ -193,6 +196,7 @@ export function defineWireScenarios(context: () => WireContext): void {
       expect(ok(await wire.call('GET', `${stackPath(ref)}/export`, { auth }))).toEqual(final);
       const stack = ok(await wire.call('GET', stackPath(ref), { auth }));
       expect(stack).toMatchObject({ activeUpdate: '', version: real.version });
+      expect(stack).not.toHaveProperty('currentOperation');
       const history = ok(await wire.call('GET', `${stackPath(ref)}/updates?pageSize=10&page=1`, { auth }));
       expect(history.updates).toEqual([
         expect.objectContaining({ kind: 'update', result: 'succeeded', version: real.version, message: 'replayed by the API tests', resourceChanges: { create: 3, same: 1 }, environment: { 'exec.kind': 'cli', 'git.head': 'abc123' } }),

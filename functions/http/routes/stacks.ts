@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../../../shared/core/errors.js';
+import { InvalidInputError, NotFoundError } from '../../../shared/core/errors.js';
 import { validateOrgName, validateProjectName, validateStackRef } from '../../../shared/core/names.js';
 import type { Principal, StackService, UntypedDeployment } from '../../../shared/core/service/types.js';
 import type { StackRef } from '../../../shared/core/names.js';
@@ -94,7 +94,16 @@ export const stackRoutes: Route[] = [
     group: 'stacks',
     async handle(ctx) {
       const principal = await ctx.principal();
-      return jsonResponse(200, stackView(await ctx.services.stacks.get(principal, ctx.stackRef())));
+      const ref = ctx.stackRef();
+      const stack = await ctx.services.stacks.get(principal, ref);
+      // What `pulumi stack` prints as "<Kind> in progress"; an update that ended between the two reads shows none.
+      const active = stack.activeUpdate
+        ? await ctx.services.updates.status(principal, ref, stack.activeUpdate).catch((error: unknown) => {
+            if (error instanceof NotFoundError) return undefined;
+            throw error;
+          })
+        : undefined;
+      return jsonResponse(200, stackView(stack, active?.status === 'in-progress' ? active : undefined));
     },
   },
   {

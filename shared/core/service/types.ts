@@ -56,6 +56,15 @@ export interface CheckpointUpload {
   gzipped?: Uint8Array;
 }
 
+export interface UpdateStatusView {
+  status: UpdateStatus;
+  kind: UpdateKind;
+  /** Login of the user who created the update. */
+  requestedBy: string;
+  /** Epoch milliseconds; absent until started. */
+  startedAt?: number;
+}
+
 export interface StartedUpdate {
   version: number;
   token: string;
@@ -138,7 +147,7 @@ export interface UpdateService {
   complete(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled'): Promise<void>;
   /** Revokes the update's token so the running client stops on its next call. */
   cancel(principal: Principal, ref: StackRef, updateId: string): Promise<void>;
-  status(principal: Principal, ref: StackRef, updateId: string): Promise<{ status: UpdateStatus; kind: UpdateKind }>;
+  status(principal: Principal, ref: StackRef, updateId: string): Promise<UpdateStatusView>;
 }
 
 export interface SecretService {

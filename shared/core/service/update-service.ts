@@ -52,6 +52,7 @@ import type {
   StartUpdateRequest,
   UntypedDeployment,
   UpdateService,
+  UpdateStatusView,
 } from './types.js';
 
 export const DEFAULT_LEASE_MS = 300_000;
@@ -657,10 +658,10 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       principal: Principal,
       ref: StackRef,
       updateId: string,
-    ): Promise<{ status: UpdateStatus; kind: UpdateKind }> {
+    ): Promise<UpdateStatusView> {
       const stack = await loadStack(deps, principal, ref);
       const update = await updateOf(stack, updateId);
-      return { status: update.status, kind: update.kind };
+      return { status: update.status, kind: update.kind, requestedBy: update.requestedBy, startedAt: update.startedAt };
     },
   };
 }
