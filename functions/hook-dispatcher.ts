@@ -5,6 +5,7 @@ import type { Context, DynamoDBStreamEvent, ScheduledEvent } from 'aws-lambda';
 import { dispatchPending, type DispatchOptions, type DispatchSummary } from '../shared/core/hooks/dispatcher.js';
 import { hookRuntime } from '../shared/core/hooks/runtime.js';
 import type { DeliveryRecord, HookStore } from '../shared/ports/hook-store.js';
+import type { KeyService } from '../shared/ports/key-service.js';
 import { DEAD_LETTER_METRIC } from './hook-settings.js';
 
 /** What starts a run: a batch of outbox inserts from the table's stream, or the one-minute schedule. */
@@ -14,6 +15,8 @@ export type HookDispatcherHandler = (event: HookDispatcherEvent, context: Contex
 
 export interface HookDispatcherSetup {
   hooks: HookStore;
+  /** Opens the hooks' sealed signing secrets. */
+  keys: KeyService;
   /** Retry policy and how destinations are reached (timeouts, the allowed Lambda functions). */
   dispatch: DispatchOptions;
   /** The `Deployment` dimension of the dead-letter metric: the CloudFormation stack name. */
@@ -51,11 +54,11 @@ export function createHookDispatcherHandler(
 
   const base = async (event: HookDispatcherEvent, context: Context): Promise<DispatchSummary> => {
     ready ??= setup();
-    const { hooks, dispatch, deployment } = ready;
+    const { hooks, keys, dispatch, deployment } = ready;
     const now = dispatch.now ?? Date.now;
     const started = now();
     const stopAt = started + context.getRemainingTimeInMillis() - hookRuntime(dispatch).deliveryTimeoutMs - reserveMs;
-    const summary = await dispatchPending(boundedStore(hooks, () => now() < stopAt, (delivery) => logAttempt(logger, delivery)), dispatch);
+    const summary = await dispatchPending(boundedStore(hooks, () => now() < stopAt, (delivery) => logAttempt(logger, delivery)), keys, dispatch);
     if (summary.deadLettered > 0) writeMetrics(deadLetterMetricLine(deployment, summary.deadLettered, now()));
     const finished = {
       ...triggerOf(event),

@@ -197,6 +197,7 @@ describe('hook dispatcher function', () => {
     await services.stacks.create(alice, ref);
     const setup: HookDispatcherSetup = {
       hooks: storage.hooks,
+      keys: storage.keys,
       dispatch: { allowPrivate: true, maxAttempts: 2, baseDelayMs: 50, deliveryTimeoutMs: 2_000 },
       deployment: 'Stackyard-test',
     };
@@ -254,7 +255,7 @@ describe('hook dispatcher function', () => {
     const reserveMs = 100;
     const dispatcher = createHookDispatcherHandler(
       new Logger({ serviceName: 'stackyard', logLevel: 'SILENT' }),
-      () => ({ hooks: storage.hooks, dispatch: { allowPrivate: true, deliveryTimeoutMs }, deployment: 'Stackyard-test' }),
+      () => ({ hooks: storage.hooks, keys: storage.keys, dispatch: { allowPrivate: true, deliveryTimeoutMs }, deployment: 'Stackyard-test' }),
       { reserveMs },
     );
     // Lambda would stop this invocation 600 ms after the last moment an attempt may start.

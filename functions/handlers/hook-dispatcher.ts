@@ -1,6 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { createAwsClients } from '../../shared/adapters/aws/clients.js';
 import { DynamoDbHookStore } from '../../shared/adapters/aws/dynamodb-hook-store.js';
+import { KmsKeyService } from '../../shared/adapters/aws/kms-key-service.js';
 import { createHookDispatcherHandler } from '../hook-dispatcher.js';
 import { DEPLOYMENT_VARIABLE, hookOptionsFromEnv } from '../hook-settings.js';
 
@@ -11,14 +12,17 @@ const logger = new Logger({
 
 /**
  * Entry point of the hook dispatcher, invoked by the table's stream (outbox inserts) and by the one-minute schedule
- * (docs/hooks.md, "AWS wiring"). It needs only the table (STACKYARD_TABLE); the store is built on the first
- * invocation, once per cold start.
+ * (docs/hooks.md, "AWS wiring"). It needs the table (STACKYARD_TABLE) and the KMS key that seals the hooks' signing
+ * secrets (STACKYARD_KMS_KEY_ID); the store is built on the first invocation, once per cold start.
  */
 export const handler = createHookDispatcherHandler(logger, () => {
   const table = process.env.STACKYARD_TABLE;
-  if (!table) throw new Error('The hook dispatcher is not configured: set STACKYARD_TABLE.');
+  const keyId = process.env.STACKYARD_KMS_KEY_ID;
+  if (!table || !keyId) throw new Error('The hook dispatcher is not configured: set STACKYARD_TABLE and STACKYARD_KMS_KEY_ID.');
+  const clients = createAwsClients();
   return {
-    hooks: new DynamoDbHookStore(createAwsClients().documents, table),
+    hooks: new DynamoDbHookStore(clients.documents, table),
+    keys: new KmsKeyService(clients.kms, keyId),
     dispatch: hookOptionsFromEnv(process.env),
     deployment: process.env[DEPLOYMENT_VARIABLE] || 'stackyard',
   };

@@ -6,6 +6,7 @@ import { HANDLER_NAMES as FUNCTION_NAMES, routeBindings } from '../../functions/
 import { DEAD_LETTER_METRIC, DEPLOYMENT_VARIABLE, HOOK_FUNCTION_ARNS_VARIABLE } from '../../functions/hook-settings.js';
 import type { HandlerGroup } from '../../functions/http/router.js';
 import { dataKeyContext } from '../../shared/core/service/secrets-envelope.js';
+import { HOOK_SECRET_PURPOSE, hookSecretContext } from '../../shared/core/hooks/hook-secrets.js';
 import type { HandlerSpec } from './constructs/api-functions.js';
 import type { HookWiring } from './constructs/hook-dispatcher.js';
 import type { StackyardWiring } from './stacks/stackyard-stack.js';
@@ -74,6 +75,8 @@ export function hookWiring(): HookWiring {
     functionArnsVariable: HOOK_FUNCTION_ARNS_VARIABLE,
     deploymentVariable: DEPLOYMENT_VARIABLE,
     deadLetterMetric: DEAD_LETTER_METRIC,
+    secretContext: { purpose: HOOK_SECRET_PURPOSE, keys: Object.keys(hookSecretContext({ org: 'any-org' }, 'any-hook')) },
+    keyIdVariable: 'STACKYARD_KMS_KEY_ID',
   };
 }
 

@@ -75,6 +75,7 @@ describe('the hook dispatcher bundle', () => {
       partitionKey: 'pk',
       indexNames: ['gsi1'],
       hookFunctionArns: [],
+      key: new DataKey(stack, 'DataKey').key,
     });
     const fn = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))[0]!;
     const assetDir = join(app.synth().directory, `asset.${(fn.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);

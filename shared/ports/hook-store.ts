@@ -70,7 +70,15 @@ export type HookEventKind =
   | 'lease_expired';
 
 export type HookDestination =
-  | { kind: 'https'; url: string; /** HMAC key for `Pulumi-Webhook-Signature`; never returned or logged. */ secret?: string }
+  | {
+      kind: 'https';
+      url: string;
+      /**
+       * The HMAC key for `Pulumi-Webhook-Signature`, sealed under its own data key (core/hooks/hook-secrets.ts);
+       * the plaintext is never stored, returned or logged.
+       */
+      sealedSecret?: string;
+    }
   | { kind: 'lambda'; arn: string };
 
 export interface HookRecord extends HookScope {

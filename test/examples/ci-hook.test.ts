@@ -174,7 +174,7 @@ describe('examples/ci-hook', () => {
       const { updateId } = await updates.create(alice, staging, { kind: 'update', dryRun: false });
       const started = await updates.start(alice, staging, updateId, {});
       await updates.complete(staging, updateId, started.token, 'succeeded');
-      const summary = await dispatchPending(fx.storage.hooks, fx.deps.options.hooks);
+      const summary = await dispatchPending(fx.storage.hooks, fx.storage.keys, fx.deps.options.hooks);
       const frozen = await updates.create(alice, prod, { kind: 'update', dryRun: false });
       const refused = updates.start(alice, prod, frozen.updateId, {});
 

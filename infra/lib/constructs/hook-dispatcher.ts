@@ -4,6 +4,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -23,6 +24,10 @@ export interface HookWiring {
   /** Variable the dispatcher reads its deployment name (the metric dimension) from. */
   readonly deploymentVariable: string;
   readonly deadLetterMetric: { readonly namespace: string; readonly name: string; readonly dimension: string };
+  /** The encryption context of hook signing secrets' data keys: its `purpose` value and all of its keys. */
+  readonly secretContext: { readonly purpose: string; readonly keys: readonly string[] };
+  /** Variable the functions read the KMS key id from. */
+  readonly keyIdVariable: string;
 }
 
 /** Props for {@link HookDispatcher}. */
@@ -36,11 +41,31 @@ export interface HookDispatcherProps {
   readonly indexNames: readonly string[];
   /** The Lambda functions hooks may invoke (context value `hookFunctionArns`). */
   readonly hookFunctionArns: readonly string[];
+  /** The deployment's KMS key, which seals the hooks' signing secrets; the dispatcher only decrypts them. */
+  readonly key: kms.IKey;
   readonly logRetention?: logs.RetentionDays;
   readonly actions?: readonly cloudwatch.IAlarmAction[];
 }
 
 const PERIOD = Duration.minutes(5);
+
+/**
+ * Lets `role` use the KMS key for hook signing secrets only: data keys whose encryption context is a hook secret's
+ * (`purpose` fixed, no other keys than the core's), so this grant opens no stack's secrets.
+ */
+export function grantHookSecrets(role: iam.IRole, key: kms.IKey, wiring: HookWiring, actions: readonly ('kms:GenerateDataKey' | 'kms:Decrypt')[]): void {
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: actions.includes('kms:GenerateDataKey') ? 'HookSecretsSealAndOpen' : 'HookSecretsOpen',
+      actions: [...actions],
+      resources: [key.keyArn],
+      conditions: {
+        StringEquals: { 'kms:EncryptionContext:purpose': wiring.secretContext.purpose },
+        'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...wiring.secretContext.keys] },
+      },
+    }),
+  );
+}
 
 /**
  * Lets `role` invoke exactly the listed functions (and their versions and aliases, which hooks may name as
@@ -108,6 +133,7 @@ export class HookDispatcher extends Construct {
       }),
     );
     grantHookFunctionInvoke(this.role, props.hookFunctionArns);
+    grantHookSecrets(this.role, props.key, wiring, ['kms:Decrypt']);
 
     const logGroup = new logs.LogGroup(this, 'Logs', {
       logGroupName: `/stackyard/${stackName}/functions/${spec.name}`,
@@ -132,6 +158,7 @@ export class HookDispatcher extends Construct {
       logGroup,
       environment: {
         STACKYARD_TABLE: table.tableName,
+        [wiring.keyIdVariable]: props.key.keyArn,
         [wiring.functionArnsVariable]: props.hookFunctionArns.join(','),
         [wiring.deploymentVariable]: stackName,
         NODE_OPTIONS: '--enable-source-maps',

@@ -7,7 +7,7 @@ import { ApiAlarms } from '../constructs/api-alarms.js';
 import { ApiFunctions } from '../constructs/api-functions.js';
 import type { HandlerSpec } from '../constructs/api-functions.js';
 import { DataKey } from '../constructs/data-key.js';
-import { HookDispatcher, grantHookFunctionInvoke } from '../constructs/hook-dispatcher.js';
+import { HookDispatcher, grantHookFunctionInvoke, grantHookSecrets } from '../constructs/hook-dispatcher.js';
 import type { HookWiring } from '../constructs/hook-dispatcher.js';
 import { StackyardHttpApi } from '../constructs/http-api.js';
 import type { CustomDomain, RouteBinding } from '../constructs/http-api.js';
@@ -89,6 +89,8 @@ export class StackyardStack extends Stack {
     // Gates are invoked by updates.start (RequestResponse), ping and redeliver by the hook routes; any function can
     // serve any route, so the shared role gets the permission.
     grantHookFunctionInvoke(this.apiFunctions.role, hookFunctionArns);
+    // `hook add` seals signing secrets; deliveries made by ping, redeliver and gates open them.
+    grantHookSecrets(this.apiFunctions.role, this.dataKey.key, wiring.hooks, ['kms:GenerateDataKey', 'kms:Decrypt']);
     this.alarms = new ApiAlarms(this, 'Alarms', {
       api: this.httpApi.api,
       functions: [...this.apiFunctions.functions.values()],
@@ -102,6 +104,7 @@ export class StackyardStack extends Stack {
       partitionKey,
       indexNames,
       hookFunctionArns,
+      key: this.dataKey.key,
       actions: props.alarmActions,
     });
 

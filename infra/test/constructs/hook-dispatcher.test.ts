@@ -80,7 +80,7 @@ describe('hook dispatcher wiring', () => {
     expect(wiring.hooks.outboxKeyPrefix).toBe('OUTBOX#');
   });
 
-  it('runs the dispatcher every minute too, without async retries, on the table alone', () => {
+  it('runs the dispatcher every minute too, without async retries, on the table and the hook secrets alone', () => {
     const { stack, template } = synthesize();
     const dispatcherId = logicalId(stack, stack.hookDispatcher.function);
 
@@ -106,6 +106,7 @@ describe('hook dispatcher wiring', () => {
       Environment: {
         Variables: {
           STACKYARD_TABLE: { Ref: Match.stringLikeRegexp('^StateTable') },
+          STACKYARD_KMS_KEY_ID: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DataKey'), 'Arn'] },
           STACKYARD_HOOK_FUNCTION_ARNS: '',
           STACKYARD_DEPLOYMENT: 'Stackyard',
           NODE_OPTIONS: '--enable-source-maps',
@@ -115,7 +116,23 @@ describe('hook dispatcher wiring', () => {
     });
     const dispatcherStatements = statementsByRole(template).get(logicalId(stack, stack.hookDispatcher.role))!;
     const granted = new Set(dispatcherStatements.flatMap(actions));
-    expect([...granted].filter((a) => /^(s3|kms):/.test(a))).toEqual([]);
+    expect([...granted].filter((a) => /^s3:/.test(a))).toEqual([]);
+    // KMS only to open hook secrets: decrypt, with the hook-secret context, never a stack's data key.
+    expect(dispatcherStatements.filter((st) => actions(st).some((a) => a.startsWith('kms:')))).toEqual([
+      expect.objectContaining({
+        Sid: 'HookSecretsOpen',
+        Action: 'kms:Decrypt',
+        Condition: {
+          StringEquals: { 'kms:EncryptionContext:purpose': 'stackyard-hook-secret' },
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['purpose', 'org', 'scope', 'hook'] },
+        },
+      }),
+    ]);
+    const apiStatements = statementsByRole(template).get(logicalId(stack, stack.apiFunctions.role))!;
+    expect(apiStatements.find((st) => st.Sid === 'HookSecretsSealAndOpen')).toMatchObject({
+      Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+      Condition: { StringEquals: { 'kms:EncryptionContext:purpose': 'stackyard-hook-secret' } },
+    });
     expect(granted).toEqual(
       new Set([
         'dynamodb:GetItem',
@@ -132,6 +149,7 @@ describe('hook dispatcher wiring', () => {
         'sqs:SendMessage',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
+        'kms:Decrypt',
       ]),
     );
   });

@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { DeliveryOutcome, DeliveryRecord, HookRecord, HookStore, OutboxEvent } from '../../ports/hook-store.js';
+import type { KeyService } from '../../ports/key-service.js';
 import { webhookKind } from './payloads.js';
 import { hookRuntime, sendToHook, type HookRuntime, type HookRuntimeOptions } from './runtime.js';
 
@@ -55,14 +56,15 @@ export function hookWants(hook: HookRecord, event: Pick<OutboxEvent, 'kind' | 'o
  * One dispatcher run: fans outbox events out into deliveries (one per interested hook, id = event id, so a repeat
  * creates nothing new), then attempts every due delivery, each under a conditional claim, recording every attempt
  * and either a retry time, success, or the dead letter after the last try. Safe to run concurrently and repeatedly.
+ * `keys` (the storage's key service) opens the hooks' sealed signing secrets.
  */
-export async function dispatchPending(hooks: HookStore, options: DispatchOptions = {}): Promise<DispatchSummary> {
+export async function dispatchPending(hooks: HookStore, keys: KeyService, options: DispatchOptions = {}): Promise<DispatchSummary> {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const limit = options.limit ?? DEFAULTS.limit;
   const claimMs = options.claimMs ?? DEFAULTS.claimMs;
   const maxWaitMs = options.maxWaitMs ?? DEFAULTS.maxWaitMs;
-  const runtime = hookRuntime(options);
+  const runtime = hookRuntime({ ...options, keys });
   const summary: DispatchSummary = { events: 0, attempts: 0, succeeded: 0, deadLettered: 0 };
   const waitUntil = now() + maxWaitMs;
 

@@ -8,6 +8,7 @@ import type { Principal } from '../service/types.js';
 import { attemptDelivery, type RetryPolicy } from './dispatcher.js';
 import { HOOK_EVENT_KINDS, isHookEventKind, newEventId } from './outbox-events.js';
 import { pingPayload } from './payloads.js';
+import { sealHookSecret } from './hook-secrets.js';
 import { hookRuntime, type HookRuntime } from './runtime.js';
 import { isForbiddenAddress } from './ssrf.js';
 
@@ -126,7 +127,7 @@ export function validateEvents(events: unknown): HookEventKind[] {
 function view(hook: HookRecord, stackName?: string): HookView {
   const destination: HookView['destination'] =
     hook.destination.kind === 'https'
-      ? { kind: 'https', url: hook.destination.url, hasSecret: Boolean(hook.destination.secret) }
+      ? { kind: 'https', url: hook.destination.url, hasSecret: Boolean(hook.destination.sealedSecret) }
       : { kind: 'lambda', arn: hook.destination.arn };
   return {
     name: hook.name,
@@ -142,7 +143,7 @@ function view(hook: HookRecord, stackName?: string): HookView {
   };
 }
 
-export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hookRuntime(deps.options.hooks), policy: RetryPolicy = deps.options.hooks ?? {}): HookService {
+export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hookRuntime({ ...deps.options.hooks, keys: deps.storage.keys }), policy: RetryPolicy = deps.options.hooks ?? {}): HookService {
   const { hooks } = deps.storage;
 
   /** The hook scope of a target, after the same authorization as the other services (members only). */
@@ -186,7 +187,8 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
         if (secret !== undefined && (typeof secret !== 'string' || secret.length < 8 || secret.length > 256)) {
           throw new InvalidInputError('The signing secret must be 8 to 256 characters.');
         }
-        destination = { kind: 'https', url: validateHookUrl(request.url, runtime.allowPrivate), ...(secret ? { secret } : {}) };
+        const url = validateHookUrl(request.url, runtime.allowPrivate);
+        destination = { kind: 'https', url, ...(secret ? { sealedSecret: await sealHookSecret(deps.storage.keys, scope, name, secret) } : {}) };
       } else {
         if (request.secret !== undefined) throw new InvalidInputError('--secret only applies to --url hooks.');
         destination = { kind: 'lambda', arn: validateLambdaArn(request.lambdaArn, runtime.allowedLambdaArns) };

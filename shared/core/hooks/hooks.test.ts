@@ -116,7 +116,7 @@ describe('hooks', () => {
     await runUpdate('update');
     await runUpdate('preview');
 
-    const summary = await dispatchPending(fx.storage.hooks, { ...fx.deps.options.hooks });
+    const summary = await dispatchPending(fx.storage.hooks, fx.storage.keys, { ...fx.deps.options.hooks });
 
     expect(summary.succeeded).toBe(1);
     expect(receiver.received).toHaveLength(3);
@@ -147,10 +147,11 @@ describe('hooks', () => {
     ]);
     expect(JSON.stringify(await hooks.list(alice, { org: 'acme' }))).not.toContain(SECRET);
     expect(receiver.received.some((r) => r.body.includes(SECRET))).toBe(false);
-    const stored = await fx.snapshot();
-    const deliveryFiles = Object.entries(stored).filter(([path]) => path.includes('/hooks/deliveries/'));
-    expect(deliveryFiles.length).toBeGreaterThan(0);
-    for (const [, content] of deliveryFiles) expect(Buffer.from(content, 'base64').toString()).not.toContain(SECRET);
+    // Nowhere in storage: not in deliveries, and not in the hook record, which holds it sealed.
+    const stored = Object.entries(await fx.snapshot());
+    expect(stored.filter(([path]) => path.includes('/hooks/deliveries/')).length).toBeGreaterThan(0);
+    expect(stored.filter(([path]) => path.includes('/hooks/defs/')).length).toBe(1);
+    for (const [, content] of stored) expect(Buffer.from(content, 'base64').toString()).not.toContain(SECRET);
   });
 
   it('two dispatchers running at once deliver each attempt once', async () => {
@@ -160,8 +161,8 @@ describe('hooks', () => {
     for (let i = 0; i < 3; i++) await runUpdate('update');
 
     const [a, b] = await Promise.all([
-      dispatchPending(fx.storage.hooks, { ...fx.deps.options.hooks }),
-      dispatchPending(fx.storage.hooks, { ...fx.deps.options.hooks }),
+      dispatchPending(fx.storage.hooks, fx.storage.keys, { ...fx.deps.options.hooks }),
+      dispatchPending(fx.storage.hooks, fx.storage.keys, { ...fx.deps.options.hooks }),
     ]);
 
     expect(a.succeeded + b.succeeded).toBe(3);
@@ -177,7 +178,7 @@ describe('hooks', () => {
     await hooks.add(alice, { stack: ref }, { name: 'gone', url: receiver.url });
     await runUpdate('update');
 
-    const summary = await dispatchPending(fx.storage.hooks, { ...fx.deps.options.hooks, maxAttempts: 3 });
+    const summary = await dispatchPending(fx.storage.hooks, fx.storage.keys, { ...fx.deps.options.hooks, maxAttempts: 3 });
 
     expect(summary.deadLettered).toBeGreaterThanOrEqual(1);
     const dead = await fx.storage.hooks.listDeadLetters('acme', 10);
@@ -194,7 +195,7 @@ describe('hooks', () => {
     await fx.stacks.create(alice, { org: 'acme', project: 'web', stack: 'staging' });
     const before = lambda.invocations.length;
 
-    const summary = await dispatchPending(fx.storage.hooks, { ...fx.deps.options.hooks });
+    const summary = await dispatchPending(fx.storage.hooks, fx.storage.keys, { ...fx.deps.options.hooks });
 
     expect(summary.succeeded).toBe(1);
     const invocation = lambda.invocations.slice(before).find((i) => i.functionName === ARN)!;

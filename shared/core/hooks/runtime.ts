@@ -1,4 +1,6 @@
-import type { HookRecord } from '../../ports/hook-store.js';
+import type { HookRecord, HookScope } from '../../ports/hook-store.js';
+import type { KeyService } from '../../ports/key-service.js';
+import { hookSecretOpener } from './hook-secrets.js';
 import { sdkLambdaInvoker, type LambdaInvoker } from './lambda.js';
 import { HEADER_ID, HEADER_KIND, HEADER_SIGNATURE, signBody } from './signing.js';
 import { postJson, type SendResult } from './transport.js';
@@ -14,6 +16,8 @@ export interface HookRuntimeOptions {
   /** Lambda functions hooks may name (the operator's list); absent = any well-formed ARN. */
   allowedLambdaArns?: readonly string[];
   lambda?: LambdaInvoker;
+  /** Opens the hooks' sealed signing secrets (the storage's key service); signed deliveries fail without it. */
+  keys?: KeyService;
 }
 
 export const MAX_GATE_TIMEOUT_MS = 10_000;
@@ -25,6 +29,7 @@ export interface HookRuntime {
   gateTimeoutMs: number;
   allowedLambdaArns?: readonly string[];
   lambda: LambdaInvoker;
+  openSecret: (scope: HookScope, name: string, sealed: string) => Promise<string>;
 }
 
 export function hookRuntime(options: HookRuntimeOptions = {}, env: NodeJS.ProcessEnv = process.env): HookRuntime {
@@ -34,6 +39,7 @@ export function hookRuntime(options: HookRuntimeOptions = {}, env: NodeJS.Proces
     deliveryTimeoutMs: options.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     gateTimeoutMs: Math.min(options.gateTimeoutMs ?? MAX_GATE_TIMEOUT_MS, MAX_GATE_TIMEOUT_MS),
     ...(options.allowedLambdaArns ? { allowedLambdaArns: options.allowedLambdaArns } : {}),
+    openSecret: hookSecretOpener(options.keys),
     // The SDK client is built on first use, so processes without Lambda hooks never load its configuration.
     get lambda() {
       lambda ??= sdkLambdaInvoker();
@@ -68,6 +74,7 @@ export async function sendToHook(
   }
   const body = JSON.stringify(message.payload);
   const headers: Record<string, string> = { [HEADER_ID]: message.id, [HEADER_KIND]: message.kind };
-  if (hook.destination.secret) headers[HEADER_SIGNATURE] = signBody(hook.destination.secret, body);
+  const sealed = hook.destination.sealedSecret;
+  if (sealed) headers[HEADER_SIGNATURE] = signBody(await runtime.openSecret(hook, hook.name, sealed), body);
   return postJson(hook.destination.url, body, headers, { timeoutMs, allowPrivate: runtime.allowPrivate });
 }

@@ -377,7 +377,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
   const ceiling = Math.min(deps.options.maxLeaseMs ?? MAX_LEASE_MS, LEASE_CEILING_MS);
   const floor = Math.min(deps.options.minLeaseMs ?? MIN_LEASE_MS, ceiling);
   const defaultLease = deps.options.defaultLeaseMs ?? DEFAULT_LEASE_MS;
-  const hooks = hookRuntime(deps.options.hooks);
+  const hooks = hookRuntime({ ...deps.options.hooks, keys: deps.storage.keys });
 
   function leaseDuration(requested: number | undefined): number {
     if (requested === undefined) return Math.min(Math.max(defaultLease, floor), ceiling);

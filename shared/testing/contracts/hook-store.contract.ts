@@ -12,7 +12,7 @@ function hook(org: string, name: string, stackId?: string): HookRecord {
     ...(stackId !== undefined ? { stackId } : {}),
     name,
     events: ['update_succeeded'],
-    destination: { kind: 'https', url: 'https://ci.example.com/hook', secret: 'shh-secret' },
+    destination: { kind: 'https', url: 'https://ci.example.com/hook', sealedSecret: 'v1.sealed-key.sealed-body' },
     active: true,
     gate: false,
     failOpen: false,
