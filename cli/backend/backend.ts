@@ -6,10 +6,12 @@
 import { isDomainError } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { UntypedDeployment } from '../../shared/core/service/types.js';
+import type { DeliveryView } from '../../shared/core/hooks/delivery-view.js';
+import type { AddHookRequest, HookTarget, HookView } from '../../shared/core/hooks/hook-service.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
 import { ApiError } from '../api-client/api-error.js';
 
-export type { StackRef, UntypedDeployment };
+export type { AddHookRequest, DeliveryView, HookTarget, HookView, StackRef, UntypedDeployment };
 
 /** One row of `stack ls`. */
 export interface StackSummary {
@@ -128,6 +130,18 @@ export interface Backend {
   createToken(request: { description: string; login?: string; expiresInDays?: number }): Promise<{ id: string; token: string }>;
   listTokens(login?: string): Promise<TokenInfo[]>;
   revokeToken(id: string, login?: string): Promise<void>;
+
+  /** Hooks of an organization (`{org}`) or of one stack (`{stack}`); docs/hooks.md. Never returns a signing secret. */
+  addHook(target: HookTarget, request: AddHookRequest): Promise<HookView>;
+  /** A stack's listing includes its organization's hooks (they see the stack too). */
+  listHooks(target: HookTarget): Promise<HookView[]>;
+  removeHook(target: HookTarget, name: string): Promise<void>;
+  /** Sends a ping now (one attempt) and returns its delivery. */
+  pingHook(target: HookTarget, name: string): Promise<DeliveryView>;
+  /** Newest first. */
+  hookDeliveries(target: HookTarget, name: string, limit?: number): Promise<DeliveryView[]>;
+  /** A new delivery of the same payload, attempted once now (retries follow as usual). */
+  redeliverHook(target: HookTarget, name: string, deliveryId: string): Promise<DeliveryView>;
 
   close(): Promise<void>;
 }

@@ -8,7 +8,7 @@ import type { UntypedDeployment } from '../../shared/core/service/types.js';
 import { ApiClient } from '../api-client/api-client.js';
 import { ApiError } from '../api-client/api-error.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
-import type { Backend, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
+import type { AddHookRequest, Backend, DeliveryView, HookTarget, HookView, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
 
 interface ServiceUser {
   githubLogin: string;
@@ -397,6 +397,47 @@ export class HttpBackend implements Backend {
 
   async revokeToken(id: string, login?: string): Promise<void> {
     await this.client.request({ method: 'DELETE', path: `/api/user/tokens/${encodeURIComponent(id)}`, query: { login }, operation: 'revoke token' });
+  }
+
+  /** `/api/orgs/{org}/hooks` or `/api/stacks/{org}/{project}/{stack}/hooks`, then the hook's name when given. */
+  private hooksPath(target: HookTarget, name?: string): string {
+    const base = 'stack' in target ? `${this.stackPath(target.stack)}/hooks` : `/api/orgs/${encodeURIComponent(target.org)}/hooks`;
+    return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
+  }
+
+  async addHook(target: HookTarget, request: AddHookRequest): Promise<HookView> {
+    return this.client.request<HookView>({ method: 'POST', path: this.hooksPath(target), body: request, operation: 'add hook' });
+  }
+
+  async listHooks(target: HookTarget): Promise<HookView[]> {
+    const answer = await this.client.request<{ hooks?: HookView[] }>({ method: 'GET', path: this.hooksPath(target), operation: 'list hooks' });
+    return answer?.hooks ?? [];
+  }
+
+  async removeHook(target: HookTarget, name: string): Promise<void> {
+    await this.client.request({ method: 'DELETE', path: this.hooksPath(target, name), operation: 'remove hook' });
+  }
+
+  async pingHook(target: HookTarget, name: string): Promise<DeliveryView> {
+    return this.client.request<DeliveryView>({ method: 'POST', path: `${this.hooksPath(target, name)}/ping`, operation: 'ping hook' });
+  }
+
+  async hookDeliveries(target: HookTarget, name: string, limit?: number): Promise<DeliveryView[]> {
+    const answer = await this.client.request<{ deliveries?: DeliveryView[] }>({
+      method: 'GET',
+      path: `${this.hooksPath(target, name)}/deliveries`,
+      query: { limit },
+      operation: 'list hook deliveries',
+    });
+    return answer?.deliveries ?? [];
+  }
+
+  async redeliverHook(target: HookTarget, name: string, deliveryId: string): Promise<DeliveryView> {
+    return this.client.request<DeliveryView>({
+      method: 'POST',
+      path: `${this.hooksPath(target, name)}/deliveries/${encodeURIComponent(deliveryId)}/redeliver`,
+      operation: 'redeliver hook delivery',
+    });
   }
 
   async close(): Promise<void> {}

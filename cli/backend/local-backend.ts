@@ -12,7 +12,8 @@ import type { Storage } from '../../shared/ports/index.js';
 import type { StackRecord } from '../../shared/ports/stack-store.js';
 import type { UpdateRecord } from '../../shared/ports/update-store.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
-import type { Backend, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
+import { deliveryView } from '../../shared/core/hooks/delivery-view.js';
+import type { AddHookRequest, Backend, DeliveryView, HookTarget, HookView, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
 
 /** The user every local command runs as. */
 export const LOCAL_USER = 'local';
@@ -195,6 +196,30 @@ export class LocalBackend implements Backend {
 
   revokeToken(id: string, login?: string): Promise<void> {
     return this.services.identity.revokeToken(PRINCIPAL, id, login);
+  }
+
+  addHook(target: HookTarget, request: AddHookRequest): Promise<HookView> {
+    return this.services.hooks.add(PRINCIPAL, target, request);
+  }
+
+  listHooks(target: HookTarget): Promise<HookView[]> {
+    return this.services.hooks.list(PRINCIPAL, target);
+  }
+
+  removeHook(target: HookTarget, name: string): Promise<void> {
+    return this.services.hooks.remove(PRINCIPAL, target, name);
+  }
+
+  async pingHook(target: HookTarget, name: string): Promise<DeliveryView> {
+    return deliveryView(await this.services.hooks.ping(PRINCIPAL, target, name));
+  }
+
+  async hookDeliveries(target: HookTarget, name: string, limit?: number): Promise<DeliveryView[]> {
+    return (await this.services.hooks.deliveries(PRINCIPAL, target, name, limit)).map(deliveryView);
+  }
+
+  async redeliverHook(target: HookTarget, name: string, deliveryId: string): Promise<DeliveryView> {
+    return deliveryView(await this.services.hooks.redeliver(PRINCIPAL, target, name, deliveryId));
   }
 
   close(): Promise<void> {

@@ -73,6 +73,13 @@ const config = () => import('./config.js');
 const state = () => import('./state.js');
 const auth = () => import('./auth.js');
 const admin = () => import('./admin.js');
+const hook = () => import('./hook.js');
+
+/** Every hook command works on an organization's hooks or one stack's (default: the selected stack). */
+const HOOK_SCOPE_FLAGS: FlagSpec[] = [
+  { flags: '-s, --stack <name>', description: 'the stack whose hooks to use (default: the selected stack)' },
+  { flags: '--org <org>', description: 'the organization\'s hooks instead, which see every stack of it' },
+];
 
 /** Adds every command (and Pulumi's global flags) to the program. */
 export function registerCommands(program: Command): void {
@@ -287,6 +294,26 @@ export function registerCommands(program: Command): void {
       { stdout: (line) => process.stdout.write(`${line}\n`), stderr: (line) => process.stderr.write(`${line}\n`) },
     );
   });
+
+  const hookCmd = program.command('hook').description('Manage webhooks, Lambda destinations and update gates (docs/hooks.md)');
+  leaf(hookCmd, 'add <name>', 'Add a hook: events to an HTTPS URL or a Lambda function, or a gate asked before each update', [
+    ...HOOK_SCOPE_FLAGS,
+    { flags: '--url <url>', description: 'post events to this https:// URL' },
+    { flags: '--secret <secret>', description: 'sign deliveries to --url with this secret (or set STACKYARD_HOOK_SECRET)' },
+    { flags: '--lambda <arn>', description: 'invoke this Lambda function instead' },
+    { flags: '--events <list>', description: 'comma-separated events to receive (default: all)' },
+    { flags: '--gate', description: 'ask the hook before every update (not previews); it may refuse the update' },
+    { flags: '--fail-open', description: 'let updates start when the gate fails or times out (default: refuse them)' },
+  ], async () => (await hook()).hookAdd);
+  leaf(hookCmd, 'ls', 'List the hooks of a stack (with its organization\'s) or of an organization', [...HOOK_SCOPE_FLAGS, JSON_FLAG], async () => (await hook()).hookLs);
+  leaf(hookCmd, 'rm <name>', 'Remove a hook', HOOK_SCOPE_FLAGS, async () => (await hook()).hookRm);
+  leaf(hookCmd, 'ping <name>', 'Send a ping to a hook now and show the result', HOOK_SCOPE_FLAGS, async () => (await hook()).hookPing);
+  leaf(hookCmd, 'deliveries <name>', 'Show a hook\'s recent deliveries and their attempts, newest first', [
+    ...HOOK_SCOPE_FLAGS,
+    JSON_FLAG,
+    { flags: '--limit <n>', description: 'how many deliveries (default 50, at most 200)', parse: positiveInteger },
+  ], async () => (await hook()).hookDeliveries);
+  leaf(hookCmd, 'redeliver <name> <delivery-id>', 'Deliver a delivery\'s payload again, as a new delivery', HOOK_SCOPE_FLAGS, async () => (await hook()).hookRedeliver);
 
   for (const command of ['preview', 'up', 'destroy', 'refresh'] as const) {
     const cmd = engineCommand(command, async () => (await import('./engine-stack.js')).createEngineStackResolver(() => program.opts()));

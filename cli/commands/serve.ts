@@ -60,7 +60,12 @@ export function serveCommand(): Command {
         '  AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_KMS   SDK endpoint overrides (aws)\n' +
         '  STACKYARD_ADMIN_TOKEN        make this token an administrator\'s (re-applied at every start)\n' +
         '  STACKYARD_ADMIN_USER         that administrator\'s login (default: admin)\n' +
-        '  STACKYARD_PUBLIC_URL         the URL users log in with, when it is not http://<host>:<port>\n',
+        '  STACKYARD_PUBLIC_URL         the URL users log in with, when it is not http://<host>:<port>\n' +
+        '  STACKYARD_HOOKS_ALLOW_PRIVATE=true   let hooks call http:// and private addresses (receivers on this machine)\n' +
+        '  STACKYARD_HOOKS_DISPATCH_MS  pause between hook dispatcher runs (default: 1000)\n' +
+        '  STACKYARD_HOOKS_MAX_ATTEMPTS, STACKYARD_HOOKS_BASE_DELAY_MS, STACKYARD_HOOKS_MAX_DELAY_MS   delivery retries (default: 5, 2000, 300000)\n' +
+        '  STACKYARD_HOOK_FUNCTION_ARNS the Lambda functions hooks may invoke, comma-separated (default: any)\n' +
+        '  AWS_ENDPOINT_URL_LAMBDA      SDK endpoint override for Lambda hooks\n',
     )
     .action(async (flags: { port?: number; host?: string; dataDir?: string }) => {
       const settings = serveSettings(flags, process.env);

@@ -32,7 +32,10 @@ export function renderError(err: unknown, stderr: NodeJS.WritableStream = proces
   }
   if (err instanceof ApiError) {
     const hint = apiHint(err);
-    stderr.write(`error: ${err.status > 0 ? `[${err.status}] ` : ''}${err.message}${hint ? `\n  ${hint}` : ''}\n`);
+    // A refused precondition (an update gate's verdict) is a whole sentence for the user: shown as the local backend
+    // shows it, without the status.
+    const status = err.status > 0 && err.status !== 412 ? `[${err.status}] ` : '';
+    stderr.write(`error: ${status}${err.message}${hint ? `\n  ${hint}` : ''}\n`);
     return 1;
   }
   if (err instanceof DomainError) {

@@ -214,7 +214,7 @@ describe('hook dispatcher function', () => {
 
     const first = await dispatcher(streamEvent(await outboxEventIds(table)), lambdaContext(60_000));
     const pending = await services.hooks.deliveries(alice, { org: 'acme' }, 'ci');
-    await sleep(60);
+    await sleep(300); // well past the 50 ms backoff, also on a loaded machine
     const second = await dispatcher(scheduledEvent(), lambdaContext(60_000));
     stopCapture();
 

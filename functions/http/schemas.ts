@@ -95,3 +95,15 @@ export const createTokenSchema = z.object({
   login: z.string().optional(),
   expiresInDays: z.number().positive('must be a positive number of days').optional(),
 });
+
+/** `POST …/hooks`: the service checks names, URLs, ARNs and events; here only the JSON types. */
+export const addHookSchema = z.object({
+  name: z.string('must be the hook name'),
+  url: z.string('must be the https:// URL deliveries are posted to').optional(),
+  secret: z.string('must be the signing secret (a string)').optional(),
+  lambdaArn: z.string('must be the ARN of the Lambda function to invoke').optional(),
+  events: z.array(z.string('must be an event name'), 'must be a list of event names').nullish(),
+  active: z.boolean().optional(),
+  gate: z.boolean().optional(),
+  failOpen: z.boolean().optional(),
+});

@@ -12,6 +12,7 @@ import { createApiGatewayHandler, type ApiGatewayHandler } from '../handlers/api
 import { createApi, routeGroup } from '../http/api.js';
 import type { HandlerGroup } from '../http/router.js';
 import { createApiLogger } from '../logger.js';
+import { serveHookSettings, startHookDispatchLoop } from './hook-dispatch.js';
 import { createNodeListener } from './node-adapter.js';
 
 export type StorageMode = 'local' | 'aws';
@@ -24,8 +25,9 @@ export interface ServeOptions {
   port: number;
   host: string;
   /**
-   * STACKYARD_ADMIN_TOKEN / STACKYARD_ADMIN_USER, STACKYARD_PUBLIC_URL, STACKYARD_TABLE / _BUCKET / _KMS_KEY_ID. The
-   * AWS SDK itself reads endpoints, region and credentials from the process environment.
+   * STACKYARD_ADMIN_TOKEN / STACKYARD_ADMIN_USER, STACKYARD_PUBLIC_URL, STACKYARD_TABLE / _BUCKET / _KMS_KEY_ID, and
+   * the hook settings (STACKYARD_HOOKS_*, see `serveHookSettings`). The AWS SDK itself reads endpoints, region and
+   * credentials from the process environment (AWS_ENDPOINT_URL_LAMBDA for Lambda hooks).
    */
   env: NodeJS.ProcessEnv;
   /** Where the start-up lines go (the URL, and a generated administrator token exactly once). */
@@ -97,9 +99,11 @@ function serveLogLevel(env: NodeJS.ProcessEnv): LogLevel | undefined {
 
 /**
  * `stackyard serve`: the API's own Lambda handlers behind node:http, through the same API Gateway v2 event shape,
- * routing and size caps as a deployment, on local storage or on AWS (or its stand-ins).
+ * routing and size caps as a deployment, on local storage or on AWS (or its stand-ins). Hook deliveries run in this
+ * process: the dispatcher every STACKYARD_HOOKS_DISPATCH_MS, until the server closes.
  */
 export async function createServer(options: ServeOptions): Promise<RunningServer> {
+  const hookSettings = serveHookSettings(options.env);
   const storage = await openStorage(options);
   const server = createHttpServer();
   try {
@@ -112,8 +116,15 @@ export async function createServer(options: ServeOptions): Promise<RunningServer
     });
     const port = (server.address() as AddressInfo).port;
     const url = loginUrl(options, port);
-    const services = createServices(storage, { serviceUrl: url });
+    const services = createServices(storage, { serviceUrl: url, hooks: hookSettings.hooks });
     await bootstrapAdministrator(services, storage, options);
+    const dispatchLogger = createApiLogger('stacks', { logLevel: serveLogLevel(options.env) });
+    // Failed deliveries are recorded, not thrown: what arrives here is a storage failure, which names no hook URL.
+    const dispatch = startHookDispatchLoop(storage, hookSettings, (error) =>
+      dispatchLogger.warn('Hook dispatch failed; the next run retries it', {
+        error: error instanceof Error ? { name: error.name, message: error.message } : { name: typeof error },
+      }),
+    );
 
     const handlers = new Map<HandlerGroup, ApiGatewayHandler>();
     const handlerFor = (group: HandlerGroup) => {
@@ -135,6 +146,7 @@ export async function createServer(options: ServeOptions): Promise<RunningServer
       port,
       server,
       async close() {
+        await dispatch.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

@@ -42,7 +42,17 @@ const OUTSIDER_STATUS: Record<string, number> = {
   'POST /api/user/tokens': 403,
   'GET /api/user/tokens': 403,
   'DELETE /api/user/tokens/{tokenId}': 403,
+  'GET /api/orgs/{orgName}/hooks': 404,
+  'POST /api/orgs/{orgName}/hooks': 404,
+  'GET /api/orgs/{orgName}/hooks/{hookName}': 404,
+  'DELETE /api/orgs/{orgName}/hooks/{hookName}': 404,
+  'GET /api/orgs/{orgName}/hooks/{hookName}/deliveries': 404,
+  'POST /api/orgs/{orgName}/hooks/{hookName}/ping': 404,
+  'POST /api/orgs/{orgName}/hooks/{hookName}/deliveries/{deliveryId}/redeliver': 404,
 };
+
+/** The hook the hook routes act on (org and stack scope alike); inactive, so nothing is ever sent to it. */
+const HOOK = { name: 'watch', url: 'https://ci.example.com/stackyard', secret: 'hook-secret-value', active: false };
 
 function concretePath(path: string): string {
   const filled = path
@@ -51,7 +61,9 @@ function concretePath(path: string): string {
     .replace('{stackName}', dev.stack)
     .replace('{updateId}', liveUpdateId)
     .replace('{version}', '1')
-    .replace('{tokenId}', aliceTokenId);
+    .replace('{tokenId}', aliceTokenId)
+    .replace('{hookName}', HOOK.name)
+    .replace('{deliveryId}', '0000000000000-0000000000000000');
   // Token routes act on alice's tokens; the organization route on acme.
   return /\/api\/user\/tokens/.test(path) ? `${filled}?login=alice` : filled;
 }
@@ -66,6 +78,8 @@ function bodyFor(method: string, path: string): unknown {
   if (key === 'POST /api/user/tokens') return { description: 'stolen', login: 'alice' };
   if (key === 'POST /api/stacks/{orgName}/{projectName}') return { stackName: 'intruder' };
   switch (suffix) {
+    case 'hooks':
+      return method === 'POST' ? { name: 'intruder', url: 'https://evil.example.com/hook' } : undefined;
     case 'rename':
       return { newName: 'renamed', newProject: dev.project };
     case 'tags':
@@ -124,6 +138,8 @@ async function snapshot(): Promise<string> {
     wire.call('GET', '/api/user/tokens?login=alice', { auth: asAdmin }),
     wire.call('GET', '/api/user/tokens?login=bob', { auth: asAdmin }),
     wire.call('GET', `${stackPath(dev)}/update/${liveUpdateId}`, { auth: asAlice }),
+    wire.call('GET', '/api/orgs/acme/hooks', { auth: asAlice }),
+    wire.call('GET', `${stackPath(dev)}/hooks`, { auth: asAlice }),
   ]);
   return JSON.stringify(reads.map((read) => ok(read)));
 }
@@ -153,6 +169,8 @@ beforeAll(async () => {
   liveUpdateId = live.updateId;
   liveToken = live.leaseToken;
   foreignToken = (await createAndStart(wire, alice, other, 'update', { dryRun: false })).leaseToken;
+  ok(await wire.call('POST', '/api/orgs/acme/hooks', { auth: { token: alice }, body: HOOK }), 201);
+  ok(await wire.call('POST', `${stackPath(dev)}/hooks`, { auth: { token: alice }, body: HOOK }), 201);
   before = await snapshot();
 });
 
