@@ -8,8 +8,9 @@
  * - `POST /gate/<label>`: a gate's answer, `{"allow": true}` until `POST /__gate/<label>` sets another.
  * - `GET /__received`: every request above so far, in order, as `{path, headers, body, status}` (body = raw text).
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from '../support/read-body.js';
 
 export interface Received {
   path: string;
@@ -23,15 +24,6 @@ export interface Received {
 const received: Received[] = [];
 const seenPerPath = new Map<string, number>();
 const gateAnswers = new Map<string, unknown>();
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
-}
 
 function answer(path: string): { status: number; body: string } {
   const seen = (seenPerPath.get(path) ?? 0) + 1;

@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from './read-body.js';
 
 /** A function the stand-in runs: gets the decoded JSON payload, returns the result (or throws: a function error). */
 export type StandInFunction = (event: unknown) => unknown;
@@ -17,15 +18,6 @@ export interface LambdaStandIn {
   endpoint: string;
   invocations: Invocation[];
   stop(): Promise<void>;
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
 }
 
 /**
