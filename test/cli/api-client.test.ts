@@ -5,6 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../cli/api-client/api-client.js';
 import { ApiError } from '../../cli/api-client/api-error.js';
+import { HttpBackend } from '../../cli/backend/http-backend.js';
 import { renderError } from '../../cli/output/errors.js';
 
 interface Seen {
@@ -141,5 +142,25 @@ describe('rendering service errors', () => {
 
   it('names the request id of a server error', () => {
     expect(render(new ApiError(500, 'Internal server error', 'req-7')).text).toContain('give the request id (req-7) to your administrator');
+  });
+});
+
+describe('journal entries over HTTP', () => {
+  it('sends one gzip PATCH per batch with the lease token, and splits a batch the service refuses as too large (413)', async () => {
+    // The stand-in service takes at most 2 entries per request, as a size cap would.
+    const { url, seen } = await serve((req, _n, res) => {
+      const { entries } = JSON.parse(gunzipSync(req.body).toString('utf8')) as { entries: unknown[] };
+      if (entries.length > 2) json(res, 413, { code: 413, message: 'Request body too large' });
+      else json(res, 200, {});
+    });
+    const backend = new HttpBackend(new ApiClient(url, 'sy_token', { sleep: noSleep }));
+    const entries = [1, 2, 3, 4, 5].map((sequenceID) => ({ version: 1, kind: 4, sequenceID, operationID: sequenceID, removeOld: null, removeNew: null }));
+
+    await backend.appendJournalEntries({ org: 'acme', project: 'web', stack: 'dev' }, 'u1', 'lease-1', entries);
+
+    const sent = seen.map((r) => (JSON.parse(gunzipSync(r.body).toString('utf8')) as { entries: { sequenceID: number }[] }).entries.map((e) => e.sequenceID));
+    expect(seen.every((r) => r.method === 'PATCH' && r.url === '/api/stacks/acme/web/dev/update/u1/journalentries')).toBe(true);
+    expect(seen.every((r) => r.headers.authorization === 'update-token lease-1' && r.headers['content-encoding'] === 'gzip')).toBe(true);
+    expect(sent).toEqual([[1, 2, 3, 4, 5], [1, 2, 3], [1, 2], [3], [4, 5]]);
   });
 });
