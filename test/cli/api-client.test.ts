@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../cli/api-client/api-client.js';
 import { ApiError } from '../../cli/api-client/api-error.js';
 import { HttpBackend } from '../../cli/backend/http-backend.js';
+import { JournalEntryKind } from '../../shared/core/journal/types.js';
 import { renderError } from '../../cli/output/errors.js';
 
 interface Seen {
@@ -154,7 +155,7 @@ describe('journal entries over HTTP', () => {
       else json(res, 200, {});
     });
     const backend = new HttpBackend(new ApiClient(url, 'sy_token', { sleep: noSleep }));
-    const entries = [1, 2, 3, 4, 5].map((sequenceID) => ({ version: 1, kind: 4, sequenceID, operationID: sequenceID, removeOld: null, removeNew: null }));
+    const entries = [1, 2, 3, 4, 5].map((sequenceID) => ({ version: 1, kind: JournalEntryKind.Outputs, sequenceID, operationID: sequenceID, removeOld: null, removeNew: null }));
 
     await backend.appendJournalEntries({ org: 'acme', project: 'web', stack: 'dev' }, 'u1', 'lease-1', entries);
 
