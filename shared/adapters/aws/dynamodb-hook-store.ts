@@ -20,6 +20,7 @@ import type {
   OutboxEvent,
 } from '../../ports/hook-store.js';
 import { translateDynamoDbError } from './errors.js';
+import { queryByPrefix } from './queries.js';
 import {
   DUE_INDEX_PK,
   OUTBOX_INDEX_PK,
@@ -365,29 +366,11 @@ export class DynamoDbHookStore implements HookStore {
   }
 
   private async queryPrefix(pk: string, prefix: string, limit?: number, ascending = true): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
     try {
-      do {
-        const page = await this.documents.send(
-          new QueryCommand({
-            TableName: this.table,
-            KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-            ExpressionAttributeNames: { '#pk': KEY.partition, '#sk': KEY.sort },
-            ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-            ConsistentRead: true,
-            ScanIndexForward: ascending,
-            ExclusiveStartKey: startKey,
-            ...(limit !== undefined ? { Limit: limit - items.length } : {}),
-          }),
-        );
-        items.push(...(page.Items ?? []));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey && (limit === undefined || items.length < limit));
+      return await queryByPrefix(this.documents, this.table, pk, prefix, { limit, ascending });
     } catch (error) {
       throw translateDynamoDbError(error, 'The hook listing');
     }
-    return items;
   }
 
   /** gsi1 partition `pk` (sort keys up to `upTo` when given), in sort order. */

@@ -1,7 +1,6 @@
 import {
   GetCommand,
   PutCommand,
-  QueryCommand,
   TransactWriteCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
@@ -9,6 +8,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from '../../core/erro
 import { validateOrgName } from '../../core/names.js';
 import type { IdentityStore, Membership, OrgRecord, TokenRecord, UserRecord } from '../../ports/identity-store.js';
 import { translateDynamoDbError } from './errors.js';
+import { queryByPrefix } from './queries.js';
 import { ORG_SK, TOKEN_HASH_SK, USER_SK, memberSk, orgPk, tokenHashPk, userPk, userTokenSk } from './keys.js';
 import { KEY } from './table.js';
 
@@ -210,26 +210,8 @@ export class DynamoDbIdentityStore implements IdentityStore {
     return Item ? strip(Item) : undefined;
   }
 
-  private async queryPrefix(pk: string, prefix: string): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const result = await this.call('The listing', () =>
-        this.documents.send(
-          new QueryCommand({
-            TableName: this.table,
-            KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-            ExpressionAttributeNames: { '#pk': KEY.partition, '#sk': KEY.sort },
-            ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-            ConsistentRead: true,
-            ExclusiveStartKey: startKey,
-          }),
-        ),
-      );
-      items.push(...(result.Items ?? []));
-      startKey = result.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+  private queryPrefix(pk: string, prefix: string): Promise<Record<string, unknown>[]> {
+    return this.call('The listing', () => queryByPrefix(this.documents, this.table, pk, prefix));
   }
 
   private async call<T>(what: string, run: () => Promise<T>): Promise<T> {

@@ -1,18 +1,15 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
-  UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import { formatStackRef, validateOrgName, validateProjectName, validateStackRef, validateTags, type StackRef } from '../../core/names.js';
 import type { OutboxEvent } from '../../ports/hook-store.js';
 import type { ListStacksQuery, NewStack, StackChanges, StackPage, StackRecord, StackStore } from '../../ports/stack-store.js';
+import { cancellationCodes, translateWriteError, updateWithEvents } from './conditional-update.js';
 import { outboxPuts } from './dynamodb-hook-store.js';
-import { translateDynamoDbError } from './errors.js';
 import { NAME_SK, STACK_SK, namePk, stackPk, stackSortKey, stacksByOrg } from './keys.js';
 import { KEY, STACKS_BY_NAME_INDEX } from './table.js';
 
@@ -134,12 +131,6 @@ function decodeCursor(token: string, query: ListStacksQuery): Record<string, str
     throw invalid();
   }
   return key;
-}
-
-function cancellationCodes(error: unknown): string[] | undefined {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
-  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.map((reason) => reason.Code ?? 'None');
 }
 
 /** Stack records and their name items in the Stackyard table. */
@@ -301,55 +292,24 @@ export class DynamoDbStackStore implements StackStore {
     requireStackId(id);
     this.checkRevision(expectedRevision);
     const { expression, names, values } = updateExpression(checkChanges(changes));
-    if (events && events.length > 0) {
-      // With events the write is a transaction (which returns no attributes), so the result is read back.
-      try {
-        await this.documents.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: this.table,
-                  Key: { [KEY.partition]: stackPk(id), [KEY.sort]: STACK_SK },
-                  UpdateExpression: expression,
-                  ConditionExpression: AT_REVISION,
-                  ExpressionAttributeNames: { ...names, '#pk': KEY.partition },
-                  ExpressionAttributeValues: { ...values, ':expectedRevision': expectedRevision },
-                },
-              },
-              ...outboxPuts(this.table, events),
-            ],
-          }),
-        );
-      } catch (error) {
-        if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
-          throw this.revisionError(id, expectedRevision, await this.getById(id).catch(() => undefined), error);
-        }
-        throw this.translate(error, 'The stack');
-      }
-      return this.getById(id);
-    }
-    try {
-      const { Attributes } = await this.documents.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { [KEY.partition]: stackPk(id), [KEY.sort]: STACK_SK },
-          UpdateExpression: expression,
-          ConditionExpression: AT_REVISION,
-          ExpressionAttributeNames: { ...names, '#pk': KEY.partition },
-          ExpressionAttributeValues: { ...values, ':expectedRevision': expectedRevision },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return toRecord(Attributes ?? {});
-    } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
-        const raw = (error as { Item?: Record<string, AttributeValue> }).Item;
-        throw this.revisionError(id, expectedRevision, raw ? toRecord(unmarshall(raw)) : undefined, error);
-      }
-      throw this.translate(error, 'The stack');
-    }
+    return updateWithEvents(
+      this.documents,
+      this.table,
+      {
+        key: { [KEY.partition]: stackPk(id), [KEY.sort]: STACK_SK },
+        expression,
+        condition: AT_REVISION,
+        names: { ...names, '#pk': KEY.partition },
+        values: { ...values, ':expectedRevision': expectedRevision },
+      },
+      events,
+      {
+        what: 'The stack',
+        toRecord,
+        readBack: () => this.getById(id),
+        conditionFailed: (current, cause) => this.revisionError(id, expectedRevision, current, cause),
+      },
+    );
   }
 
   async rename(id: string, expectedRevision: number, to: StackRef, changes: StackChanges = {}): Promise<StackRecord> {
@@ -498,9 +458,6 @@ export class DynamoDbStackStore implements StackStore {
   }
 
   private translate(error: unknown, what: string): unknown {
-    if (cancellationCodes(error)?.includes('TransactionConflict')) {
-      return new ConflictError(`${what} is being changed by another request; retry.`, {}, { cause: error });
-    }
-    return translateDynamoDbError(error, what);
+    return translateWriteError(error, what);
   }
 }

@@ -1,20 +1,17 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import type { OutboxEvent } from '../../ports/hook-store.js';
 import type { HistoryPage, NewUpdate, UpdateChanges, UpdateRecord, UpdateStore } from '../../ports/update-store.js';
-import { outboxPuts } from './dynamodb-hook-store.js';
+import { updateWithEvents } from './conditional-update.js';
 import { requireStackId } from './dynamodb-stack-store.js';
 import { translateDynamoDbError } from './errors.js';
+import { queryByPrefix } from './queries.js';
 import { historySk, stackPk, updateSk } from './keys.js';
 import { KEY } from './table.js';
 
@@ -147,67 +144,31 @@ export class DynamoDbUpdateStore implements UpdateStore {
       values[`:${field}`] = changes[field];
       sets.push(`#${field} = :${field}`);
     }
-    if (events && events.length > 0) {
-      // With events the write is a transaction (which returns no attributes), so the result is read back.
-      try {
-        await this.documents.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: this.table,
-                  Key: { [KEY.partition]: stackPk(stackId), [KEY.sort]: updateSk(updateId) },
-                  UpdateExpression: `SET ${sets.join(', ')}`,
-                  ConditionExpression: 'attribute_exists(#pk) AND #revision = :expectedRevision',
-                  ExpressionAttributeNames: names,
-                  ExpressionAttributeValues: values,
-                },
-              },
-              ...outboxPuts(this.table, events),
-            ],
-          }),
-        );
-      } catch (error) {
-        const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-        if (error instanceof Error && error.name === 'TransactionCanceledException' && reasons?.[0]?.Code === 'ConditionalCheckFailed') {
-          const current = await this.get(stackId, updateId);
-          throw new ConflictError(
-            `Update ${updateId} was changed by someone else (revision ${current.revision}, expected ${expectedRevision}).`,
-            { updateId, expectedRevision, actualRevision: current.revision },
-            { cause: error },
-          );
-        }
-        throw translateDynamoDbError(error, 'The update');
-      }
-      return this.get(stackId, updateId);
-    }
-    try {
-      const { Attributes } = await this.documents.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { [KEY.partition]: stackPk(stackId), [KEY.sort]: updateSk(updateId) },
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: 'attribute_exists(#pk) AND #revision = :expectedRevision',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return toRecord(Attributes ?? {});
-    } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
-        const raw = (error as { Item?: Record<string, AttributeValue> }).Item;
-        if (!raw) throw new NotFoundError(`Update ${updateId} of stack ${stackId} does not exist.`, { cause: error });
-        const actualRevision = unmarshall(raw).revision as number;
-        throw new ConflictError(
-          `Update ${updateId} was changed by someone else (revision ${actualRevision}, expected ${expectedRevision}).`,
-          { updateId, expectedRevision, actualRevision },
-          { cause: error },
-        );
-      }
-      throw translateDynamoDbError(error, 'The update');
-    }
+    return updateWithEvents(
+      this.documents,
+      this.table,
+      {
+        key: { [KEY.partition]: stackPk(stackId), [KEY.sort]: updateSk(updateId) },
+        expression: `SET ${sets.join(', ')}`,
+        condition: 'attribute_exists(#pk) AND #revision = :expectedRevision',
+        names,
+        values,
+      },
+      events,
+      {
+        what: 'The update',
+        toRecord,
+        readBack: () => this.get(stackId, updateId),
+        conditionFailed: (current, cause) =>
+          current
+            ? new ConflictError(
+                `Update ${updateId} was changed by someone else (revision ${current.revision}, expected ${expectedRevision}).`,
+                { updateId, expectedRevision, actualRevision: current.revision },
+                { cause },
+              )
+            : new NotFoundError(`Update ${updateId} of stack ${stackId} does not exist.`, { cause }),
+      },
+    );
   }
 
   async recordHistory(update: UpdateRecord): Promise<void> {
@@ -285,22 +246,7 @@ export class DynamoDbUpdateStore implements UpdateStore {
     requireStackId(stackId);
     try {
       for (const prefix of ['UPDATE#', 'HISTORY#']) {
-        let startKey: Record<string, unknown> | undefined;
-        do {
-          const result = await this.documents.send(
-            new QueryCommand({
-              TableName: this.table,
-              KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-              ExpressionAttributeNames: { '#pk': KEY.partition, '#sk': KEY.sort },
-              ExpressionAttributeValues: { ':pk': stackPk(stackId), ':prefix': prefix },
-              ProjectionExpression: '#pk, #sk',
-              ConsistentRead: true,
-              ExclusiveStartKey: startKey,
-            }),
-          );
-          await this.deleteKeys(result.Items ?? []);
-          startKey = result.LastEvaluatedKey;
-        } while (startKey);
+        await this.deleteKeys(await queryByPrefix(this.documents, this.table, stackPk(stackId), prefix, { keysOnly: true }));
       }
     } catch (error) {
       throw translateDynamoDbError(error, 'The update records');
