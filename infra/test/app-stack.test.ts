@@ -12,7 +12,7 @@ import type { StackyardStackProps } from '../lib/stacks/stackyard-stack.js';
 import { dataKeyContext } from '../../shared/core/service/secrets-envelope.js';
 import { apiWiring } from '../lib/wiring.js';
 import { PULUMI_CLI_ROUTE_KEYS, routeShape } from './fixtures/pulumi-cli-routes.js';
-import { TEST_ENV, closedPort, nagReport, networkAttempts, offlineEnv, testApp } from './support.js';
+import { DEPLOYMENT_RESOURCE_TYPES, TEST_ENV, closedPort, nagReport, networkAttempts, offlineEnv, testApp } from './support.js';
 
 const INVOKE_BUNDLE = fileURLToPath(new URL('./fixtures/invoke-bundle.mjs', import.meta.url));
 
@@ -314,30 +314,7 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
     template.resourceCountIs('AWS::SQS::Queue', 1);
     // Pay-per-request or free types only: nothing with an hourly rate (NAT gateways, endpoints, provisioned capacity).
-    expect([...new Set(types)].sort()).toEqual(
-      [
-        'AWS::ApiGatewayV2::Api',
-        'AWS::ApiGatewayV2::Integration',
-        'AWS::ApiGatewayV2::Route',
-        'AWS::ApiGatewayV2::Stage',
-        'AWS::CloudWatch::Alarm',
-        'AWS::DynamoDB::GlobalTable',
-        'AWS::Events::Rule',
-        'AWS::IAM::Policy',
-        'AWS::IAM::Role',
-        'AWS::KMS::Alias',
-        'AWS::KMS::Key',
-        'AWS::Lambda::EventInvokeConfig',
-        'AWS::Lambda::EventSourceMapping',
-        'AWS::Lambda::Function',
-        'AWS::Lambda::Permission',
-        'AWS::Logs::LogGroup',
-        'AWS::S3::Bucket',
-        'AWS::S3::BucketPolicy',
-        'AWS::SQS::Queue',
-        'AWS::SQS::QueuePolicy',
-      ].sort(),
-    );
+    expect([...new Set(types)].sort()).toEqual([...DEPLOYMENT_RESOURCE_TYPES].sort());
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { BillingMode: 'PAY_PER_REQUEST' });
   });
 });

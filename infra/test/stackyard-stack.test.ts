@@ -6,7 +6,7 @@ import { STACKS_BY_NAME_INDEX, TTL_ATTRIBUTE, stackyardTableDefinition } from '.
 import { StackyardStack } from '../lib/stacks/stackyard-stack.js';
 import type { StackyardWiring } from '../lib/stacks/stackyard-stack.js';
 import { storageWiring } from '../lib/wiring.js';
-import { FIXTURE_WIRING, TEST_ENV, nagReport, testApp } from './support.js';
+import { DEPLOYMENT_RESOURCE_TYPES, FIXTURE_WIRING, TEST_ENV, nagReport, testApp } from './support.js';
 
 const wiring: StackyardWiring = { ...FIXTURE_WIRING, ...storageWiring() };
 
@@ -115,30 +115,7 @@ describe('StackyardStack', () => {
 
     const types = new Set(Object.values(template.toJSON().Resources as Record<string, { Type: string }>).map((r) => r.Type));
 
-    expect([...types].sort()).toEqual(
-      [
-        'AWS::ApiGatewayV2::Api',
-        'AWS::ApiGatewayV2::Integration',
-        'AWS::ApiGatewayV2::Route',
-        'AWS::ApiGatewayV2::Stage',
-        'AWS::CloudWatch::Alarm',
-        'AWS::DynamoDB::GlobalTable',
-        'AWS::Events::Rule',
-        'AWS::IAM::Policy',
-        'AWS::IAM::Role',
-        'AWS::KMS::Alias',
-        'AWS::KMS::Key',
-        'AWS::Lambda::EventInvokeConfig',
-        'AWS::Lambda::EventSourceMapping',
-        'AWS::Lambda::Function',
-        'AWS::Lambda::Permission',
-        'AWS::Logs::LogGroup',
-        'AWS::S3::Bucket',
-        'AWS::S3::BucketPolicy',
-        'AWS::SQS::Queue',
-        'AWS::SQS::QueuePolicy',
-      ].sort(),
-    );
+    expect([...types].sort()).toEqual([...DEPLOYMENT_RESOURCE_TYPES].sort());
     template.resourceCountIs('AWS::KMS::Key', 1);
     template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
   });

@@ -171,3 +171,30 @@ export async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+/**
+ * Every resource type one deployment has: all pay-per-request or free, nothing with an hourly rate (NAT gateways,
+ * endpoints, provisioned capacity).
+ */
+export const DEPLOYMENT_RESOURCE_TYPES: readonly string[] = [
+  'AWS::ApiGatewayV2::Api',
+  'AWS::ApiGatewayV2::Integration',
+  'AWS::ApiGatewayV2::Route',
+  'AWS::ApiGatewayV2::Stage',
+  'AWS::CloudWatch::Alarm',
+  'AWS::DynamoDB::GlobalTable',
+  'AWS::Events::Rule',
+  'AWS::IAM::Policy',
+  'AWS::IAM::Role',
+  'AWS::KMS::Alias',
+  'AWS::KMS::Key',
+  'AWS::Lambda::EventInvokeConfig',
+  'AWS::Lambda::EventSourceMapping',
+  'AWS::Lambda::Function',
+  'AWS::Lambda::Permission',
+  'AWS::Logs::LogGroup',
+  'AWS::S3::Bucket',
+  'AWS::S3::BucketPolicy',
+  'AWS::SQS::Queue',
+  'AWS::SQS::QueuePolicy',
+];
