@@ -10,6 +10,7 @@
  * incremental) on whatever slice they need. A reference to a URN listed in an earlier resource's `aliases` counts
  * as resolved: Pulumi normalises such references to the current URN before it verifies.
  */
+import { InvalidInputError } from './errors.js';
 
 /** The fields of a stored or in-memory resource the check reads; anything else is ignored. */
 export interface IntegrityResource {
@@ -179,4 +180,16 @@ function propertyDependencies(
 function isProviderReference(reference: string): boolean {
   const at = reference.lastIndexOf('::');
   return at > 0 && at + 2 < reference.length;
+}
+
+/**
+ * The 400 for a deployment that breaks an integrity rule: names the resource, its position and the rule, and says
+ * what to do. `what` is the kind of document ("checkpoint", "deployment", …).
+ */
+export function integrityError(what: string, violation: IntegrityViolation): InvalidInputError {
+  return new InvalidInputError(
+    `Invalid ${what}: ${violation.message} (resource #${violation.index + 1}, rule ${violation.rule}). Nothing was ` +
+      'stored. The state must pass the same integrity check the Pulumi CLI runs (Snapshot.VerifyIntegrity); fix ' +
+      "the state, or run 'pulumi state repair'.",
+  );
 }

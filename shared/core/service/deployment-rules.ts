@@ -7,7 +7,7 @@
 import { InvalidInputError } from '../errors.js';
 import type { StackRef } from '../names.js';
 import type { UntypedDeployment } from './types.js';
-import { findIntegrityViolation, type IntegrityViolation } from '../deployment-integrity.js';
+import { findIntegrityViolation, integrityError } from '../deployment-integrity.js';
 
 export const ROOT_STACK_TYPE = 'pulumi:pulumi:Stack';
 export const SUPPORTED_DEPLOYMENT_VERSIONS: readonly number[] = [3, 4];
@@ -155,18 +155,6 @@ function checkResourceShape(resource: unknown, where: string): void {
 function checkReferences(resources: Json[]): void {
   const violation = findIntegrityViolation(resources);
   if (violation) throw integrityError('deployment', violation);
-}
-
-/**
- * The 400 for a deployment that breaks an integrity rule: names the resource, its position and the rule, and says
- * what to do. `what` is the kind of document ("checkpoint", "deployment", …).
- */
-export function integrityError(what: string, violation: IntegrityViolation): InvalidInputError {
-  return new InvalidInputError(
-    `Invalid ${what}: ${violation.message} (resource #${violation.index + 1}, rule ${violation.rule}). Nothing was ` +
-      'stored. The state must pass the same integrity check the Pulumi CLI runs (Snapshot.VerifyIntegrity); fix ' +
-      "the state, or run 'pulumi state repair'.",
-  );
 }
 
 function listField(deployment: Json, field: string): unknown[] {
