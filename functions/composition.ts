@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { awsStorageOptionsFromEnv, createAwsStorage } from '../shared/adapters/aws/index.js';
 import { createServices } from '../shared/core/service/index.js';
 import type { Services } from '../shared/core/service/types.js';
+import type { AccessLogEntry } from './http/access-log.js';
 import { createApi, type ApiHandler } from './http/api.js';
 import type { HandlerGroup } from './http/router.js';
 import { createApiGatewayHandler, type ApiGatewayHandler } from './handlers/api-gateway.js';
@@ -29,5 +30,6 @@ function lambdaServices(event: APIGatewayProxyEventV2): Services {
 export function lambdaHandler(group: HandlerGroup): ApiGatewayHandler {
   const logger = createApiLogger(group);
   let api: ApiHandler | undefined;
-  return createApiGatewayHandler(logger, (event) => (api ??= createApi({ services: lambdaServices(event), logger })));
+  const accessLog = (entry: AccessLogEntry) => logger.info('access', { ...entry });
+  return createApiGatewayHandler(logger, (event) => (api ??= createApi({ services: lambdaServices(event), logger, accessLog })));
 }

@@ -1,4 +1,5 @@
 import type { Services } from '../../shared/core/service/types.js';
+import { credentialScheme, type AccessLog } from './access-log.js';
 import { createRouteContext } from './context.js';
 import { errorResponse, finishResponse, type ApiLogger } from './respond.js';
 import { Router, type HandlerGroup } from './router.js';
@@ -11,6 +12,8 @@ export type ApiHandler = (request: HttpRequest) => Promise<HttpResponse>;
 export interface ApiOptions {
   services: Services;
   logger: ApiLogger;
+  /** Hears of every answered request once (method, route, status, duration, request id, principal). */
+  accessLog?: AccessLog;
 }
 
 const router = new Router(API_ROUTES);
@@ -25,16 +28,28 @@ export function routeGroup(method: string, path: string): HandlerGroup | undefin
  * stamp the request id. Framework-free, so Lambda and `serve` run exactly this.
  */
 export function createApi(options: ApiOptions): ApiHandler {
-  const { services, logger } = options;
+  const { services, logger, accessLog } = options;
   return async (request) => {
+    const started = performance.now();
     let response: HttpResponse;
     const match = router.match(request.method, request.path);
+    const context = match && createRouteContext(request, match.params, services);
     try {
-      if (!match) throw Router.notFound(request.method, request.path);
-      response = await match.route.handle(createRouteContext(request, match.params, services));
+      if (!context) throw Router.notFound(request.method, request.path);
+      response = await match.route.handle(context);
     } catch (error) {
       response = errorResponse(error, request, logger);
     }
-    return finishResponse(response, request, logger);
+    const finished = await finishResponse(response, request, logger);
+    accessLog?.({
+      method: request.method,
+      route: match ? `${match.route.method} ${match.route.path}` : '$default',
+      status: finished.status,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      requestId: request.requestId,
+      principal: context?.caller() ?? null,
+      credential: credentialScheme(request),
+    });
+    return finished;
   };
 }
