@@ -75,6 +75,8 @@ export function updateInfo(update: UpdateRecord) {
     resourceChanges: update.resourceChanges ?? {},
     ...(update.resourceCount !== undefined ? { resourceCount: update.resourceCount } : {}),
     requestedBy: update.requestedBy,
+    // Beyond Pulumi's UpdateInfo (clients ignore unknown fields): the console shows who cancelled an update.
+    ...(update.cancelledBy !== undefined ? { cancelledBy: update.cancelledBy } : {}),
   };
 }
 
