@@ -43,6 +43,15 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
     return orgs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
+  async function principalOf(login: string, unknownUser: string): Promise<Principal> {
+    const user = await identity.getUser(login).catch((error: unknown) => {
+      if (error instanceof NotFoundError) throw new UnauthorizedError(unknownUser);
+      throw error;
+    });
+    const orgs = await orgsOf(user.login);
+    return { login: user.login, orgs: orgs.map((org) => org.name), admin: user.admin };
+  }
+
   /** The login a token operation is about: the caller's own, or (administrators only) someone else's. */
   async function tokenOwner(principal: Principal, login: string | undefined): Promise<string> {
     if (login === undefined || login === principal.login) return principal.login;
@@ -63,13 +72,10 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
       const record = await identity.findToken(tokenHash);
       if (!record || !sameHash(record.tokenHash, tokenHash)) throw new UnauthorizedError(INVALID_TOKEN);
       if (record.expiresAt !== undefined && record.expiresAt <= deps.now()) throw new UnauthorizedError(INVALID_TOKEN);
-      const user = await identity.getUser(record.login).catch((error: unknown) => {
-        if (error instanceof NotFoundError) throw new UnauthorizedError(INVALID_TOKEN);
-        throw error;
-      });
-      const orgs = await orgsOf(user.login);
-      return { login: user.login, orgs: orgs.map((org) => org.name), admin: user.admin };
+      return principalOf(record.login, INVALID_TOKEN);
     },
+
+    principalOf: (login) => principalOf(login, 'This user no longer exists: sign in again as another user.'),
 
     async getUser(principal) {
       const user = await identity.getUser(principal.login);
