@@ -186,6 +186,11 @@ export class HttpBackend implements Backend {
     return answer?.updates ?? [];
   }
 
+  /** A one-time code (60 s) that signs the browser into the web console and opens `path` (`stackyard console`). */
+  async consoleLoginCode(path: string): Promise<{ code: string; expiresAt: number }> {
+    return this.client.request({ method: 'POST', path: '/api/console/login-codes', body: { path }, operation: 'create console login code' });
+  }
+
   async cancelUpdate(ref: StackRef, updateId: string): Promise<void> {
     await this.client.request({ method: 'POST', path: `${this.stackPath(ref)}/update/${updateId}/cancel`, idempotent: true, operation: 'cancel update' });
   }
