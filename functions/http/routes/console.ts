@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InvalidInputError } from '../../../shared/core/errors.js';
-import type { ConsoleSignIn } from '../../../shared/core/console/types.js';
+import { CONSOLE_SESSION_MS, type ConsoleSignIn } from '../../../shared/core/console/index.js';
 import type { RouteContext } from '../context.js';
 import { isHttps, sessionCookie, sessionSetCookie } from '../console-session.js';
 import { validateBody } from '../decode.js';
@@ -29,7 +29,8 @@ function signedIn(ctx: RouteContext, signIn: ConsoleSignIn) {
     expiresAt: signIn.expiresAt,
     ...(signIn.next ? { next: signIn.next } : {}),
   });
-  response.headers['set-cookie'] = sessionSetCookie(signIn.sessionId, (signIn.expiresAt - Date.now()) / 1000, secure);
+  // The session is new, so it lives the full period; the server's own expiry is what counts in any case.
+  response.headers['set-cookie'] = sessionSetCookie(signIn.sessionId, CONSOLE_SESSION_MS / 1000, secure);
   response.headers['cache-control'] = 'no-store';
   return response;
 }
