@@ -49,6 +49,13 @@ const OUTSIDER_STATUS: Record<string, number> = {
   'GET /api/orgs/{orgName}/hooks/{hookName}/deliveries': 404,
   'POST /api/orgs/{orgName}/hooks/{hookName}/ping': 404,
   'POST /api/orgs/{orgName}/hooks/{hookName}/deliveries/{deliveryId}/redeliver': 404,
+  // Sign-in reads credentials from its body only; an outsider's own session, sign-out and login codes are theirs.
+  'POST /api/console/sessions': 401,
+  'GET /api/console/session': 200,
+  'DELETE /api/console/session': 200,
+  'POST /api/console/login-codes': 200,
+  'GET /api/console/orgs/{orgName}/stacks': 404,
+  'GET /api/console/stacks/{orgName}/{projectName}/{stackName}': 404,
 };
 
 /** The hook the hook routes act on (org and stack scope alike); inactive, so nothing is ever sent to it. */
@@ -77,6 +84,7 @@ function bodyFor(method: string, path: string): unknown {
   if (key === 'POST /api/orgs/{orgName}/members') return { login: 'bob', role: 'admin' };
   if (key === 'POST /api/user/tokens') return { description: 'stolen', login: 'alice' };
   if (key === 'POST /api/stacks/{orgName}/{projectName}') return { stackName: 'intruder' };
+  if (key === 'POST /api/console/login-codes') return { path: '/acme/proj/dev' };
   switch (suffix) {
     case 'hooks':
       return method === 'POST' ? { name: 'intruder', url: 'https://evil.example.com/hook' } : undefined;

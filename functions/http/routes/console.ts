@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InvalidInputError } from '../../../shared/core/errors.js';
+import { InvalidInputError, UnauthorizedError } from '../../../shared/core/errors.js';
 import { CONSOLE_SESSION_MS, type ConsoleSignIn } from '../../../shared/core/console/index.js';
 import type { RouteContext } from '../context.js';
 import { isHttps, sessionCookie, sessionSetCookie } from '../console-session.js';
@@ -19,6 +19,11 @@ const signInSchema = z.union([
   z.object({ token: z.string().min(1).max(1024) }).strict(),
   z.object({ code: z.string().min(1).max(200) }).strict(),
 ]);
+
+/** A sign-in without a token or code has no credentials, like any other call without them. */
+function hasCredential(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && ('token' in body || 'code' in body);
+}
 const loginCodeSchema = z.object({ path: z.string().min(1).max(512) }).strict();
 
 function signedIn(ctx: RouteContext, signIn: ConsoleSignIn) {
@@ -48,8 +53,12 @@ export const consoleRoutes: Route[] = [
     path: '/api/console/sessions',
     group: 'identity',
     async handle(ctx) {
+      const raw = await ctx.jsonBody();
+      if (!hasCredential(raw)) {
+        throw new UnauthorizedError('Sign in with an access token ({"token": …}) or a `stackyard console` login code ({"code": …}).');
+      }
       requireJson(ctx);
-      const body = validateBody(signInSchema, await ctx.jsonBody(), 'sign-in request ({"token"} or {"code"})');
+      const body = validateBody(signInSchema, raw, 'sign-in request ({"token"} or {"code"})');
       const signIn =
         'token' in body
           ? await ctx.services.console.signInWithToken(body.token)
