@@ -94,6 +94,10 @@ function bodyFor(method: string, path: string): unknown {
       return { 'pulumi:project': dev.project, owner: 'mallory' };
     case 'import':
       return deployment(serve.url, dev, 0);
+    case 'rollback':
+      return { version: 1 };
+    case 'history':
+      return { version: 99, kind: 'update', result: 'succeeded', startTime: 1, endTime: 2 };
     case 'update':
     case 'preview':
     case 'refresh':
