@@ -20,7 +20,7 @@ export const LOCAL_USER = 'local';
 /** The organization of local stacks, as in `pulumi login --local`. */
 export const LOCAL_ORG = 'organization';
 
-const PRINCIPAL: Principal = { login: LOCAL_USER, orgs: [LOCAL_ORG], admin: true };
+const PRINCIPAL: Principal = { login: LOCAL_USER, orgs: [LOCAL_ORG], admin: true, roles: { [LOCAL_ORG]: 'admin' } };
 const DAY_MS = 24 * 60 * 60 * 1000;
 const seconds = (ms: number) => Math.floor(ms / 1000);
 

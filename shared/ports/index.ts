@@ -6,6 +6,7 @@ export type * from './key-service.js';
 export type * from './identity-store.js';
 export type * from './hook-store.js';
 export { INFLATE_CHUNK_BYTES, MAX_OBJECT_BYTES } from './checkpoint-store.js';
+export { ORG_ROLES, tokenOwnerKey } from './identity-store.js';
 
 import type { CheckpointStore } from './checkpoint-store.js';
 import type { HookStore } from './hook-store.js';

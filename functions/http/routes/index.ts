@@ -1,4 +1,5 @@
 import type { HandlerGroup, Route } from '../router.js';
+import { accessRoutes } from './access.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
 import { secretRoutes } from './secrets.js';
@@ -9,7 +10,14 @@ import { updateRoutes } from './updates.js';
  * The whole API: every route the Pulumi CLI calls (pulumi-service-api.md §3.1-§3.4) plus Stackyard's admin and hook
  * routes.
  */
-export const API_ROUTES: readonly Route[] = [...identityRoutes, ...stackRoutes, ...updateRoutes, ...secretRoutes, ...hookApiRoutes];
+export const API_ROUTES: readonly Route[] = [
+  ...identityRoutes,
+  ...stackRoutes,
+  ...updateRoutes,
+  ...secretRoutes,
+  ...hookApiRoutes,
+  ...accessRoutes,
+];
 
 /** Lambda function names per group, as the CDK app names them (`HandlerSpec.name`). */
 export const HANDLER_NAMES: Record<HandlerGroup, string> = {

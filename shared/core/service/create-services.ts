@@ -2,6 +2,7 @@ import type { Storage } from '../../ports/index.js';
 import { createHookService } from '../hooks/hook-service.js';
 import type { RetryPolicy } from '../hooks/dispatcher.js';
 import type { HookRuntimeOptions } from '../hooks/runtime.js';
+import { createAccessService } from './access-service.js';
 import { createIdentityService } from './identity-service.js';
 import { createSecretService } from './secret-service.js';
 import { StackKeys } from './secrets-envelope.js';
@@ -43,6 +44,7 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
   };
   return {
     identity: createIdentityService(deps),
+    access: createAccessService(deps),
     stacks: createStackService(deps),
     updates: createUpdateService(deps),
     secrets: createSecretService(deps),
