@@ -44,6 +44,22 @@ export interface UpdateInfo {
   resourceCount?: number;
 }
 
+/** A history entry carried over from another backend: Pulumi's `UpdateInfo` shape plus the state it ended with. */
+export interface CarriedHistoryInfo {
+  version: number;
+  kind: string;
+  result: 'succeeded' | 'failed';
+  /** Epoch seconds. */
+  startTime: number;
+  endTime: number;
+  message: string;
+  environment: Record<string, string>;
+  /** `{"ns:key": {string, secret, object}}`, secrets encrypted with the target stack's key. */
+  config: Record<string, unknown>;
+  resourceChanges?: Record<string, number>;
+  deployment?: UntypedDeployment;
+}
+
 export interface WhoAmI {
   user: string;
   organizations: string[];
@@ -101,6 +117,10 @@ export interface Backend {
   exportDeployment(ref: StackRef, version?: number): Promise<UntypedDeployment>;
   importDeployment(ref: StackRef, deployment: UntypedDeployment): Promise<void>;
   history(ref: StackRef, page: number, pageSize: number): Promise<UpdateInfo[]>;
+  /** Publishes version `version`'s state as the stack's next version (recorded in history); refused while an update runs. */
+  rollback(ref: StackRef, version: number): Promise<{ version: number }>;
+  /** Appends another backend's history entry as the stack's next version (`entry.version`), its state made current. */
+  appendHistory(ref: StackRef, entry: CarriedHistoryInfo): Promise<void>;
   cancelUpdate(ref: StackRef, updateId: string): Promise<void>;
 
   /** Encrypts UTF-8 plaintexts with the stack's key; returns base64 ciphertexts in the same order. */

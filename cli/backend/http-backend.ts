@@ -8,7 +8,7 @@ import type { UntypedDeployment } from '../../shared/core/service/types.js';
 import { ApiClient } from '../api-client/api-client.js';
 import { ApiError } from '../api-client/api-error.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
-import type { AddHookRequest, Backend, DeliveryView, HookTarget, HookView, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
+import type { AddHookRequest, Backend, CarriedHistoryInfo, DeliveryView, HookTarget, HookView, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
 
 interface ServiceUser {
   githubLogin: string;
@@ -184,6 +184,20 @@ export class HttpBackend implements Backend {
       operation: 'get history',
     });
     return answer?.updates ?? [];
+  }
+
+  async rollback(ref: StackRef, version: number): Promise<{ version: number }> {
+    const answer = await this.client.request<{ version: number }>({
+      method: 'POST',
+      path: `${this.stackPath(ref)}/rollback`,
+      body: { version },
+      operation: 'roll back stack',
+    });
+    return { version: answer.version };
+  }
+
+  async appendHistory(ref: StackRef, entry: CarriedHistoryInfo): Promise<void> {
+    await this.client.request({ method: 'POST', path: `${this.stackPath(ref)}/history`, body: entry, gzip: true, operation: 'add history' });
   }
 
   async cancelUpdate(ref: StackRef, updateId: string): Promise<void> {

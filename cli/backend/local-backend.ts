@@ -13,7 +13,7 @@ import type { StackRecord } from '../../shared/ports/stack-store.js';
 import type { UpdateRecord } from '../../shared/ports/update-store.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
 import { deliveryView } from '../../shared/core/hooks/delivery-view.js';
-import type { AddHookRequest, Backend, DeliveryView, HookTarget, HookView, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
+import type { AddHookRequest, Backend, CarriedHistoryInfo, DeliveryView, HookTarget, HookView, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
 
 /** The user every local command runs as. */
 export const LOCAL_USER = 'local';
@@ -111,6 +111,26 @@ export class LocalBackend implements Backend {
 
   async history(ref: StackRef, page: number, pageSize: number): Promise<UpdateInfo[]> {
     return (await this.services.stacks.history(PRINCIPAL, ref, page, pageSize)).map(updateInfo);
+  }
+
+  async rollback(ref: StackRef, version: number): Promise<{ version: number }> {
+    const { version: restored } = await this.services.restore.rollback(PRINCIPAL, ref, version);
+    return { version: restored };
+  }
+
+  async appendHistory(ref: StackRef, entry: CarriedHistoryInfo): Promise<void> {
+    await this.services.restore.appendHistory(PRINCIPAL, ref, {
+      version: entry.version,
+      kind: entry.kind as UpdateRecord['kind'],
+      result: entry.result,
+      startedAt: entry.startTime * 1000,
+      endedAt: entry.endTime * 1000,
+      ...(entry.message ? { message: entry.message } : {}),
+      environment: entry.environment,
+      config: entry.config,
+      ...(entry.resourceChanges ? { resourceChanges: entry.resourceChanges } : {}),
+      ...(entry.deployment ? { deployment: entry.deployment } : {}),
+    });
   }
 
   async cancelUpdate(ref: StackRef, updateId: string): Promise<void> {

@@ -196,6 +196,12 @@ export function registerCommands(program: Command): void {
     { flags: '--show-secrets', description: 'show secret config values in plaintext' },
   ], async () => (await stack()).stackHistory);
 
+  leaf(stackCmd, 'rollback', 'Restore an earlier version\'s state as a new version (recorded in history)', [
+    STACK_FLAG,
+    YES_FLAG,
+    { flags: '--to <version>', description: 'the version to restore (see `stack history`)', parse: positiveInteger },
+  ], async () => (await import('./rollback.js')).stackRollback);
+
   const tag = stackCmd.command('tag').description('Manage stack tags');
   leaf(tag, 'get <name>', 'Get a single stack tag value', [STACK_FLAG], async () => (await stack()).tagGet);
   leaf(tag, 'ls', 'List all stack tags', [STACK_FLAG, JSON_FLAG], async () => (await stack()).tagLs);

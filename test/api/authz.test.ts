@@ -52,6 +52,8 @@ const ROUTE_ACCESS: Record<string, Access> = {
   [`GET ${STACK}/export`]: { stack: 'export' },
   [`GET ${STACK}/export/{version}`]: { stack: 'export' },
   [`POST ${STACK}/import`]: { stack: 'import' },
+  [`POST ${STACK}/rollback`]: { stack: 'restore' },
+  [`POST ${STACK}/history`]: { stack: 'restore' },
   [`GET ${STACK}/updates`]: { stack: 'history' },
   [`GET ${STACK}/updates/latest`]: { stack: 'history' },
   [`POST ${STACK}/update`]: { stack: 'update' },
@@ -177,6 +179,10 @@ function bodyFor(url: string, method: string, path: string): unknown {
       return { 'pulumi:project': dev.project, owner: 'mallory' };
     case 'import':
       return deployment(url, dev, 0);
+    case 'rollback':
+      return { version: 1 };
+    case 'history':
+      return { version: 99, kind: 'update', result: 'succeeded', startTime: 1, endTime: 2 };
     case 'update':
     case 'preview':
     case 'refresh':

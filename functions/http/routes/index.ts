@@ -2,6 +2,7 @@ import type { HandlerGroup, Route } from '../router.js';
 import { accessRoutes } from './access.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
+import { restoreRoutes } from './restore.js';
 import { secretRoutes } from './secrets.js';
 import { stackRoutes } from './stacks.js';
 import { updateRoutes } from './updates.js';
@@ -13,6 +14,7 @@ import { updateRoutes } from './updates.js';
 export const API_ROUTES: readonly Route[] = [
   ...identityRoutes,
   ...stackRoutes,
+  ...restoreRoutes,
   ...updateRoutes,
   ...secretRoutes,
   ...hookApiRoutes,

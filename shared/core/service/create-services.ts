@@ -6,6 +6,7 @@ import { createAccessService } from './access-service.js';
 import { createIdentityService } from './identity-service.js';
 import { createSecretService } from './secret-service.js';
 import { StackKeys } from './secrets-envelope.js';
+import { createStackRestoreService } from './stack-restore.js';
 import { createStackService } from './stack-service.js';
 import type { Services } from './types.js';
 import { createUpdateService } from './update-service.js';
@@ -46,6 +47,7 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     identity: createIdentityService(deps),
     access: createAccessService(deps),
     stacks: createStackService(deps),
+    restore: createStackRestoreService(deps),
     updates: createUpdateService(deps),
     secrets: createSecretService(deps),
     hooks: createHookService(deps),

@@ -30,6 +30,8 @@ export const STACK_ACTIONS = {
   update: 'write',
   cancel: 'write',
   import: 'write',
+  /** `stack rollback` and `migrate`'s carried-over history: state edits of the stack's own versions. */
+  restore: 'write',
   /** Secret decryption: `config --show-secrets`, `stack export --show-secrets`, the engine's config. */
   decrypt: 'write',
   tags: 'write',

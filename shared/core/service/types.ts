@@ -92,6 +92,7 @@ export interface StartedUpdate {
 }
 
 export interface Services {
+  restore: StackRestoreService;
   identity: IdentityService;
   access: AccessService;
   stacks: StackService;
@@ -175,4 +176,29 @@ export interface SecretService {
   encrypt(principal: Principal, ref: StackRef, plaintexts: Uint8Array[]): Promise<Uint8Array[]>;
   /** A ciphertext of another stack, or a tampered one, is `InvalidInputError` (400). */
   decrypt(principal: Principal, ref: StackRef, ciphertexts: Uint8Array[]): Promise<Uint8Array[]>;
+}
+
+/** A completed operation of another backend's history, as `stackyard migrate` carries it over. */
+export interface CarriedHistoryEntry {
+  /** The version this entry must become: the stack's current version plus one (so a repeated call is refused). */
+  version: number;
+  kind: UpdateKind;
+  result: 'succeeded' | 'failed';
+  /** Epoch milliseconds. */
+  startedAt: number;
+  endedAt: number;
+  message?: string;
+  environment: Record<string, string>;
+  /** `{"ns:key": {string, secret, object}}`, secrets already encrypted with this stack's key. */
+  config: Record<string, unknown>;
+  resourceChanges?: Record<string, number>;
+  /** The state the operation ended with; absent when the source kept none. */
+  deployment?: UntypedDeployment;
+}
+
+export interface StackRestoreService {
+  /** Publishes version `version`'s state as a new version, recorded in history (kind `import`, message says so). */
+  rollback(principal: Principal, ref: StackRef, version: number): Promise<{ updateId: string; version: number }>;
+  /** Appends one carried-over history entry as the stack's next version and makes its state current. */
+  appendHistory(principal: Principal, ref: StackRef, entry: CarriedHistoryEntry): Promise<{ updateId: string }>;
 }
