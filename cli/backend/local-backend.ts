@@ -5,6 +5,7 @@
  */
 import { ConflictError } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
+import type { OrgRole } from '../../shared/ports/identity-store.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { createServices } from '../../shared/core/service/index.js';
 import type { Principal, Services, UntypedDeployment } from '../../shared/core/service/types.js';
@@ -196,7 +197,7 @@ export class LocalBackend implements Backend {
     return this.services.identity.listOrgs(PRINCIPAL);
   }
 
-  addMember(org: string, login: string, role: 'admin' | 'member'): Promise<void> {
+  addMember(org: string, login: string, role: OrgRole): Promise<void> {
     return this.services.identity.addMember(PRINCIPAL, org, login, role);
   }
 
