@@ -74,6 +74,11 @@ const state = () => import('./state.js');
 const auth = () => import('./auth.js');
 const admin = () => import('./admin.js');
 const hook = () => import('./hook.js');
+const pluginCommands = {
+  ls: () => import('./plugin-ls.js'),
+  install: () => import('./plugin-install.js'),
+  rm: () => import('./plugin-rm.js'),
+};
 
 /** Every hook command works on an organization's hooks or one stack's (default: the selected stack). */
 const HOOK_SCOPE_FLAGS: FlagSpec[] = [
@@ -300,6 +305,24 @@ export function registerCommands(program: Command): void {
       { stdout: (line) => process.stdout.write(`${line}\n`), stderr: (line) => process.stderr.write(`${line}\n`) },
     );
   });
+
+  const pluginCmd = program.command('plugin').description('Manage language and resource provider plugins (the cache shared with pulumi; docs/cli.md)');
+  leaf(pluginCmd, 'ls', 'List plugins', [
+    { flags: '-p, --project', description: 'list only the plugins used by the current project' },
+    JSON_FLAG,
+  ], async () => (await pluginCommands.ls()).pluginLs).alias('list');
+  leaf(pluginCmd, 'install [kind] [name] [version]', 'Install one or more plugins (with no arguments: those the current project needs)', [
+    { flags: '--server <url>', description: 'a URL to download plugins from' },
+    { flags: '--exact', description: 'force installation of an exact version match' },
+    { flags: '-f, --file <path>', description: 'install a plugin from a binary, folder or tarball, instead of downloading it' },
+    { flags: '--reinstall', description: 'reinstall a plugin even if it already exists' },
+    { flags: '--checksum <sha256>', description: 'the expected SHA256 checksum for the plugin archive' },
+    { flags: '--parallel <n>', description: 'the max number of concurrent installs (less than 1: unbounded)', parse: (v: string) => Number.parseInt(v, 10) },
+  ], async () => (await pluginCommands.install()).pluginInstall);
+  leaf(pluginCmd, 'rm [kind] [name] [version]', 'Remove one or more plugins from the download cache (VERSION may be a range)', [
+    { flags: '-a, --all', description: 'remove all plugins' },
+    YES_FLAG,
+  ], async () => (await pluginCommands.rm()).pluginRm).aliases(['remove', 'delete']);
 
   const hookCmd = program.command('hook').description('Manage webhooks, Lambda destinations and update gates (docs/hooks.md)');
   leaf(hookCmd, 'add <name>', 'Add a hook: events to an HTTPS URL or a Lambda function, or a gate asked before each update', [
