@@ -4,6 +4,7 @@
  */
 import { LeaseHeldError } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
+import type { OrgRole } from '../../shared/ports/identity-store.js';
 import type { UntypedDeployment } from '../../shared/core/service/types.js';
 import { ApiClient } from '../api-client/api-client.js';
 import { ApiError } from '../api-client/api-error.js';
@@ -389,7 +390,7 @@ export class HttpBackend implements Backend {
     return answer?.organizations ?? [];
   }
 
-  async addMember(org: string, login: string, role: 'admin' | 'member'): Promise<void> {
+  async addMember(org: string, login: string, role: OrgRole): Promise<void> {
     await this.client.request({ method: 'POST', path: `/api/orgs/${encodeURIComponent(org)}/members`, body: { login, role }, operation: 'add member' });
   }
 

@@ -274,7 +274,7 @@ export function registerCommands(program: Command): void {
   leaf(org, 'create <name>', 'Create an organization (administrators)', [], async () => (await admin()).orgCreate);
   leaf(org, 'ls', 'List the organizations you belong to', [JSON_FLAG], async () => (await admin()).orgLs);
   leaf(org, 'add-member <org> <login>', 'Add a user to an organization', [
-    { flags: '--role <role>', description: 'member or admin (default member)' },
+    { flags: '--role <role>', description: 'admin, member or viewer (default member)' },
   ], async () => (await admin()).orgAddMember);
 
   const user = program.command('user').description('Manage users');

@@ -12,7 +12,8 @@ export class ApiError extends Error {
 export interface Session {
   login: string;
   admin: boolean;
-  orgs: { name: string; role: 'admin' | 'member' }[];
+  /** `role` is absent for team and organization tokens. */
+  orgs: { name: string; role?: 'admin' | 'member' | 'viewer' }[];
   csrfToken?: string;
 }
 

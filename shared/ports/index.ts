@@ -7,6 +7,7 @@ export type * from './identity-store.js';
 export type * from './hook-store.js';
 export type * from './console-session-store.js';
 export { INFLATE_CHUNK_BYTES, MAX_OBJECT_BYTES } from './checkpoint-store.js';
+export { ORG_ROLES, tokenOwnerKey } from './identity-store.js';
 
 import type { CheckpointStore } from './checkpoint-store.js';
 import type { ConsoleSessionStore } from './console-session-store.js';

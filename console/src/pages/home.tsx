@@ -8,7 +8,7 @@ export function HomePage() {
       <ul class="cards">
         {session.orgs.map((org) => (
           <li key={org.name}>
-            <a href={`/${encodeURIComponent(org.name)}`}>{org.name}</a> <span class="muted">({org.role})</span>
+            <a href={`/${encodeURIComponent(org.name)}`}>{org.name}</a> {org.role && <span class="muted">({org.role})</span>}
           </li>
         ))}
       </ul>

@@ -73,11 +73,10 @@ export const consoleRoutes: Route[] = [
     async handle(ctx) {
       const principal = await ctx.principal();
       const session = sessionCookie(ctx.request);
-      const roles = new Map((await ctx.services.identity.listOrgs(principal)).map((org) => [org.name, org.role]));
       const response = jsonResponse(200, {
         login: principal.login,
         admin: principal.admin,
-        orgs: principal.orgs.map((name) => ({ name, role: roles.get(name) ?? 'member' })),
+        orgs: principal.orgs.map((name) => ({ name, ...(principal.roles[name] ? { role: principal.roles[name] } : {}) })),
         ...(session !== undefined ? { csrfToken: ctx.services.console.csrfToken(session) } : {}),
       });
       response.headers['cache-control'] = 'no-store';

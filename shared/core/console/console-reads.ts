@@ -1,5 +1,6 @@
 import { NotFoundError } from '../errors.js';
-import { loadStack, requireMember } from '../service/authorization.js';
+import { loadStack, requireOrgAction, stackPermission, type OrgFacts } from '../service/authorization.js';
+import { allows } from '../service/permissions.js';
 import type { ServiceDeps } from '../service/create-services.js';
 import type { StackRecord } from '../../ports/stack-store.js';
 import type { UpdateRecord } from '../../ports/update-store.js';
@@ -76,23 +77,27 @@ export function createConsoleReads(deps: ServiceDeps): Pick<ConsoleService, 'org
 
   return {
     async orgStacks(principal, org) {
-      requireMember(principal, org);
+      requireOrgAction(principal, org, 'list-stacks');
       const stacks: StackRecord[] = [];
+      const facts: OrgFacts = new Map();
       let continuationToken: string | undefined;
       do {
         const page = await storage.stacks.list({ org, continuationToken });
-        stacks.push(...page.stacks);
+        for (const stack of page.stacks) {
+          // The same rule as `stack ls`: a stack the caller may not read is not listed.
+          if (allows(await stackPermission(deps, principal, stack, facts), 'read')) stacks.push(stack);
+        }
         continuationToken = page.continuationToken;
       } while (continuationToken);
       return Promise.all(stacks.map(overview));
     },
 
     async stackOverview(principal, ref) {
-      return overview(await loadStack(deps, principal, ref));
+      return overview(await loadStack(deps, principal, ref, 'view'));
     },
 
     async findUpdate(principal, ref, versionOrId) {
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'history');
       if (!/^[0-9]{1,9}$/.test(versionOrId)) {
         const update = await updateIn(stack, versionOrId);
         if (update.stackId !== stack.id) throw updateNotFound(stack, versionOrId);
@@ -113,7 +118,7 @@ export function createConsoleReads(deps: ServiceDeps): Pick<ConsoleService, 'org
     },
 
     async updateEvents(principal, ref, updateId, after = -1) {
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'history');
       // Read the status first: clients post every event before `complete`, so an ended update's list is final.
       const update = await updateIn(stack, updateId);
       const ended = TERMINAL.has(update.status);

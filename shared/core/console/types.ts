@@ -56,8 +56,8 @@ export interface UpdateEventsPage {
 }
 
 /**
- * The web console's sign-in and its reads beyond the Pulumi CLI's routes. Authorization is the services' own:
- * every read checks membership the way stack reads do (another organization's stack is not found).
+ * The web console's sign-in and its reads beyond the Pulumi CLI's routes. Authorization is the permission table's
+ * (shared/core/service/permissions.ts), as for the CLI's routes: another organization's stack is not found.
  */
 export interface ConsoleService {
   /** Signs in with an access token pasted into the sign-in page. */

@@ -3,6 +3,7 @@ import { createConsoleService } from '../console/index.js';
 import { createHookService } from '../hooks/hook-service.js';
 import type { RetryPolicy } from '../hooks/dispatcher.js';
 import type { HookRuntimeOptions } from '../hooks/runtime.js';
+import { createAccessService } from './access-service.js';
 import { createIdentityService } from './identity-service.js';
 import { createSecretService } from './secret-service.js';
 import { StackKeys } from './secrets-envelope.js';
@@ -46,6 +47,7 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
   const identity = createIdentityService(deps);
   return {
     identity,
+    access: createAccessService(deps),
     stacks: createStackService(deps),
     restore: createStackRestoreService(deps),
     updates: createUpdateService(deps),

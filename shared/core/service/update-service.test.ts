@@ -93,8 +93,8 @@ describe.each([
   let backend: Backend;
   let deps: ServiceDeps;
   let updates: UpdateService;
-  const alice: Principal = { login: 'alice', orgs: ['alice', 'acme'], admin: false };
-  const mallory: Principal = { login: 'mallory', orgs: ['mallory'], admin: false };
+  const alice: Principal = { login: 'alice', orgs: ['alice', 'acme'], admin: false, roles: { alice: 'admin', acme: 'member' } };
+  const mallory: Principal = { login: 'mallory', orgs: ['mallory'], admin: false, roles: { mallory: 'admin' } };
 
   beforeAll(async () => {
     backend = await makeBackend();

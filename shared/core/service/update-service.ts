@@ -390,7 +390,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
 
   return {
     async create(principal: Principal, ref: StackRef, request: CreateUpdateRequest) {
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'update');
       if (!request || !CREATABLE_KINDS.has(request.kind)) {
         throw new InvalidInputError(
           `Unknown update kind '${String(request?.kind)}': expected update, preview, refresh, destroy or ` +
@@ -432,7 +432,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       updateId: string,
       request: StartUpdateRequest,
     ): Promise<StartedUpdate> {
-      const found = await loadStack(deps, principal, ref);
+      const found = await loadStack(deps, principal, ref, 'update');
       const update = await updateOf(found, updateId);
       if (isTerminal(update)) {
         throw new ConflictError(`Update ${updateId} has already ended (${update.status}); create a new update.`, {
@@ -586,7 +586,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
     },
 
     async cancel(principal: Principal, ref: StackRef, updateId: string) {
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'cancel');
       const update = await updateOf(stack, updateId);
       if (isTerminal(update)) return;
       // First kill the token, so the running client stops at its next call.
@@ -609,7 +609,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       ref: StackRef,
       updateId: string,
     ): Promise<UpdateStatusView> {
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'view');
       const update = await updateOf(stack, updateId);
       return { status: update.status, kind: update.kind, requestedBy: update.requestedBy, startedAt: update.startedAt };
     },
