@@ -71,6 +71,6 @@ describe('SnapshotManager', () => {
     misordered.recordNew(res('a', { dependencies: [res('b').urn] }));
     misordered.recordNew(res('b'));
     await expect(misordered.save()).resolves.toBeUndefined();
-    await expect(misordered.saveFinal()).rejects.toThrow(/unknown dependency/);
+    await expect(misordered.saveFinal()).rejects.toThrow(/resource #0 .*dependenc/s);
   });
 });
