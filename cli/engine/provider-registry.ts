@@ -25,6 +25,8 @@ export interface RegistryOptions {
   timeouts?: ProviderTimeouts;
   onLog?: (pkg: string, line: string) => void;
   builtins: BuiltinProvider;
+  /** Variables added to `env` for one package's plugin (see `providerEnv`). */
+  pluginEnv?: (pkg: string) => Record<string, string>;
 }
 
 /** Name of a default provider: `default`, or `default_<version>` with non-identifier characters as `_`. */
@@ -55,7 +57,7 @@ export class ProviderRegistry {
               engineAddress: this.opts.engineAddress(),
               programDir: this.opts.discovery.programDir,
               rootDir: this.opts.rootDir,
-              env: this.opts.env,
+              env: { ...this.opts.env, ...this.opts.pluginEnv?.(pkg) },
               timeouts: this.opts.timeouts,
               onLog: this.opts.onLog ? (line) => this.opts.onLog!(pkg, line) : undefined,
             });
