@@ -105,9 +105,11 @@ describe('pulumi operation flags through the CLI (--local)', () => {
   it('--debug (like -v) shows the program\'s debug diagnostics; --show-config shows the configuration first', async () => {
     const quiet = await cli(['preview']);
     const debug = await cli(['preview', '--debug', '--show-config']);
+    const verbose = await cli(['preview', '-v', '3']);
 
     expect(quiet.stdout).not.toContain('a debug line from the program');
     expect(debug.stdout).toContain('a debug line from the program');
+    expect(verbose.stdout).toContain('a debug line from the program');
     expect(debug.stdout).toMatch(/^Configuration:\n {4}flags:greeting: hello\n/m);
   });
 
