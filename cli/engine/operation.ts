@@ -12,6 +12,7 @@ import { combineEvents, type ChangeSummary, type EngineEvents } from './events.j
 import type { ProgramSpec, StackConfig } from './language-host.js';
 import { describeLeaseHolder, type LeaseWaitOptions } from './lease-wait.js';
 import type { ProjectPlugin } from './plugin-discovery.js';
+import { PluginAcquisitionError } from '../plugins/acquire.js';
 import { PendingOperationsError, runDeployment, type DeploymentKind, type DeploymentResult } from './run-deployment.js';
 
 export type { EngineEvent, OperationStatus } from './engine-events.js';
@@ -279,6 +280,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         env: req.env,
         projectPlugins: req.projectPlugins,
         readStack: req.backend.readStack,
+        pluginProgress: (line) => (req.writeErr ?? req.write)(`${line}\n`),
         signal,
       });
       phase = { result, status: result.cancelled ? 'cancelled' : result.ok ? 'succeeded' : 'failed' };
@@ -286,10 +288,12 @@ export async function runOperation(req: OperationRequest): Promise<number> {
       log.summary({ changes: result.summary, durationMs, status: phase.status });
       display.finish(result, dryRun, { durationMs, status: phase.status });
     } catch (err) {
-      if (!(err instanceof PendingOperationsError)) throw err;
-      // A live update's pending operations are its steps in progress, not leftovers of an interrupted one.
-      const live = await req.backend.activeUpdateConflict?.();
-      if (live) throw live;
+      if (!(err instanceof PendingOperationsError || err instanceof PluginAcquisitionError)) throw err;
+      if (err instanceof PendingOperationsError) {
+        // A live update's pending operations are its steps in progress, not leftovers of an interrupted one.
+        const live = await req.backend.activeUpdateConflict?.();
+        if (live) throw live;
+      }
       note(`error: ${err.message}\n`);
     } finally {
       eventLog?.close();

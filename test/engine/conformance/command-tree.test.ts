@@ -84,6 +84,7 @@ const EXERCISED: Record<string, string> = {
   'stack history --page': COMMAND_FLAGS,
   'stack history --page-size': COMMAND_FLAGS,
   'stack history --show-secrets': LOCAL_BACKEND,
+  'stack rollback --to': 'test/cli/rollback.test.ts',
   // config
   'config --show-secrets': LOCAL_BACKEND,
   'config get --path': LOCAL_BACKEND,
