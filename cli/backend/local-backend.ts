@@ -3,8 +3,9 @@
  * user who administers organization `organization` (the organization name Pulumi's local backend uses). Several
  * CLI processes may use one folder at once; the local adapter serializes their writes.
  */
-import { ConflictError } from '../../shared/core/errors.js';
+import { ConflictError, type LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
+import type { OrgRole } from '../../shared/ports/identity-store.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { createServices } from '../../shared/core/service/index.js';
 import type { Principal, Services, UntypedDeployment } from '../../shared/core/service/types.js';
@@ -20,7 +21,7 @@ export const LOCAL_USER = 'local';
 /** The organization of local stacks, as in `pulumi login --local`. */
 export const LOCAL_ORG = 'organization';
 
-const PRINCIPAL: Principal = { login: LOCAL_USER, orgs: [LOCAL_ORG], admin: true };
+const PRINCIPAL: Principal = { login: LOCAL_USER, orgs: [LOCAL_ORG], admin: true, roles: { [LOCAL_ORG]: 'admin' } };
 const DAY_MS = 24 * 60 * 60 * 1000;
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -99,6 +100,13 @@ export class LocalBackend implements Backend {
 
   async setTags(ref: StackRef, tags: Record<string, string>): Promise<void> {
     await this.services.stacks.setTags(PRINCIPAL, ref, tags);
+  }
+
+  async liveLease(ref: StackRef): Promise<LeaseHolder | undefined> {
+    const stack = await this.services.stacks.get(PRINCIPAL, ref);
+    if (!stack.activeUpdate) return undefined;
+    const lease = await this.storage.leases.current(stack.id);
+    return lease?.updateId === stack.activeUpdate && lease.expiresAt > Date.now() ? lease : undefined;
   }
 
   exportDeployment(ref: StackRef, version?: number): Promise<UntypedDeployment> {
@@ -196,7 +204,7 @@ export class LocalBackend implements Backend {
     return this.services.identity.listOrgs(PRINCIPAL);
   }
 
-  addMember(org: string, login: string, role: 'admin' | 'member'): Promise<void> {
+  addMember(org: string, login: string, role: OrgRole): Promise<void> {
     return this.services.identity.addMember(PRINCIPAL, org, login, role);
   }
 

@@ -1,5 +1,6 @@
 import type { Services } from '../../shared/core/service/types.js';
 import { credentialScheme, type AccessLog } from './access-log.js';
+import { consoleResponse, isConsoleRequest, type ConsoleAssets } from './console-assets.js';
 import { createRouteContext } from './context.js';
 import { errorResponse, finishResponse, type ApiLogger } from './respond.js';
 import { Router, type HandlerGroup } from './router.js';
@@ -14,6 +15,8 @@ export interface ApiOptions {
   logger: ApiLogger;
   /** Hears of every answered request once (method, route, status, duration, request id, principal). */
   accessLog?: AccessLog;
+  /** The built web console, served for GET and HEAD outside /api/ (`undefined`: those answer 404). */
+  consoleAssets?: ConsoleAssets;
 }
 
 const router = new Router(API_ROUTES);
@@ -25,18 +28,20 @@ export function routeGroup(method: string, path: string): HandlerGroup | undefin
 
 /**
  * The HTTP API over `Services`: route, run the route, render any error in the one error shape, then compress and
- * stamp the request id. Framework-free, so Lambda and `serve` run exactly this.
+ * stamp the request id. Framework-free, so Lambda and `serve` run exactly this. Paths outside /api/ that no route
+ * serves are the web console's (`$default` in API Gateway).
  */
 export function createApi(options: ApiOptions): ApiHandler {
-  const { services, logger, accessLog } = options;
+  const { services, logger, accessLog, consoleAssets } = options;
   return async (request) => {
     const started = performance.now();
     let response: HttpResponse;
     const match = router.match(request.method, request.path);
     const context = match && createRouteContext(request, match.params, services);
     try {
-      if (!context) throw Router.notFound(request.method, request.path);
-      response = await match.route.handle(context);
+      if (context) response = await match.route.handle(context);
+      else if (isConsoleRequest(request)) response = consoleResponse(consoleAssets, request);
+      else throw Router.notFound(request.method, request.path);
     } catch (error) {
       response = errorResponse(error, request, logger);
     }

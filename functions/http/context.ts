@@ -35,7 +35,7 @@ export function createRouteContext(request: HttpRequest, params: Record<string, 
     rawBody,
     jsonBody: async () => parseJsonBody(await rawBody()),
     principal: () =>
-      (principal ??= authenticate(request, services.identity).then((resolved) => ((login = resolved.login), resolved))),
+      (principal ??= authenticate(request, services).then((resolved) => ((login = resolved.login), resolved))),
     caller: () => login,
     updateToken: () => updateToken(request),
     stackRef: () =>

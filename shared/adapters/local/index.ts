@@ -4,6 +4,7 @@ import { UnavailableError } from '../../core/errors.js';
 import type { Storage } from '../../ports/index.js';
 import { DataDir } from './files.js';
 import { LocalCheckpointStore } from './local-checkpoint-store.js';
+import { LocalConsoleSessionStore } from './local-console-session-store.js';
 import { LocalHookStore } from './local-hook-store.js';
 import { LocalIdentityStore } from './local-identity-store.js';
 import { LocalKeyService } from './local-key-service.js';
@@ -31,9 +32,13 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
   await fs.mkdir(dir.path('tmp'), { recursive: true, mode: 0o700 });
   await fs.mkdir(dir.path('locks'), { recursive: true, mode: 0o700 });
   const layoutPath = dir.path('layout.json');
-  const temp = await dir.writeTemp(JSON.stringify({ version: LOCAL_LAYOUT_VERSION }));
-  await dir.publishExclusive(temp, layoutPath);
-  const layout = await dir.readJson<{ version?: unknown }>(layoutPath);
+  // Opening a folder that already has its layout writes nothing: a command that only reads (stack ls) pays no fsync.
+  let layout = await dir.readJson<{ version?: unknown }>(layoutPath);
+  if (layout === undefined) {
+    const temp = await dir.writeTemp(JSON.stringify({ version: LOCAL_LAYOUT_VERSION }));
+    await dir.publishExclusive(temp, layoutPath);
+    layout = await dir.readJson<{ version?: unknown }>(layoutPath);
+  }
   if (layout?.version !== LOCAL_LAYOUT_VERSION) {
     throw new UnavailableError(
       `The data folder ${dir.root} has layout version ${String(layout?.version)}; this Stackyard reads version ` +
@@ -50,6 +55,7 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
     keys: new LocalKeyService(dir),
     identity: new LocalIdentityStore(dir),
     hooks: new LocalHookStore(dir, outbox),
+    consoleSessions: new LocalConsoleSessionStore(dir, now),
     close: async () => undefined,
   };
 }

@@ -15,7 +15,7 @@
  * clears `activeUpdate`; the lease goes last.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError } from '../errors.js';
+import { ConflictError, ForbiddenError, InvalidInputError, LeaseHeldError, NotFoundError, TooLargeError } from '../errors.js';
 import { negotiateJournalVersion, materializeUpdate } from '../journal/protocol.js';
 import {
   planDeltaCheckpoint,
@@ -280,6 +280,8 @@ async function settle(
 
 interface SettleOptions {
   completedTokenHash?: string;
+  /** Who cancelled the update, recorded with its ending. */
+  cancelledBy?: string;
   /** Applied in the same stack write (a start folding a crashed run passes its own `activeUpdate` and tags). */
   extra?: StackChanges;
   /** Hook events of `extra`, written with it. */
@@ -288,8 +290,12 @@ interface SettleOptions {
   cause?: UpdateEventCause;
 }
 
-function tokenHashChange(options: { completedTokenHash?: string }): UpdateChanges {
-  return options.completedTokenHash ? { completedTokenHash: options.completedTokenHash } : {};
+/** The ending's fields that say how it ended: the completing token's hash, or who cancelled it. */
+function tokenHashChange(options: { completedTokenHash?: string; cancelledBy?: string }): UpdateChanges {
+  return {
+    ...(options.completedTokenHash ? { completedTokenHash: options.completedTokenHash } : {}),
+    ...(options.cancelledBy ? { cancelledBy: options.cancelledBy } : {}),
+  };
 }
 
 /**
@@ -384,7 +390,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
 
   return {
     async create(principal: Principal, ref: StackRef, request: CreateUpdateRequest) {
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'update');
       if (!request || !CREATABLE_KINDS.has(request.kind)) {
         throw new InvalidInputError(
           `Unknown update kind '${String(request?.kind)}': expected update, preview, refresh, destroy or ` +
@@ -426,8 +432,10 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       updateId: string,
       request: StartUpdateRequest,
     ): Promise<StartedUpdate> {
-      const found = await loadStack(deps, principal, ref);
-      const update = await updateOf(found, updateId);
+      const found = await loadStack(deps, principal, ref, 'update');
+      // The holder is read alongside the update, so a start that must be refused is refused by these two reads alone:
+      // it neither asks the gates nor queues a write behind the other contenders. Granting stays one conditional write.
+      const [update, holder] = await Promise.all([updateOf(found, updateId), storage.leases.current(found.id)]);
       if (isTerminal(update)) {
         throw new ConflictError(`Update ${updateId} has already ended (${update.status}); create a new update.`, {
           updateId,
@@ -452,6 +460,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
         const tokenExpiration = epochSeconds(grant.expiresAt);
         return { version: stack.version, token: grant.token, tokenExpiration, journalVersion };
       }
+      if (holder && holder.updateId !== updateId) throw new LeaseHeldError(holder);
       // Gates answer before the lease is taken, so a denied update never holds the stack.
       await runGates(storage.hooks, hooks, found, update, principal);
       const grant = await storage.leases.acquire(grantRequest);
@@ -580,7 +589,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
     },
 
     async cancel(principal: Principal, ref: StackRef, updateId: string) {
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'cancel');
       const update = await updateOf(stack, updateId);
       if (isTerminal(update)) return;
       // First kill the token, so the running client stops at its next call.
@@ -590,12 +599,12 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
           deps,
           stack.id,
           updateId,
-          (u) => (isTerminal(u) ? undefined : { status: 'cancelled', endedAt: deps.now() }),
+          (u) => (isTerminal(u) ? undefined : { status: 'cancelled', endedAt: deps.now(), cancelledBy: principal.login }),
           (ended) => [updateEvent('ended', stack, ended, deps.now(), deps.options.serviceUrl)],
         );
         return;
       }
-      await settle(deps, stack.id, updateId, 'cancelled');
+      await settle(deps, stack.id, updateId, 'cancelled', { cancelledBy: principal.login });
     },
 
     async status(
@@ -603,7 +612,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       ref: StackRef,
       updateId: string,
     ): Promise<UpdateStatusView> {
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'view');
       const update = await updateOf(stack, updateId);
       return { status: update.status, kind: update.kind, requestedBy: update.requestedBy, startedAt: update.startedAt };
     },
