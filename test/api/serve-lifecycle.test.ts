@@ -71,8 +71,8 @@ describe('stackyard serve start and stop', () => {
     const answers: Promise<Answer>[] = [];
     let sentBeforeReady = 0;
     try {
-      // Knock every 2 ms from the moment of spawn; each accepted connection carries one request.
-      while (!out.includes('Log in with:') && child.exitCode === null) {
+      // Knock every 2 ms from the moment of spawn; each accepted connection is followed by a few requests.
+      while (!out.includes('Log in with:') && child.exitCode === null && answers.length < 40) {
         const accepted = await new Promise<boolean>((resolve) => {
           const probe = connect(port, '127.0.0.1', () => resolve(true));
           probe.on('error', () => resolve(false));
@@ -86,7 +86,7 @@ describe('stackyard serve start and stop', () => {
       }
       const settled = await Promise.race([
         Promise.all(answers),
-        sleep(15_000).then(() => {
+        sleep(40_000).then(() => {
           throw new Error('a request sent during start-up was never answered');
         }),
       ]);
