@@ -75,6 +75,8 @@ export function updateInfo(update: UpdateRecord) {
     resourceChanges: update.resourceChanges ?? {},
     ...(update.resourceCount !== undefined ? { resourceCount: update.resourceCount } : {}),
     requestedBy: update.requestedBy,
+    // Stackyard's addition: the Pulumi CLI shows a cancelled update as failed, and ignores this field.
+    ...(update.cancelledBy !== undefined ? { cancelledBy: update.cancelledBy } : {}),
   };
 }
 

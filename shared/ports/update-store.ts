@@ -35,6 +35,8 @@ export interface UpdateRecord {
   checkpoint?: string;
   /** SHA-256 hex of the token that completed the update, so a retried `complete` with that token is answered OK. */
   completedTokenHash?: string;
+  /** Login of whoever cancelled it (`stackyard cancel`), written in the same write as the `cancelled` status. */
+  cancelledBy?: string;
   /** Optimistic-concurrency counter: every successful write bumps it by one. */
   revision: number;
 }
@@ -53,6 +55,7 @@ export type UpdateChanges = Partial<
     | 'checkpointCount'
     | 'checkpoint'
     | 'completedTokenHash'
+    | 'cancelledBy'
   >
 >;
 

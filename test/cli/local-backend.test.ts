@@ -220,10 +220,10 @@ describe('stackyard on the local backend', () => {
   });
 
   it('warns about a pulumi flag it does not support instead of failing', async () => {
-    const result = await cli('stack', 'init', 'flagged', '--teams', 'ops', '--emoji');
+    const result = await cli('stack', 'init', 'flagged', '--secrets-provider', 'passphrase', '--emoji');
 
     expect(result.status).toBe(0);
-    expect(result.stderr).toContain('warning: --teams is not supported by stackyard yet and was ignored');
+    expect(result.stderr).toContain('warning: --secrets-provider is not supported by stackyard yet and was ignored');
     expect(result.stderr).toContain('warning: --emoji is not supported by stackyard yet and was ignored');
   });
 

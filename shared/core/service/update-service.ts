@@ -280,6 +280,8 @@ async function settle(
 
 interface SettleOptions {
   completedTokenHash?: string;
+  /** Who cancelled, recorded with the `cancelled` status. */
+  cancelledBy?: string;
   /** Applied in the same stack write (a start folding a crashed run passes its own `activeUpdate` and tags). */
   extra?: StackChanges;
   /** Hook events of `extra`, written with it. */
@@ -288,8 +290,12 @@ interface SettleOptions {
   cause?: UpdateEventCause;
 }
 
-function tokenHashChange(options: { completedTokenHash?: string }): UpdateChanges {
-  return options.completedTokenHash ? { completedTokenHash: options.completedTokenHash } : {};
+/** The bookkeeping a settle writes with its status: the completing token's hash, or who cancelled. */
+function tokenHashChange(options: { completedTokenHash?: string; cancelledBy?: string }): UpdateChanges {
+  return {
+    ...(options.completedTokenHash ? { completedTokenHash: options.completedTokenHash } : {}),
+    ...(options.cancelledBy ? { cancelledBy: options.cancelledBy } : {}),
+  };
 }
 
 /**
@@ -590,12 +596,12 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
           deps,
           stack.id,
           updateId,
-          (u) => (isTerminal(u) ? undefined : { status: 'cancelled', endedAt: deps.now() }),
+          (u) => (isTerminal(u) ? undefined : { status: 'cancelled', endedAt: deps.now(), cancelledBy: principal.login }),
           (ended) => [updateEvent('ended', stack, ended, deps.now(), deps.options.serviceUrl)],
         );
         return;
       }
-      await settle(deps, stack.id, updateId, 'cancelled');
+      await settle(deps, stack.id, updateId, 'cancelled', { cancelledBy: principal.login });
     },
 
     async status(
