@@ -192,6 +192,11 @@ export class HttpBackend implements Backend {
     return answer?.updates ?? [];
   }
 
+  /** A one-time code (60 s) that signs the browser into the web console and opens `path` (`stackyard console`). */
+  async consoleLoginCode(path: string): Promise<{ code: string; expiresAt: number }> {
+    return this.client.request({ method: 'POST', path: '/api/console/login-codes', body: { path }, operation: 'create console login code' });
+  }
+
   async rollback(ref: StackRef, version: number): Promise<{ version: number }> {
     const answer = await this.client.request<{ version: number }>({
       method: 'POST',

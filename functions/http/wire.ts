@@ -75,7 +75,7 @@ export function updateInfo(update: UpdateRecord) {
     resourceChanges: update.resourceChanges ?? {},
     ...(update.resourceCount !== undefined ? { resourceCount: update.resourceCount } : {}),
     requestedBy: update.requestedBy,
-    // Stackyard's addition: the Pulumi CLI shows a cancelled update as failed, and ignores this field.
+    // Beyond Pulumi's UpdateInfo (clients ignore unknown fields): the console shows who cancelled an update.
     ...(update.cancelledBy !== undefined ? { cancelledBy: update.cancelledBy } : {}),
   };
 }

@@ -33,10 +33,10 @@ export interface UpdateRecord {
    * deployment of `version`; absent when the stack had no state at all.
    */
   checkpoint?: string;
+  /** Login of the user who cancelled it (`status: cancelled` by `cancel`; absent when its own client stopped it). */
+  cancelledBy?: string;
   /** SHA-256 hex of the token that completed the update, so a retried `complete` with that token is answered OK. */
   completedTokenHash?: string;
-  /** Login of whoever cancelled it (`stackyard cancel`), written in the same write as the `cancelled` status. */
-  cancelledBy?: string;
   /** Optimistic-concurrency counter: every successful write bumps it by one. */
   revision: number;
 }

@@ -107,6 +107,16 @@ const ROUTE_ACCESS: Record<string, Access> = {
   [`DELETE ${ORG}/teams/{teamName}/tokens/{tokenId}`]: { org: 'manage-tokens' },
   [`GET ${STACK}/permissions`]: { stack: 'view' },
   [`PATCH ${STACK}/permissions`]: { stack: 'manage-permissions' },
+  // The web console: sign-in takes its credentials from the body only; a session, sign-out and login codes are the
+  // caller's own; the reads follow the stack and organization rules of the CLI's routes.
+  'POST /api/console/sessions': { any: true },
+  'GET /api/console/session': { any: true },
+  'DELETE /api/console/session': { any: true },
+  'POST /api/console/login-codes': { any: true },
+  'GET /api/console/orgs/{orgName}/stacks': { org: 'list-stacks' },
+  'GET /api/console/stacks/{orgName}/{projectName}/{stackName}': { stack: 'view' },
+  [`GET ${STACK}/updates/{version}`]: { stack: 'history' },
+  [`GET ${UPDATE}/events`]: { stack: 'history' },
 };
 
 /** The callers of the matrix. `stack` is what each holds on acme/proj/dev; `role` its organization role. */
@@ -168,6 +178,7 @@ function bodyFor(url: string, method: string, path: string): unknown {
     [`POST ${ORG}/tokens`]: { description: 'stolen' },
     [`POST ${ORG}/teams/{teamName}/tokens`]: { description: 'stolen' },
     [`PATCH ${STACK}/permissions`]: { user: 'viewer', permission: 'admin' },
+    'POST /api/console/login-codes': { path: '/acme/proj/dev' },
   };
   if (key in bodies) return bodies[key];
   switch (suffix) {

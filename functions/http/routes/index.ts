@@ -1,5 +1,6 @@
 import type { HandlerGroup, Route } from '../router.js';
 import { accessRoutes } from './access.js';
+import { consoleRoutes } from './console.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
 import { restoreRoutes } from './restore.js';
@@ -19,6 +20,7 @@ export const API_ROUTES: readonly Route[] = [
   ...secretRoutes,
   ...hookApiRoutes,
   ...accessRoutes,
+  ...consoleRoutes,
 ];
 
 /** Lambda function names per group, as the CDK app names them (`HandlerSpec.name`). */

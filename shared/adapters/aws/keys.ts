@@ -32,3 +32,7 @@ export const OUTBOX_SK = 'EVENT';
 export const OUTBOX_INDEX_PK = 'OUTBOX';
 export const DUE_INDEX_PK = 'HOOKDUE';
 export const deadLettersPk = (org: string) => `HOOKDEAD#${org}`;
+export const consoleSessionPk = (idHash: string) => `CONSOLESESSION#${idHash}`;
+export const CONSOLE_SESSION_SK = 'SESSION';
+export const loginCodePk = (codeHash: string) => `LOGINCODE#${codeHash}`;
+export const LOGIN_CODE_SK = 'CODE';

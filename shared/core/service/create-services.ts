@@ -1,4 +1,5 @@
 import type { Storage } from '../../ports/index.js';
+import { createConsoleService } from '../console/index.js';
 import { createHookService } from '../hooks/hook-service.js';
 import type { RetryPolicy } from '../hooks/dispatcher.js';
 import type { HookRuntimeOptions } from '../hooks/runtime.js';
@@ -43,13 +44,15 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     keys: new StackKeys(storage, { now, cacheMs: options.dataKeyCacheMs }),
     options,
   };
+  const identity = createIdentityService(deps);
   return {
-    identity: createIdentityService(deps),
+    identity,
     access: createAccessService(deps),
     stacks: createStackService(deps),
     restore: createStackRestoreService(deps),
     updates: createUpdateService(deps),
     secrets: createSecretService(deps),
     hooks: createHookService(deps),
+    console: createConsoleService(deps, identity),
   };
 }

@@ -3,6 +3,7 @@ import type { UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-
 import type { StackRecord } from '../../ports/stack-store.js';
 import type { OrgRole, TokenKind, TokenRecord, UserRecord } from '../../ports/identity-store.js';
 import type { HookService } from '../hooks/hook-service.js';
+import type { ConsoleService } from '../console/types.js';
 import type { AccessService } from './access-service.js';
 
 /**
@@ -99,11 +100,14 @@ export interface Services {
   updates: UpdateService;
   secrets: SecretService;
   hooks: HookService;
+  console: ConsoleService;
 }
 
 export interface IdentityService {
   /** Resolves an API token to its principal; `UnauthorizedError` when unknown, revoked or expired. */
   authenticate(token: string): Promise<Principal>;
+  /** The principal of a user by login (a signed-in console session); `UnauthorizedError` when the user is gone. */
+  principalOf(login: string): Promise<Principal>;
   getUser(principal: Principal): Promise<UserRecord & { orgs: string[] }>;
   /** The organization unqualified stack names default to: the personal organization (named after the login). */
   defaultOrg(principal: Principal): Promise<string>;

@@ -533,7 +533,7 @@ describe.each([
     expect(stack.activeUpdate).toBeUndefined();
     expect(resourceUrns(await exported(ref))).toEqual([urn('a')]);
     const history = (await backend.storage.updates.listHistory(stack.id, 1, 10)).updates;
-    expect(history.map((u) => [u.version, u.status])).toEqual([[1, 'cancelled']]);
+    expect(history.map((u) => [u.version, u.status, u.cancelledBy])).toEqual([[1, 'cancelled', 'alice']]);
     expect(await updates.status(alice, ref, run.updateId)).toMatchObject({ status: 'cancelled', kind: 'update' });
 
     const { updateId: unstarted } = await updates.create(alice, ref, { kind: 'destroy', dryRun: false });

@@ -280,7 +280,7 @@ async function settle(
 
 interface SettleOptions {
   completedTokenHash?: string;
-  /** Who cancelled, recorded with the `cancelled` status. */
+  /** Who cancelled the update, recorded with its ending. */
   cancelledBy?: string;
   /** Applied in the same stack write (a start folding a crashed run passes its own `activeUpdate` and tags). */
   extra?: StackChanges;
@@ -290,7 +290,7 @@ interface SettleOptions {
   cause?: UpdateEventCause;
 }
 
-/** The bookkeeping a settle writes with its status: the completing token's hash, or who cancelled. */
+/** The ending's fields that say how it ended: the completing token's hash, or who cancelled it. */
 function tokenHashChange(options: { completedTokenHash?: string; cancelledBy?: string }): UpdateChanges {
   return {
     ...(options.completedTokenHash ? { completedTokenHash: options.completedTokenHash } : {}),
