@@ -213,6 +213,10 @@ export function registerCommands(program: Command): void {
   leaf(tag, 'rm <name>', 'Remove a stack tag', [STACK_FLAG], async () => (await stack()).tagRm);
   leaf(tag, 'set <name> <value>', 'Set a stack tag', [STACK_FLAG], async () => (await stack()).tagSet);
 
+  leaf(program, 'console', 'Open the current stack in the web console (signed in through a one-time code)', [
+    { flags: '-s, --stack <name>', description: 'the name of the stack to view' },
+    { flags: '--print-url', description: 'print the sign-in URL (valid once, for 60 seconds) instead of opening a browser' },
+  ], async () => (await import('./console.js')).consoleCommand);
   leaf(program, 'cancel [stack]', 'Cancel a stack\'s currently running update, if any', [STACK_FLAG, YES_FLAG], async () => (await import('./cancel.js')).cancel);
 
   const configCmd = program.command('config').description('Manage configuration');
@@ -270,7 +274,7 @@ export function registerCommands(program: Command): void {
   leaf(org, 'create <name>', 'Create an organization (administrators)', [], async () => (await admin()).orgCreate);
   leaf(org, 'ls', 'List the organizations you belong to', [JSON_FLAG], async () => (await admin()).orgLs);
   leaf(org, 'add-member <org> <login>', 'Add a user to an organization', [
-    { flags: '--role <role>', description: 'member or admin (default member)' },
+    { flags: '--role <role>', description: 'admin, member or viewer (default member)' },
   ], async () => (await admin()).orgAddMember);
 
   const user = program.command('user').description('Manage users');
