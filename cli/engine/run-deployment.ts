@@ -17,7 +17,7 @@ import {
   type UntypedDeployment,
 } from './deployment.js';
 import type { ChangeSummary, EngineEvents } from './events.js';
-import { launchProgram, programLocation, type ProgramSpec, type StackConfig } from './language-host.js';
+import { launchProgram, programLocation, providerEnv, type ProgramSpec, type StackConfig } from './language-host.js';
 import { runThroughLanguagePlugin } from './language-plugin-run.js';
 import type { ProjectPlugin } from './plugin-discovery.js';
 import { ProgramHost } from './program-host.js';
@@ -149,6 +149,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     timeouts: opts.timeouts,
     builtins,
     onLog: (pkg, line) => events.diag?.({ severity: 'debug', message: `[${pkg}] ${line}` }),
+    pluginEnv: (pkg) => providerEnv(pkg, opts.program, opts.config),
   });
   const ex = new StepExecutor({
     stack: opts.program.stack,
