@@ -250,6 +250,7 @@ describe('the web console in Chromium', () => {
     await expect.poll(() => page.getByTestId('signed-in-as').innerText()).toBe('admin');
     expect(page.url()).not.toContain('code=');
     await expect.poll(() => historyRows(page).count()).toBeGreaterThan(0);
+    await expect.poll(() => page.getByTestId('outputs').count()).toBe(1);
     await shot(page, 'phone-stack');
     const again = await browser();
     await again.goto(loginUrl);
