@@ -53,7 +53,7 @@ export interface DeploymentOptions {
   readStack?: StackReader;
   timeouts?: ProviderTimeouts;
   now?: () => number;
-  /** Minimum spacing of checkpoint saves (default 20 ms); mutations within it share a save. */
+  /** Minimum spacing of saves (default 20 ms for checkpoints, none for journal entries); mutations within it share a save. */
   minSaveIntervalMs?: number;
   /**
    * Stops the run gracefully: steps already talking to a provider finish and are saved, nothing new starts, no
@@ -119,7 +119,10 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
           },
         };
   const journal = dryRun || !opts.journal ? undefined : { persister: opts.journal, base: opts.base?.deployment };
-  const snapshots = new SnapshotManager(base, serializer, journal ? undefined : persister, now, opts.minSaveIntervalMs ?? 20, journal);
+  // A checkpoint is the whole state, so checkpoint saves are spaced out; a journal save sends only what changed, and
+  // the mutations made while one is on the wire already share the next, so journal saves follow each other at once.
+  const saveInterval = opts.minSaveIntervalMs ?? (journal ? 0 : 20);
+  const snapshots = new SnapshotManager(base, serializer, journal ? undefined : persister, now, saveInterval, journal);
   const env = opts.env ?? process.env;
   const { programDir } = programLocation(opts.program);
   const acquirer = new PluginAcquirer({
@@ -186,7 +189,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
       else if (!outcome && !host.shutdownSignalled) await runDeletes();
     }
     await ex.idle();
-    if (!dryRun) await snapshots.save().catch((err: unknown) => void ex.fail(undefined, err));
+    if (!dryRun) await snapshots.saveFinal().catch((err: unknown) => void ex.fail(undefined, err));
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     await registry.closeAll();
