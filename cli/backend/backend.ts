@@ -5,6 +5,7 @@
  */
 import { isDomainError } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
+import type { OrgRole } from '../../shared/ports/identity-store.js';
 import type { UntypedDeployment } from '../../shared/core/service/types.js';
 import type { DeliveryView } from '../../shared/core/hooks/delivery-view.js';
 import type { AddHookRequest, HookTarget, HookView } from '../../shared/core/hooks/hook-service.js';
@@ -145,7 +146,7 @@ export interface Backend {
   createUser(user: { login: string; name?: string; email?: string; admin?: boolean }): Promise<void>;
   createOrg(name: string): Promise<void>;
   listOrgs(): Promise<{ name: string; role: string }[]>;
-  addMember(org: string, login: string, role: 'admin' | 'member'): Promise<void>;
+  addMember(org: string, login: string, role: OrgRole): Promise<void>;
   /** The token value exists only in this answer. */
   createToken(request: { description: string; login?: string; expiresInDays?: number }): Promise<{ id: string; token: string }>;
   listTokens(login?: string): Promise<TokenInfo[]>;

@@ -4,6 +4,7 @@
  */
 import { LeaseHeldError } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
+import type { OrgRole } from '../../shared/ports/identity-store.js';
 import type { UntypedDeployment } from '../../shared/core/service/types.js';
 import { ApiClient } from '../api-client/api-client.js';
 import { ApiError } from '../api-client/api-error.js';
@@ -184,6 +185,11 @@ export class HttpBackend implements Backend {
       operation: 'get history',
     });
     return answer?.updates ?? [];
+  }
+
+  /** A one-time code (60 s) that signs the browser into the web console and opens `path` (`stackyard console`). */
+  async consoleLoginCode(path: string): Promise<{ code: string; expiresAt: number }> {
+    return this.client.request({ method: 'POST', path: '/api/console/login-codes', body: { path }, operation: 'create console login code' });
   }
 
   async rollback(ref: StackRef, version: number): Promise<{ version: number }> {
@@ -384,7 +390,7 @@ export class HttpBackend implements Backend {
     return answer?.organizations ?? [];
   }
 
-  async addMember(org: string, login: string, role: 'admin' | 'member'): Promise<void> {
+  async addMember(org: string, login: string, role: OrgRole): Promise<void> {
     await this.client.request({ method: 'POST', path: `/api/orgs/${encodeURIComponent(org)}/members`, body: { login, role }, operation: 'add member' });
   }
 

@@ -5,6 +5,7 @@
  */
 import { ConflictError } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
+import type { OrgRole } from '../../shared/ports/identity-store.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { createServices } from '../../shared/core/service/index.js';
 import type { Principal, Services, UntypedDeployment } from '../../shared/core/service/types.js';
@@ -20,7 +21,7 @@ export const LOCAL_USER = 'local';
 /** The organization of local stacks, as in `pulumi login --local`. */
 export const LOCAL_ORG = 'organization';
 
-const PRINCIPAL: Principal = { login: LOCAL_USER, orgs: [LOCAL_ORG], admin: true };
+const PRINCIPAL: Principal = { login: LOCAL_USER, orgs: [LOCAL_ORG], admin: true, roles: { [LOCAL_ORG]: 'admin' } };
 const DAY_MS = 24 * 60 * 60 * 1000;
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -196,7 +197,7 @@ export class LocalBackend implements Backend {
     return this.services.identity.listOrgs(PRINCIPAL);
   }
 
-  addMember(org: string, login: string, role: 'admin' | 'member'): Promise<void> {
+  addMember(org: string, login: string, role: OrgRole): Promise<void> {
     return this.services.identity.addMember(PRINCIPAL, org, login, role);
   }
 

@@ -1,7 +1,9 @@
 import type { Storage } from '../../ports/index.js';
+import { createConsoleService } from '../console/index.js';
 import { createHookService } from '../hooks/hook-service.js';
 import type { RetryPolicy } from '../hooks/dispatcher.js';
 import type { HookRuntimeOptions } from '../hooks/runtime.js';
+import { createAccessService } from './access-service.js';
 import { createIdentityService } from './identity-service.js';
 import { createSecretService } from './secret-service.js';
 import { StackKeys } from './secrets-envelope.js';
@@ -42,12 +44,15 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     keys: new StackKeys(storage, { now, cacheMs: options.dataKeyCacheMs }),
     options,
   };
+  const identity = createIdentityService(deps);
   return {
-    identity: createIdentityService(deps),
+    identity,
+    access: createAccessService(deps),
     stacks: createStackService(deps),
     restore: createStackRestoreService(deps),
     updates: createUpdateService(deps),
     secrets: createSecretService(deps),
     hooks: createHookService(deps),
+    console: createConsoleService(deps, identity),
   };
 }

@@ -46,7 +46,7 @@ export function createStackRestoreService(deps: ServiceDeps): StackRestoreServic
 
   /** Loads the stack for a state change: no update may hold it, and a crashed one is settled first. */
   async function writableStack(principal: Principal, ref: StackRef, action: string): Promise<StackRecord> {
-    const loaded = await loadStack(deps, principal, ref);
+    const loaded = await loadStack(deps, principal, ref, 'restore');
     await requireNoActiveUpdate(deps, loaded, action);
     return settleAbandonedUpdate(deps, loaded);
   }
