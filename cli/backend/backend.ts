@@ -3,7 +3,7 @@
  * services in-process on a local data folder (`login --local`, `login file://…`), `HttpBackend` talks to a
  * Stackyard service. Commands never know which one they have.
  */
-import { isDomainError } from '../../shared/core/errors.js';
+import { isDomainError, type LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { OrgRole } from '../../shared/ports/identity-store.js';
 import type { UntypedDeployment } from '../../shared/core/service/types.js';
@@ -116,6 +116,11 @@ export interface Backend {
   renameStack(ref: StackRef, to: { project: string; stack: string }): Promise<void>;
   setTags(ref: StackRef, tags: Record<string, string>): Promise<void>;
   exportDeployment(ref: StackRef, version?: number): Promise<UntypedDeployment>;
+  /**
+   * Optional. The live lease of the stack's running update (`undefined` when none runs or its lease expired), for
+   * backends that can see leases; others are asked `getStack(…).activeUpdate`.
+   */
+  liveLease?(ref: StackRef): Promise<LeaseHolder | undefined>;
   importDeployment(ref: StackRef, deployment: UntypedDeployment): Promise<void>;
   history(ref: StackRef, page: number, pageSize: number): Promise<UpdateInfo[]>;
   /** Publishes version `version`'s state as the stack's next version (recorded in history); refused while an update runs. */

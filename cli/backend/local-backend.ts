@@ -3,7 +3,7 @@
  * user who administers organization `organization` (the organization name Pulumi's local backend uses). Several
  * CLI processes may use one folder at once; the local adapter serializes their writes.
  */
-import { ConflictError } from '../../shared/core/errors.js';
+import { ConflictError, type LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { OrgRole } from '../../shared/ports/identity-store.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
@@ -100,6 +100,13 @@ export class LocalBackend implements Backend {
 
   async setTags(ref: StackRef, tags: Record<string, string>): Promise<void> {
     await this.services.stacks.setTags(PRINCIPAL, ref, tags);
+  }
+
+  async liveLease(ref: StackRef): Promise<LeaseHolder | undefined> {
+    const stack = await this.services.stacks.get(PRINCIPAL, ref);
+    if (!stack.activeUpdate) return undefined;
+    const lease = await this.storage.leases.current(stack.id);
+    return lease?.updateId === stack.activeUpdate && lease.expiresAt > Date.now() ? lease : undefined;
   }
 
   exportDeployment(ref: StackRef, version?: number): Promise<UntypedDeployment> {

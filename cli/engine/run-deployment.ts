@@ -17,7 +17,7 @@ import {
   type UntypedDeployment,
 } from './deployment.js';
 import type { ChangeSummary, EngineEvents } from './events.js';
-import { launchProgram, programLocation, type ProgramSpec, type StackConfig } from './language-host.js';
+import { launchProgram, programLocation, providerEnv, type ProgramSpec, type StackConfig } from './language-host.js';
 import type { ProjectPlugin } from './plugin-discovery.js';
 import { ProgramHost } from './program-host.js';
 import type { ProviderTimeouts } from './provider-client.js';
@@ -147,6 +147,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     timeouts: opts.timeouts,
     builtins,
     onLog: (pkg, line) => events.diag?.({ severity: 'debug', message: `[${pkg}] ${line}` }),
+    pluginEnv: (pkg) => providerEnv(pkg, opts.program, opts.config),
   });
   const ex = new StepExecutor({
     stack: opts.program.stack,
