@@ -18,6 +18,7 @@ import {
 } from './deployment.js';
 import type { ChangeSummary, EngineEvents } from './events.js';
 import { launchProgram, programLocation, providerEnv, type ProgramSpec, type StackConfig } from './language-host.js';
+import { runThroughLanguagePlugin } from './language-plugin-run.js';
 import type { ProjectPlugin } from './plugin-discovery.js';
 import { ProgramHost } from './program-host.js';
 import type { ProviderTimeouts } from './provider-client.js';
@@ -134,7 +135,8 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
   });
   if (opts.acquirePlugins !== false) {
     // Before the first step, as Pulumi does: what the program's packages declare and what the state's providers use.
-    const programPlugins = opts.kind === 'preview' || opts.kind === 'update' ? nodeRequiredPlugins(programDir) : [];
+    // A language plugin names the program's plugins itself, once it runs (runThroughLanguagePlugin).
+    const programPlugins = (opts.kind === 'preview' || opts.kind === 'update') && !opts.program.runtime ? nodeRequiredPlugins(programDir) : [];
     await acquirer.ensureAll([...programPlugins, ...statePlugins(base.resources)]);
   }
   let executor: StepExecutor | undefined;
@@ -183,7 +185,9 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     } else if (opts.kind === 'refresh') {
       await ex.refreshAll();
     } else {
-      const outcome = await runProgram(opts, host, ex, dryRun, events);
+      const outcome = opts.program.runtime
+        ? await runThroughLanguagePlugin({ ...opts, program: { ...opts.program, runtime: opts.program.runtime } }, host, ex, dryRun, events, acquirer)
+        : await runProgram(opts, host, ex, dryRun, events);
       // a program stopped because the run was cancelled has not failed on its own
       if (outcome && !ex.cancelled) ex.fail(undefined, outcome);
       else if (!outcome && !host.shutdownSignalled) await runDeletes();
