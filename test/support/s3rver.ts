@@ -8,6 +8,8 @@ import { spawnReadyChild, stopChild, tsxNodeArgs } from './processes.js';
 /** A running s3rver (with conditional writes) over a temporary directory. Access key `S3RVER`, path-style. */
 export interface S3Local {
   endpoint: string;
+  /** Where s3rver keeps the objects (for tests that scan what is stored). */
+  directory: string;
   stop(): Promise<void>;
   /** The guarded child (its own child is the server process). */
   child: ChildProcess;
@@ -36,6 +38,7 @@ export async function startS3rver(options: S3LocalOptions = {}): Promise<S3Local
     return {
       endpoint: `http://127.0.0.1:${port}`,
       child,
+      directory,
       stop: async () => {
         await stopChild(child);
         if (owned) await rm(directory, { recursive: true, force: true });

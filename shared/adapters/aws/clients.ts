@@ -28,17 +28,14 @@ const S3_TIMEOUTS = { connectionTimeout: 2_000, requestTimeout: 8_000 };
  * and only the checksums S3 requires (s3rver stores `aws-chunked` framing as data otherwise).
  */
 export function createAwsClients(env: NodeJS.ProcessEnv = process.env): AwsClients {
-  const dynamodb = new DynamoDBClient({ requestHandler: DYNAMODB_TIMEOUTS });
-  const documents = DynamoDBDocumentClient.from(dynamodb, {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-  });
+  const { dynamodb, documents } = createDocumentClients();
   const localS3 = Boolean(env.AWS_ENDPOINT_URL_S3);
   const s3 = new S3Client(
     localS3
       ? { forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED', requestHandler: S3_TIMEOUTS }
       : { requestHandler: S3_TIMEOUTS },
   );
-  const kms = new KMSClient({ requestHandler: KMS_TIMEOUTS });
+  const kms = createKmsClient();
   return {
     dynamodb,
     documents,
@@ -51,4 +48,18 @@ export function createAwsClients(env: NodeJS.ProcessEnv = process.env): AwsClien
       kms.destroy();
     },
   };
+}
+
+/** The DynamoDB client and the document client over it, as every store uses them. */
+export function createDocumentClients(): { dynamodb: DynamoDBClient; documents: DynamoDBDocumentClient } {
+  const dynamodb = new DynamoDBClient({ requestHandler: DYNAMODB_TIMEOUTS });
+  const documents = DynamoDBDocumentClient.from(dynamodb, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+  return { dynamodb, documents };
+}
+
+/** A KMS client from the SDK's configuration chain (AWS_ENDPOINT_URL_KMS included). */
+export function createKmsClient(): KMSClient {
+  return new KMSClient({ requestHandler: KMS_TIMEOUTS });
 }
