@@ -94,6 +94,20 @@ export interface OperationFlags {
   diff?: boolean;
   json?: boolean;
   target?: string[];
+  /** `--target-dependents`. */
+  targetDependents?: boolean;
+  /** `--exclude` (`-x`). */
+  exclude?: string[];
+  /** `--exclude-dependents`. */
+  excludeDependents?: boolean;
+  /** `--replace`: replaced even without a diff. */
+  replace?: string[];
+  /** `--target-replace`: targeted and replaced. */
+  targetReplace?: string[];
+  /** `--continue-on-error` (up, destroy). */
+  continueOnError?: boolean;
+  /** `destroy --exclude-protected`. */
+  excludeProtected?: boolean;
   refresh?: boolean;
   expectNoChanges?: boolean;
   parallel?: number;
@@ -213,7 +227,15 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         journal: session.journal,
         events: combineEvents(display.events, log.events),
         parallel: flags.parallel,
-        targets: flags.target,
+        targeting: {
+          targets: [...(flags.target ?? []), ...(flags.targetReplace ?? [])],
+          targetDependents: flags.targetDependents,
+          excludes: flags.exclude,
+          excludeDependents: flags.excludeDependents,
+          replaces: [...(flags.replace ?? []), ...(flags.targetReplace ?? [])],
+        },
+        excludeProtected: flags.excludeProtected,
+        continueOnError: flags.continueOnError,
         env: req.env,
         projectPlugins: req.projectPlugins,
         readStack: req.backend.readStack,

@@ -27,6 +27,8 @@ export interface ResourceSpec {
   replaceOnChanges?: string[];
   aliases?: (string | { name?: string; type?: string; parent?: string | null })[];
   id?: string;
+  /** Outputs to declare on the resource object although they are not inputs (for reads). */
+  expose?: string[];
 }
 
 /** A conformance program. */

@@ -36,7 +36,7 @@ describe('conformance: reads', () => {
     const run = await stack.deploy('update', {
       resources: [
         { name: 'a', props: { value: 7 } },
-        { name: 'copy', kind: 'get', id: id! },
+        { name: 'copy', kind: 'get', id: id!, expose: ['value'] },
       ],
       outputs: { copied: 'copy.value' },
     });
