@@ -16,10 +16,10 @@ describe('engine command flags', () => {
   });
 
   it('accepts pulumi flags it does not implement, with a warning each', () => {
-    const { warnings } = parse('destroy', ['--yes', '--exclude-protected', '--continue-on-error']);
+    const { warnings } = parse('destroy', ['--yes', '--show-replacement-steps', '--remove']);
     expect(warnings).toEqual([
-      'warning: --continue-on-error is not supported by stackyard yet and was ignored',
-      'warning: --exclude-protected is not supported by stackyard yet and was ignored',
+      'warning: --show-replacement-steps is not supported by stackyard yet and was ignored',
+      'warning: --remove is not supported by stackyard yet and was ignored',
     ]);
   });
 

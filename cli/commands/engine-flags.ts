@@ -6,6 +6,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { ColorMode } from '../engine/display.js';
 import { parseDurationSeconds } from '../engine/durations.js';
 import type { OperationCommand, OperationFlags } from '../engine/operation.js';
+import { addTargetFlags, toTargetFlags } from './target-flags.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -34,12 +35,6 @@ const IGNORED: Record<string, { flags: string; description: string; commands: Op
   configFile: { flags: '--config-file <file>', description: 'use this config file instead of Pulumi.<stack>.yaml', commands: ['preview', 'up', 'destroy', 'refresh'] },
   config: { flags: '-c, --config <key=value>', description: 'config to use for this run', commands: ['preview', 'up'], repeatable: true },
   configPath: { flags: '--config-path', description: 'config keys contain a path', commands: ['preview', 'up'] },
-  replace: { flags: '--replace <urn>', description: 'resources to replace', commands: ['preview', 'up'], repeatable: true },
-  targetReplace: { flags: '--target-replace <urn>', description: 'resources to replace, targeting only them', commands: ['preview', 'up'], repeatable: true },
-  targetDependents: { flags: '--target-dependents', description: 'also target dependents of --target', commands: ['preview', 'up', 'destroy', 'refresh'] },
-  exclude: { flags: '--exclude <urn>', description: 'resources to leave out', commands: ['preview', 'up', 'destroy', 'refresh'], repeatable: true },
-  excludeDependents: { flags: '--exclude-dependents', description: 'also exclude dependents', commands: ['preview', 'up', 'destroy', 'refresh'] },
-  continueOnError: { flags: '--continue-on-error', description: 'keep going after a failed step', commands: ['up', 'destroy'] },
   policyPack: { flags: '--policy-pack <path>', description: 'policy packs to run', commands: ['preview', 'up'], repeatable: true },
   policyPackConfig: { flags: '--policy-pack-config <path>', description: 'policy pack config', commands: ['preview', 'up'], repeatable: true },
   showConfig: { flags: '--show-config', description: 'show configuration keys and values', commands: ['preview', 'up'] },
@@ -56,7 +51,6 @@ const IGNORED: Record<string, { flags: string; description: string; commands: Op
   importFile: { flags: '--import-file <file>', description: 'write an import file', commands: ['preview'] },
   attachDebugger: { flags: '--attach-debugger [what]', description: 'wait for a debugger', commands: ['preview', 'up', 'destroy', 'refresh'] },
   runProgram: { flags: '--run-program', description: 'run the program first', commands: ['destroy', 'refresh'] },
-  excludeProtected: { flags: '--exclude-protected', description: 'leave protected resources alone', commands: ['destroy'] },
   remove: { flags: '--remove', description: 'remove the stack afterwards', commands: ['destroy'] },
   clearPendingCreates: { flags: '--clear-pending-creates', description: 'clear pending creates', commands: ['refresh'] },
   skipPendingCreates: { flags: '--skip-pending-creates', description: 'skip pending creates', commands: ['refresh'] },
@@ -72,7 +66,6 @@ export function addEngineFlags(cmd: Command, command: OperationCommand): Command
   cmd.option('--diff', 'show changed properties of updates and replacements');
   cmd.option('-j, --json', 'print one JSON document instead of progress lines');
   cmd.option('-p, --parallel <n>', 'run at most this many resource operations at once', positiveInt);
-  cmd.option('-t, --target <urn>', 'operate on this resource only (repeatable)', collect);
   cmd.option('-m, --message <text>', 'message recorded with the update');
   cmd.option('-v, --verbose <level>', 'print engine debug diagnostics');
   cmd.option('--color <mode>', 'colorize output: always, never, raw or auto (auto: on a terminal unless NO_COLOR is set)', colorMode);
@@ -86,6 +79,7 @@ export function addEngineFlags(cmd: Command, command: OperationCommand): Command
   if (command === 'preview' || command === 'up') cmd.option('-r, --refresh', 'refresh the state before the update');
   if (command !== 'destroy') cmd.option('--expect-no-changes', 'fail if any change is proposed or made');
   if (command === 'destroy' || command === 'refresh') cmd.option('--preview-only', 'only preview, change nothing');
+  addTargetFlags(cmd, command);
   for (const spec of Object.values(IGNORED)) {
     if (!spec.commands.includes(command)) continue;
     if (spec.repeatable) cmd.option(spec.flags, `${spec.description} (not supported yet)`, collect);
@@ -107,7 +101,7 @@ export function toOperationFlags(opts: Record<string, unknown>): { flags: Operat
     skipPreview: opts.skipPreview === true,
     diff: opts.diff === true,
     json: opts.json === true,
-    target: Array.isArray(opts.target) ? (opts.target as string[]) : undefined,
+    ...toTargetFlags(opts),
     refresh: opts.refresh === true,
     expectNoChanges: opts.expectNoChanges === true,
     parallel: typeof opts.parallel === 'number' ? opts.parallel : undefined,
