@@ -1,8 +1,11 @@
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { awsStorageOptionsFromEnv, createAwsStorage } from '../shared/adapters/aws/index.js';
 import { createServices } from '../shared/core/service/index.js';
 import type { Services } from '../shared/core/service/types.js';
 import { createApi, type ApiHandler } from './http/api.js';
+import { findConsoleAssets } from './http/console-assets.js';
 import type { HandlerGroup } from './http/router.js';
 import { createApiGatewayHandler, type ApiGatewayHandler } from './handlers/api-gateway.js';
 import { hookOptionsFromEnv } from './hook-settings.js';
@@ -29,5 +32,14 @@ function lambdaServices(event: APIGatewayProxyEventV2): Services {
 export function lambdaHandler(group: HandlerGroup): ApiGatewayHandler {
   const logger = createApiLogger(group);
   let api: ApiHandler | undefined;
-  return createApiGatewayHandler(logger, (event) => (api ??= createApi({ services: lambdaServices(event), logger })));
+  return createApiGatewayHandler(
+    logger,
+    (event) =>
+      (api ??= createApi({
+        services: lambdaServices(event),
+        logger,
+        // The bundle's `console/` folder (infra copies dist/console next to each handler).
+        consoleAssets: findConsoleAssets(dirname(fileURLToPath(import.meta.url))),
+      })),
+  );
 }

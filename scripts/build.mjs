@@ -1,7 +1,8 @@
-/** Bundles the CLI into dist/cli/stackyard.mjs with lazily loaded chunks (runs at `npm ci` via `prepare`). */
+/** Bundles the CLI into dist/cli/stackyard.mjs with lazily loaded chunks, and the web console into dist/console (runs at `npm ci` via `prepare`). */
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { buildConsole } from './build-console.mjs';
 import { externals } from './externals.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -29,3 +30,7 @@ await build({
   logLevel: 'warning',
 });
 process.stdout.write(`build: dist/cli/stackyard.mjs in ${Date.now() - started} ms\n`);
+
+const consoleStarted = Date.now();
+await buildConsole(root);
+process.stdout.write(`build: dist/console in ${Date.now() - consoleStarted} ms\n`);

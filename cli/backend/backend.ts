@@ -5,6 +5,7 @@
  */
 import { isDomainError } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
+import type { OrgRole } from '../../shared/ports/identity-store.js';
 import type { UntypedDeployment } from '../../shared/core/service/types.js';
 import type { DeliveryView } from '../../shared/core/hooks/delivery-view.js';
 import type { AddHookRequest, HookTarget, HookView } from '../../shared/core/hooks/hook-service.js';
@@ -42,6 +43,22 @@ export interface UpdateInfo {
   version: number;
   resourceChanges?: Record<string, number>;
   resourceCount?: number;
+}
+
+/** A history entry carried over from another backend: Pulumi's `UpdateInfo` shape plus the state it ended with. */
+export interface CarriedHistoryInfo {
+  version: number;
+  kind: string;
+  result: 'succeeded' | 'failed';
+  /** Epoch seconds. */
+  startTime: number;
+  endTime: number;
+  message: string;
+  environment: Record<string, string>;
+  /** `{"ns:key": {string, secret, object}}`, secrets encrypted with the target stack's key. */
+  config: Record<string, unknown>;
+  resourceChanges?: Record<string, number>;
+  deployment?: UntypedDeployment;
 }
 
 export interface WhoAmI {
@@ -101,6 +118,10 @@ export interface Backend {
   exportDeployment(ref: StackRef, version?: number): Promise<UntypedDeployment>;
   importDeployment(ref: StackRef, deployment: UntypedDeployment): Promise<void>;
   history(ref: StackRef, page: number, pageSize: number): Promise<UpdateInfo[]>;
+  /** Publishes version `version`'s state as the stack's next version (recorded in history); refused while an update runs. */
+  rollback(ref: StackRef, version: number): Promise<{ version: number }>;
+  /** Appends another backend's history entry as the stack's next version (`entry.version`), its state made current. */
+  appendHistory(ref: StackRef, entry: CarriedHistoryInfo): Promise<void>;
   cancelUpdate(ref: StackRef, updateId: string): Promise<void>;
 
   /** Encrypts UTF-8 plaintexts with the stack's key; returns base64 ciphertexts in the same order. */
@@ -125,7 +146,7 @@ export interface Backend {
   createUser(user: { login: string; name?: string; email?: string; admin?: boolean }): Promise<void>;
   createOrg(name: string): Promise<void>;
   listOrgs(): Promise<{ name: string; role: string }[]>;
-  addMember(org: string, login: string, role: 'admin' | 'member'): Promise<void>;
+  addMember(org: string, login: string, role: OrgRole): Promise<void>;
   /** The token value exists only in this answer. */
   createToken(request: { description: string; login?: string; expiresInDays?: number }): Promise<{ id: string; token: string }>;
   listTokens(login?: string): Promise<TokenInfo[]>;

@@ -7,6 +7,7 @@ import { isDomainError } from '../../shared/core/errors.js';
 import { formatStackRef, type StackRef } from '../../shared/core/names.js';
 import { ApiError } from '../api-client/api-error.js';
 import { UserError } from '../output/errors.js';
+import { decrypterForProvider, type SecretsProviderSpec, type SourceSecretsOptions } from '../secrets/source-secrets.js';
 import type { Backend, UntypedDeployment } from './backend.js';
 
 export const SIG_KEY = '4dabf18193072939515e22adb298388d';
@@ -87,4 +88,49 @@ export async function sealSecrets(backend: Backend, ref: StackRef, deployment: U
     });
   }
   (deployment.deployment as Record<string, unknown>).secrets_providers = provider;
+}
+
+function providerSpec(deployment: UntypedDeployment): SecretsProviderSpec | undefined {
+  const spec = (deployment.deployment as { secrets_providers?: unknown }).secrets_providers;
+  return spec !== null && typeof spec === 'object' && typeof (spec as SecretsProviderSpec).type === 'string'
+    ? (spec as SecretsProviderSpec)
+    : undefined;
+}
+
+/** Whether `backend` (under `ref`'s key) opens every ciphertext; a refusal is `false`, other failures are thrown. */
+async function opensAll(backend: Backend, ref: StackRef, ciphertexts: string[]): Promise<boolean> {
+  try {
+    await backend.decrypt(ref, ciphertexts);
+    return true;
+  } catch (error) {
+    if (isBadCiphertext(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Pulumi's `stack import` semantics for secrets made by another provider: when the deployment's ciphertexts are not
+ * `ref`'s own, they are decrypted with the provider the deployment names (`secrets_providers`: passphrase, awskms://,
+ * or another stack's service key) and left as in-memory plaintexts for `sealSecrets` to encrypt under `ref`'s key.
+ * Returns the provider's description when it re-encrypted anything. In place.
+ */
+export async function openForeignSecrets(
+  backend: Backend,
+  ref: StackRef,
+  deployment: UntypedDeployment,
+  options: SourceSecretsOptions,
+): Promise<string | undefined> {
+  const sealed = secretObjects(deployment).filter((s) => typeof s.ciphertext === 'string');
+  const spec = providerSpec(deployment);
+  if (sealed.length === 0 || !spec) return undefined;
+  const ciphertexts = [...new Set(sealed.map((s) => s.ciphertext!))];
+  if (await opensAll(backend, ref, ciphertexts)) return undefined;
+  const decrypter = await decrypterForProvider(spec, options);
+  const plaintexts = await decrypter.decrypt(ciphertexts);
+  const byCiphertext = new Map(ciphertexts.map((c, i) => [c, plaintexts[i]!]));
+  for (const secret of sealed) {
+    secret.plaintext = byCiphertext.get(secret.ciphertext!)!;
+    delete secret.ciphertext;
+  }
+  return decrypter.description;
 }

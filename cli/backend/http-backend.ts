@@ -4,11 +4,12 @@
  */
 import { LeaseHeldError } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
+import type { OrgRole } from '../../shared/ports/identity-store.js';
 import type { UntypedDeployment } from '../../shared/core/service/types.js';
 import { ApiClient } from '../api-client/api-client.js';
 import { ApiError } from '../api-client/api-error.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
-import type { AddHookRequest, Backend, DeliveryView, HookTarget, HookView, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
+import type { AddHookRequest, Backend, CarriedHistoryInfo, DeliveryView, HookTarget, HookView, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
 
 interface ServiceUser {
   githubLogin: string;
@@ -184,6 +185,25 @@ export class HttpBackend implements Backend {
       operation: 'get history',
     });
     return answer?.updates ?? [];
+  }
+
+  /** A one-time code (60 s) that signs the browser into the web console and opens `path` (`stackyard console`). */
+  async consoleLoginCode(path: string): Promise<{ code: string; expiresAt: number }> {
+    return this.client.request({ method: 'POST', path: '/api/console/login-codes', body: { path }, operation: 'create console login code' });
+  }
+
+  async rollback(ref: StackRef, version: number): Promise<{ version: number }> {
+    const answer = await this.client.request<{ version: number }>({
+      method: 'POST',
+      path: `${this.stackPath(ref)}/rollback`,
+      body: { version },
+      operation: 'roll back stack',
+    });
+    return { version: answer.version };
+  }
+
+  async appendHistory(ref: StackRef, entry: CarriedHistoryInfo): Promise<void> {
+    await this.client.request({ method: 'POST', path: `${this.stackPath(ref)}/history`, body: entry, gzip: true, operation: 'add history' });
   }
 
   async cancelUpdate(ref: StackRef, updateId: string): Promise<void> {
@@ -370,7 +390,7 @@ export class HttpBackend implements Backend {
     return answer?.organizations ?? [];
   }
 
-  async addMember(org: string, login: string, role: 'admin' | 'member'): Promise<void> {
+  async addMember(org: string, login: string, role: OrgRole): Promise<void> {
     await this.client.request({ method: 'POST', path: `/api/orgs/${encodeURIComponent(org)}/members`, body: { login, role }, operation: 'add member' });
   }
 

@@ -5,6 +5,7 @@
  */
 import { ConflictError } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
+import type { OrgRole } from '../../shared/ports/identity-store.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { createServices } from '../../shared/core/service/index.js';
 import type { Principal, Services, UntypedDeployment } from '../../shared/core/service/types.js';
@@ -13,14 +14,14 @@ import type { StackRecord } from '../../shared/ports/stack-store.js';
 import type { UpdateRecord } from '../../shared/ports/update-store.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
 import { deliveryView } from '../../shared/core/hooks/delivery-view.js';
-import type { AddHookRequest, Backend, DeliveryView, HookTarget, HookView, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
+import type { AddHookRequest, Backend, CarriedHistoryInfo, DeliveryView, HookTarget, HookView, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
 
 /** The user every local command runs as. */
 export const LOCAL_USER = 'local';
 /** The organization of local stacks, as in `pulumi login --local`. */
 export const LOCAL_ORG = 'organization';
 
-const PRINCIPAL: Principal = { login: LOCAL_USER, orgs: [LOCAL_ORG], admin: true };
+const PRINCIPAL: Principal = { login: LOCAL_USER, orgs: [LOCAL_ORG], admin: true, roles: { [LOCAL_ORG]: 'admin' } };
 const DAY_MS = 24 * 60 * 60 * 1000;
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -113,6 +114,26 @@ export class LocalBackend implements Backend {
     return (await this.services.stacks.history(PRINCIPAL, ref, page, pageSize)).map(updateInfo);
   }
 
+  async rollback(ref: StackRef, version: number): Promise<{ version: number }> {
+    const { version: restored } = await this.services.restore.rollback(PRINCIPAL, ref, version);
+    return { version: restored };
+  }
+
+  async appendHistory(ref: StackRef, entry: CarriedHistoryInfo): Promise<void> {
+    await this.services.restore.appendHistory(PRINCIPAL, ref, {
+      version: entry.version,
+      kind: entry.kind as UpdateRecord['kind'],
+      result: entry.result,
+      startedAt: entry.startTime * 1000,
+      endedAt: entry.endTime * 1000,
+      ...(entry.message ? { message: entry.message } : {}),
+      environment: entry.environment,
+      config: entry.config,
+      ...(entry.resourceChanges ? { resourceChanges: entry.resourceChanges } : {}),
+      ...(entry.deployment ? { deployment: entry.deployment } : {}),
+    });
+  }
+
   async cancelUpdate(ref: StackRef, updateId: string): Promise<void> {
     await this.services.updates.cancel(PRINCIPAL, ref, updateId);
   }
@@ -176,7 +197,7 @@ export class LocalBackend implements Backend {
     return this.services.identity.listOrgs(PRINCIPAL);
   }
 
-  addMember(org: string, login: string, role: 'admin' | 'member'): Promise<void> {
+  addMember(org: string, login: string, role: OrgRole): Promise<void> {
     return this.services.identity.addMember(PRINCIPAL, org, login, role);
   }
 

@@ -16,7 +16,9 @@ export const orgLs: CommandHandler = async (ctx, _args, opts) => {
 
 export const orgAddMember: CommandHandler = async (ctx, args, opts) => {
   const role = (opts.role as string | undefined) ?? 'member';
-  if (role !== 'member' && role !== 'admin') throw new UserError(`invalid role '${role}'`, 'Use --role member or --role admin.');
+  if (role !== 'member' && role !== 'admin' && role !== 'viewer') {
+    throw new UserError(`invalid role '${role}'`, 'Use --role admin, --role member or --role viewer.');
+  }
   await (await ctx.backend()).addMember(args[0]!, args[1]!, role);
   ctx.out(`Added '${args[1]}' to organization '${args[0]}' as ${role}`);
 };

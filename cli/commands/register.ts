@@ -74,6 +74,11 @@ const state = () => import('./state.js');
 const auth = () => import('./auth.js');
 const admin = () => import('./admin.js');
 const hook = () => import('./hook.js');
+const pluginCommands = {
+  ls: () => import('./plugin-ls.js'),
+  install: () => import('./plugin-install.js'),
+  rm: () => import('./plugin-rm.js'),
+};
 
 /** Every hook command works on an organization's hooks or one stack's (default: the selected stack). */
 const HOOK_SCOPE_FLAGS: FlagSpec[] = [
@@ -196,12 +201,22 @@ export function registerCommands(program: Command): void {
     { flags: '--show-secrets', description: 'show secret config values in plaintext' },
   ], async () => (await stack()).stackHistory);
 
+  leaf(stackCmd, 'rollback', 'Restore an earlier version\'s state as a new version (recorded in history)', [
+    STACK_FLAG,
+    YES_FLAG,
+    { flags: '--to <version>', description: 'the version to restore (see `stack history`)', parse: positiveInteger },
+  ], async () => (await import('./rollback.js')).stackRollback);
+
   const tag = stackCmd.command('tag').description('Manage stack tags');
   leaf(tag, 'get <name>', 'Get a single stack tag value', [STACK_FLAG], async () => (await stack()).tagGet);
   leaf(tag, 'ls', 'List all stack tags', [STACK_FLAG, JSON_FLAG], async () => (await stack()).tagLs);
   leaf(tag, 'rm <name>', 'Remove a stack tag', [STACK_FLAG], async () => (await stack()).tagRm);
   leaf(tag, 'set <name> <value>', 'Set a stack tag', [STACK_FLAG], async () => (await stack()).tagSet);
 
+  leaf(program, 'console', 'Open the current stack in the web console (signed in through a one-time code)', [
+    { flags: '-s, --stack <name>', description: 'the name of the stack to view' },
+    { flags: '--print-url', description: 'print the sign-in URL (valid once, for 60 seconds) instead of opening a browser' },
+  ], async () => (await import('./console.js')).consoleCommand);
   leaf(program, 'cancel [stack]', 'Cancel a stack\'s currently running update, if any', [STACK_FLAG, YES_FLAG], async () => (await import('./cancel.js')).cancel);
 
   const configCmd = program.command('config').description('Manage configuration');
@@ -259,7 +274,7 @@ export function registerCommands(program: Command): void {
   leaf(org, 'create <name>', 'Create an organization (administrators)', [], async () => (await admin()).orgCreate);
   leaf(org, 'ls', 'List the organizations you belong to', [JSON_FLAG], async () => (await admin()).orgLs);
   leaf(org, 'add-member <org> <login>', 'Add a user to an organization', [
-    { flags: '--role <role>', description: 'member or admin (default member)' },
+    { flags: '--role <role>', description: 'admin, member or viewer (default member)' },
   ], async () => (await admin()).orgAddMember);
 
   const user = program.command('user').description('Manage users');
@@ -294,6 +309,24 @@ export function registerCommands(program: Command): void {
       { stdout: (line) => process.stdout.write(`${line}\n`), stderr: (line) => process.stderr.write(`${line}\n`) },
     );
   });
+
+  const pluginCmd = program.command('plugin').description('Manage language and resource provider plugins (the cache shared with pulumi; docs/cli.md)');
+  leaf(pluginCmd, 'ls', 'List plugins', [
+    { flags: '-p, --project', description: 'list only the plugins used by the current project' },
+    JSON_FLAG,
+  ], async () => (await pluginCommands.ls()).pluginLs).alias('list');
+  leaf(pluginCmd, 'install [kind] [name] [version]', 'Install one or more plugins (with no arguments: those the current project needs)', [
+    { flags: '--server <url>', description: 'a URL to download plugins from' },
+    { flags: '--exact', description: 'force installation of an exact version match' },
+    { flags: '-f, --file <path>', description: 'install a plugin from a binary, folder or tarball, instead of downloading it' },
+    { flags: '--reinstall', description: 'reinstall a plugin even if it already exists' },
+    { flags: '--checksum <sha256>', description: 'the expected SHA256 checksum for the plugin archive' },
+    { flags: '--parallel <n>', description: 'the max number of concurrent installs (less than 1: unbounded)', parse: (v: string) => Number.parseInt(v, 10) },
+  ], async () => (await pluginCommands.install()).pluginInstall);
+  leaf(pluginCmd, 'rm [kind] [name] [version]', 'Remove one or more plugins from the download cache (VERSION may be a range)', [
+    { flags: '-a, --all', description: 'remove all plugins' },
+    YES_FLAG,
+  ], async () => (await pluginCommands.rm()).pluginRm).aliases(['remove', 'delete']);
 
   const hookCmd = program.command('hook').description('Manage webhooks, Lambda destinations and update gates (docs/hooks.md)');
   leaf(hookCmd, 'add <name>', 'Add a hook: events to an HTTPS URL or a Lambda function, or a gate asked before each update', [

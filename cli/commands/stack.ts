@@ -2,7 +2,8 @@
 import { promises as fs } from 'node:fs';
 import { formatStackRef, parseStackRef, type StackRef } from '../../shared/core/names.js';
 import { isNotFound, secretsProviderFor, type Backend, type StackSummary, type UntypedDeployment } from '../backend/backend.js';
-import { decryptStateSecrets, resourceStates, revealSecrets, sealSecrets, SECRET_SIG, SIG_KEY } from '../backend/deployment-secrets.js';
+import { decryptStateSecrets, openForeignSecrets, resourceStates, revealSecrets, sealSecrets, SECRET_SIG, SIG_KEY } from '../backend/deployment-secrets.js';
+import { ServiceDecrypters } from '../secrets/service-decrypter.js';
 import { UserError } from '../output/errors.js';
 import { decryptConfig } from '../project/config-values.js';
 import { stackConfigPath, type Project } from '../project/project.js';
@@ -353,6 +354,13 @@ export const stackImport: CommandHandler = async (ctx, _args, opts) => {
   for (const op of pending) ctx.warn(`removing pending operation '${String(op.type)}' on '${String(op.resource?.urn)}' from snapshot`);
   delete deployment.deployment.pending_operations;
 
+  const services = new ServiceDecrypters(ctx.env, backend);
+  try {
+    const source = await openForeignSecrets(backend, ref, deployment, { env: ctx.env, serviceDecrypter: services.open });
+    if (source) ctx.note(`Secrets re-encrypted from the ${source} secrets provider with this stack's key.`);
+  } finally {
+    await services.close();
+  }
   await sealSecrets(backend, ref, deployment, secretsProviderFor(backend, ref));
   await backend.importDeployment(ref, deployment);
   ctx.out('Import complete.');

@@ -4,6 +4,7 @@
  * injected crypter, and back again on load.
  */
 import { createHash } from 'node:crypto';
+import { findIntegrityViolation } from '../../shared/core/deployment-integrity.js';
 import type { JournalEntry, ResourceV3 } from '../../shared/core/journal/types.js';
 import { deepEqual, SECRET_SIG, SIG_KEY, type PropertyMap, type PropertyValue } from './properties.js';
 
@@ -116,31 +117,12 @@ export class SnapshotIntegrityError extends Error {
 }
 
 /**
- * Checks what Pulumi's `VerifyIntegrity` checks: every provider, parent, dependency and deletedWith reference
- * points at a resource earlier in the list, and live URNs are unique. Linear in the number of resources.
+ * Checks what Pulumi's `VerifyIntegrity` checks, with the same checker the service runs on every save
+ * (shared/core/deployment-integrity.ts). Linear in the number of resources.
  */
 export function verifyIntegrity(resources: readonly ResourceState[]): void {
-  const seen = new Set<string>();
-  const live = new Set<string>();
-  const providers = new Set<string>();
-  for (const [i, r] of resources.entries()) {
-    const where = `resource #${i} ${r.urn}`;
-    if (r.provider !== undefined && r.provider !== '' && !providers.has(r.provider)) {
-      throw new SnapshotIntegrityError(`${where} refers to unknown provider ${r.provider}`);
-    }
-    if (r.parent && !seen.has(r.parent)) throw new SnapshotIntegrityError(`${where} refers to unknown parent ${r.parent}`);
-    for (const d of r.dependencies ?? []) if (!seen.has(d)) throw new SnapshotIntegrityError(`${where} has unknown dependency ${d}`);
-    for (const deps of Object.values(r.propertyDependencies ?? {})) {
-      for (const d of deps) if (!seen.has(d)) throw new SnapshotIntegrityError(`${where} has unknown property dependency ${d}`);
-    }
-    if (r.deletedWith && !seen.has(r.deletedWith)) throw new SnapshotIntegrityError(`${where} is deletedWith unknown ${r.deletedWith}`);
-    if (!r.delete) {
-      if (live.has(r.urn)) throw new SnapshotIntegrityError(`${where} is duplicated`);
-      live.add(r.urn);
-    }
-    seen.add(r.urn);
-    if (r.type.startsWith('pulumi:providers:') && r.id !== undefined) providers.add(`${r.urn}::${r.id}`);
-  }
+  const violation = findIntegrityViolation(resources);
+  if (violation) throw new SnapshotIntegrityError(`resource #${violation.index} ${violation.message}`);
 }
 
 /** Walks a value and calls `visit` on each secret object. */

@@ -11,6 +11,7 @@ import { combineEvents, type ChangeSummary } from './events.js';
 import type { ProgramSpec, StackConfig } from './language-host.js';
 import { describeLeaseHolder, type LeaseWaitOptions } from './lease-wait.js';
 import type { ProjectPlugin } from './plugin-discovery.js';
+import { PluginAcquisitionError } from '../plugins/acquire.js';
 import { PendingOperationsError, runDeployment, type DeploymentKind, type DeploymentResult } from './run-deployment.js';
 
 export type { EngineEvent, OperationStatus } from './engine-events.js';
@@ -239,6 +240,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         env: req.env,
         projectPlugins: req.projectPlugins,
         readStack: req.backend.readStack,
+        pluginProgress: (line) => (req.writeErr ?? req.write)(`${line}\n`),
         signal: stops.length > 1 ? AbortSignal.any(stops) : stops[0],
       });
       phase = { result, status: result.cancelled ? 'cancelled' : result.ok ? 'succeeded' : 'failed' };
@@ -246,7 +248,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
       log.summary({ changes: result.summary, durationMs, status: phase.status });
       display.finish(result, dryRun, { durationMs, status: phase.status });
     } catch (err) {
-      if (!(err instanceof PendingOperationsError)) throw err;
+      if (!(err instanceof PendingOperationsError || err instanceof PluginAcquisitionError)) throw err;
       note(`error: ${err.message}\n`);
     } finally {
       const outcome = { ok: phase.status === 'succeeded', status: phase.status, summary: phase.result?.summary ?? {}, resourceCount: phase.result?.resourceCount ?? 0 };

@@ -35,6 +35,6 @@ describe('findProviderPlugin', () => {
   it('names the package, version and install command when nothing is found', () => {
     const find = () => findProviderPlugin('acme', '9.9.9', { ...base, env: { PULUMI_HOME: home, PATH: '' } });
     expect(find).toThrow(MissingPluginError);
-    expect(find).toThrow(/pulumi plugin install resource acme v9\.9\.9/);
+    expect(find).toThrow(/stackyard plugin install resource acme v9\.9\.9/);
   });
 });

@@ -224,6 +224,7 @@ function goalOf(req: RegisterRequest, rootDir: string | undefined): RegisterGoal
     propertyDependencies,
     provider: req.getProvider() || undefined,
     version: req.getVersion() || undefined,
+    pluginDownloadURL: req.getPlugindownloadurl() || undefined,
     deleteBeforeReplace: req.getDeletebeforereplacedefined() || req.getDeletebeforereplace() ? req.getDeletebeforereplace() : undefined,
     ignoreChanges: req.getIgnorechangesList(),
     replaceOnChanges: req.getReplaceonchangesList(),

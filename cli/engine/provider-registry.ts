@@ -4,8 +4,10 @@
  * own plugin process, as in Pulumi.
  */
 import { randomUUID } from 'node:crypto';
+import type { PluginAcquirer } from '../plugins/acquire.js';
 import { BuiltinProvider } from './builtin-provider.js';
-import { findProviderPlugin, type DiscoveryOptions } from './plugin-discovery.js';
+import { findProviderPlugin, MissingPluginError, type DiscoveryOptions, type ProviderPluginCommand } from './plugin-discovery.js';
+import { hidingInternalInputs, pluginDownloadUrlOf } from './provider-internals.js';
 import { ProviderClient, type ProviderTimeouts } from './provider-client.js';
 import type { PropertyMap } from './properties.js';
 import { createUrn, formatProviderRef, urnName } from './urn.js';
@@ -25,33 +27,45 @@ export interface RegistryOptions {
   timeouts?: ProviderTimeouts;
   onLog?: (pkg: string, line: string) => void;
   builtins: BuiltinProvider;
+  /** Installs a missing plugin (with the version and `pluginDownloadURL` asked for) before it is started. */
+  acquirer?: PluginAcquirer;
+  /** Warnings for the user (an ambient plugin from PATH is in use, as Pulumi warns). */
+  onWarning?: (message: string) => void;
 }
 
-/** Name of a default provider: `default`, or `default_<version>` with non-identifier characters as `_`. */
-export function defaultProviderName(version: string | undefined): string {
-  return version ? `default_${version.replace(/[^A-Za-z0-9_]/g, '_')}` : 'default';
+/**
+ * Name of a default provider, as Pulumi's `ProviderRequest.DefaultName`: `default`, then `_<version>` with
+ * non-identifier characters as `_`, then `_<pluginDownloadURL>` as a QName (each `/`-separated part keeps
+ * `[A-Za-z0-9_.-]`, anything else becomes `_`; empty parts and a trailing `/` are dropped).
+ */
+export function defaultProviderName(version: string | undefined, pluginDownloadURL?: string): string {
+  let name = version ? `default_${version.replace(/[^A-Za-z0-9_]/g, '_')}` : 'default';
+  const url = pluginDownloadURL?.replace(/\/+$/, '');
+  if (url) name += `_${url.split('/').filter(Boolean).map((part) => part.replace(/[^A-Za-z0-9_.-]/g, '_')).join('/')}`;
+  return name;
 }
 
-/** URN of the default provider for a package and version. */
-export function defaultProviderUrn(stack: string, project: string, pkg: string, version: string | undefined): string {
-  return createUrn(stack, project, undefined, `pulumi:providers:${pkg}`, defaultProviderName(version));
+/** URN of the default provider for a package, version and download URL. */
+export function defaultProviderUrn(stack: string, project: string, pkg: string, version: string | undefined, pluginDownloadURL?: string): string {
+  return createUrn(stack, project, undefined, `pulumi:providers:${pkg}`, defaultProviderName(version, pluginDownloadURL));
 }
 
 /** Keeps configured providers by reference. */
 export class ProviderRegistry {
   private readonly byRef = new Map<string, Promise<Provider>>();
   private readonly all: Promise<Provider>[] = [];
+  private readonly warnedAmbient = new Set<string>();
 
   constructor(private readonly opts: RegistryOptions) {}
 
-  /** Starts an unconfigured instance of a package's plugin. */
-  launch(pkg: string, version: string | undefined): Promise<Provider> {
+  /** Starts an unconfigured instance of a package's plugin, installing it first when it is missing. */
+  launch(pkg: string, version: string | undefined, pluginDownloadURL?: string): Promise<Provider> {
     const p: Promise<Provider> =
       pkg === 'pulumi'
         ? Promise.resolve(this.opts.builtins)
         : (async () => {
-            const cmd = findProviderPlugin(pkg, version, this.opts.discovery);
-            return ProviderClient.start(cmd, {
+            const cmd = await this.command(pkg, version, pluginDownloadURL);
+            const client = await ProviderClient.start(cmd, {
               engineAddress: this.opts.engineAddress(),
               programDir: this.opts.discovery.programDir,
               rootDir: this.opts.rootDir,
@@ -59,9 +73,27 @@ export class ProviderRegistry {
               timeouts: this.opts.timeouts,
               onLog: this.opts.onLog ? (line) => this.opts.onLog!(pkg, line) : undefined,
             });
+            return hidingInternalInputs(client);
           })();
     this.all.push(p);
     return p;
+  }
+
+  private async command(pkg: string, version: string | undefined, pluginDownloadURL: string | undefined): Promise<ProviderPluginCommand> {
+    let cmd: ProviderPluginCommand;
+    try {
+      cmd = findProviderPlugin(pkg, version, this.opts.discovery, pluginDownloadURL);
+    } catch (err) {
+      // A version or download URL that the required-plugins pass did not see (as in Pulumi's loadProvider).
+      if (!(err instanceof MissingPluginError) || !this.opts.acquirer?.enabled) throw err;
+      await this.opts.acquirer.ensure(err.spec);
+      cmd = findProviderPlugin(pkg, version, this.opts.discovery, pluginDownloadURL);
+    }
+    if (cmd.found?.source === 'ambient' && !this.warnedAmbient.has(cmd.command)) {
+      this.warnedAmbient.add(cmd.command);
+      this.opts.onWarning?.(`using pulumi-resource-${pkg} from $PATH at ${cmd.command}`);
+    }
+    return cmd;
   }
 
   /** Launches and configures the provider of a provider resource and files it under its reference. */
@@ -70,7 +102,7 @@ export class ProviderRegistry {
     const existing = this.byRef.get(ref);
     if (existing) return existing;
     const p = (async () => {
-      const provider = await (launched ?? this.launch(pkg, versionOf(inputs)));
+      const provider = await (launched ?? this.launch(pkg, versionOf(inputs), pluginDownloadUrlOf(inputs)));
       await provider.configure({ urn, id, name: urnName(urn), type: `pulumi:providers:${pkg}` }, inputs, pkg);
       return provider;
     })();

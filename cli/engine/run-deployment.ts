@@ -3,6 +3,8 @@
  * serves the program, drives providers, persists after every mutating step, and reports the outcome. Success is the
  * engine's own verdict: a program can exit 0 after a step failed.
  */
+import { PluginAcquirer } from '../plugins/acquire.js';
+import { nodeRequiredPlugins, statePlugins } from '../plugins/required.js';
 import { BuiltinProvider, type StackReader } from './builtin-provider.js';
 import {
   DeploymentSerializer,
@@ -65,6 +67,15 @@ export interface DeploymentOptions {
    * deletes run, and the program gets SIGINT once the steps in progress are done.
    */
   signal?: AbortSignal;
+  /**
+   * Install missing plugins the run needs (default true; `PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION` still turns
+   * it into an error naming the install command).
+   */
+  acquirePlugins?: boolean;
+  /** One line per plugin download (start and finish). */
+  pluginProgress?: (line: string) => void;
+  /** The User-Agent of plugin downloads. */
+  userAgent?: string;
 }
 
 /** The base state holds operations an interrupted run left unfinished; only `refresh` may run on it. */
@@ -118,11 +129,25 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
   const snapshots = new SnapshotManager(base, serializer, journal ? undefined : persister, now, opts.minSaveIntervalMs ?? 20, journal);
   const env = opts.env ?? process.env;
   const { programDir } = programLocation(opts.program);
+  const acquirer = new PluginAcquirer({
+    env,
+    projectPlugins: opts.projectPlugins,
+    projectDir: opts.program.rootDir,
+    progress: opts.pluginProgress,
+    userAgent: opts.userAgent,
+  });
+  if (opts.acquirePlugins !== false) {
+    // Before the first step, as Pulumi does: what the program's packages declare and what the state's providers use.
+    const programPlugins = opts.kind === 'preview' || opts.kind === 'update' ? nodeRequiredPlugins(programDir) : [];
+    await acquirer.ensureAll([...programPlugins, ...statePlugins(base.resources)]);
+  }
   let executor: StepExecutor | undefined;
   const builtins = new BuiltinProvider(opts.readStack, (urn) => executor?.lookup(urn));
   let host: ProgramHost | undefined;
   const registry = new ProviderRegistry({
-    discovery: { programDir, projectPlugins: opts.projectPlugins, env },
+    discovery: { programDir, projectPlugins: opts.projectPlugins, projectDir: opts.program.rootDir, env },
+    acquirer: opts.acquirePlugins === false ? undefined : acquirer,
+    onWarning: (message) => events.diag?.({ severity: 'warning', message }),
     engineAddress: () => host!.address,
     rootDir: opts.program.rootDir,
     env,

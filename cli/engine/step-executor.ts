@@ -11,6 +11,7 @@ import type { PendingOperationType, ResourceState } from './deployment.js';
 import { deleteDependents } from './delete-order.js';
 import type { ChangeSummary, StepOp } from './events.js';
 import { ResourceInitError, type ResourceRef } from './provider-client.js';
+import { pluginDownloadUrlOf, withPluginDownloadUrl } from './provider-internals.js';
 import { defaultProviderUrn, ProviderRegistry, versionOf, type Provider } from './provider-registry.js';
 import {
   applyIgnoreChanges,
@@ -392,9 +393,9 @@ export class StepExecutor {
 
   private async registerProvider(goal: RegisterGoal, urn: string, old: ResourceState | undefined): Promise<RegisterResult> {
     const pkg = packageOfType(goal.type);
-    const inputs = resolveOutputValues(goal.inputs);
+    const inputs = withPluginDownloadUrl(resolveOutputValues(goal.inputs), goal.pluginDownloadURL);
     const ref: ResourceRef = { urn, name: goal.name, type: goal.type };
-    const launched = this.o.registry.launch(pkg, versionOf(inputs));
+    const launched = this.o.registry.launch(pkg, versionOf(inputs), pluginDownloadUrlOf(inputs));
     const provider = await launched;
     const checked = await provider.checkConfig(ref, old?.inputs ?? {}, inputs);
     if (checked.failures.length) throw new Error(`provider configuration is invalid: ${formatFailures(checked.failures)}`);
@@ -411,17 +412,18 @@ export class StepExecutor {
   }
 
   /** The default provider reference for a package and version, registering it on first use. */
-  private defaultProvider(pkg: string, version: string | undefined): Promise<string> {
-    const key = `${pkg}@${version ?? ''}`;
+  private defaultProvider(pkg: string, version: string | undefined, pluginDownloadURL?: string): Promise<string> {
+    const key = `${pkg}@${version ?? ''}@${pluginDownloadURL ?? ''}`;
     let p = this.defaults.get(key);
     if (!p) {
       p = (async () => {
-        const urn = defaultProviderUrn(this.o.stack, this.o.project, pkg, version);
+        const urn = defaultProviderUrn(this.o.stack, this.o.project, pkg, version, pluginDownloadURL);
         const goal: RegisterGoal = {
           type: `pulumi:providers:${pkg}`,
           name: urnName(urn),
           custom: true,
           inputs: defaultProviderInputs(pkg, this.o.config, version),
+          pluginDownloadURL,
           dependencies: [],
           propertyDependencies: {},
           ignoreChanges: [],
@@ -440,8 +442,8 @@ export class StepExecutor {
   }
 
   /** Resolves the provider of a resource: explicit reference, or the package's default provider. */
-  private async providerFor(type: string, explicit: string | undefined, version: string | undefined): Promise<{ ref: string; provider: Provider }> {
-    const ref = explicit || (await this.defaultProvider(packageOfType(type), version || undefined));
+  private async providerFor(type: string, explicit: string | undefined, version: string | undefined, pluginDownloadURL?: string): Promise<{ ref: string; provider: Provider }> {
+    const ref = explicit || (await this.defaultProvider(packageOfType(type), version || undefined, pluginDownloadURL || undefined));
     return { ref, provider: await this.providerByRef(ref) };
   }
 
@@ -456,7 +458,7 @@ export class StepExecutor {
   }
 
   private async registerCustom(goal: RegisterGoal, urn: string, old: ResourceState | undefined): Promise<RegisterResult> {
-    const { ref, provider } = await this.providerFor(goal.type, goal.provider, goal.version);
+    const { ref, provider } = await this.providerFor(goal.type, goal.provider, goal.version, goal.pluginDownloadURL);
     const alone = this.leftAlone(this.newState(goal, urn, { provider: ref }), old);
     if (alone) return alone;
     const rref: ResourceRef = { urn, name: goal.name, type: goal.type };

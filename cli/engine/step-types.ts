@@ -33,6 +33,8 @@ export interface RegisterGoal {
   propertyDependencies: Record<string, string[]>;
   provider?: string;
   version?: string;
+  /** The `pluginDownloadURL` resource option: where the provider plugin is downloaded from. */
+  pluginDownloadURL?: string;
   deleteBeforeReplace?: boolean;
   ignoreChanges: string[];
   replaceOnChanges: string[];

@@ -43,6 +43,12 @@ describe('requestFromEvent', () => {
     expect(requestFromEvent(event({ body: '{"a":"é"}' })).body.toString('utf8')).toBe('{"a":"é"}');
     expect(requestFromEvent(event()).body.length).toBe(0);
   });
+
+  it('gives the core the cookies payload v2 moved out of the headers', () => {
+    const request = requestFromEvent(event({ cookies: ['theme=dark', 'stackyard-session=abc'] }));
+
+    expect(request.headers.cookie).toBe('theme=dark; stackyard-session=abc');
+  });
 });
 
 describe('resultFromResponse', () => {
@@ -62,5 +68,12 @@ describe('resultFromResponse', () => {
       isBase64Encoded: false,
     });
     expect(resultFromResponse({ status: 200, headers: {}, body: Buffer.alloc(0) })).toMatchObject({ body: '', isBase64Encoded: false });
+  });
+
+  it('sets a cookie through payload v2 `cookies`, not a header', () => {
+    const result = resultFromResponse({ status: 200, headers: { 'set-cookie': 'stackyard-session=x; HttpOnly' }, body: Buffer.alloc(0) });
+
+    expect(result.cookies).toEqual(['stackyard-session=x; HttpOnly']);
+    expect(result.headers).not.toHaveProperty('set-cookie');
   });
 });

@@ -15,6 +15,8 @@ export function requestFromEvent(event: APIGatewayProxyEventV2): HttpRequest {
   for (const [name, value] of Object.entries(event.headers ?? {})) {
     if (value !== undefined) headers[name.toLowerCase()] = value;
   }
+  // Payload v2 moves the Cookie header into `cookies`; the core reads it as the one header browsers send.
+  if (event.cookies && event.cookies.length > 0) headers.cookie = event.cookies.join('; ');
   const body =
     event.body === undefined || event.body === null
       ? Buffer.alloc(0)
@@ -35,9 +37,12 @@ const TEXT_TYPE = /^(application\/(json|problem\+json)|text\/)/i;
 export function resultFromResponse(response: HttpResponse): APIGatewayProxyStructuredResultV2 {
   const binary =
     response.headers['content-encoding'] !== undefined || !TEXT_TYPE.test(response.headers['content-type'] ?? 'text/plain');
+  // Payload v2 sets cookies through `cookies`, not through a Set-Cookie header.
+  const { 'set-cookie': setCookie, ...headers } = response.headers;
   return {
     statusCode: response.status,
-    headers: response.headers,
+    headers,
+    ...(setCookie !== undefined ? { cookies: [setCookie] } : {}),
     body: response.body.length === 0 ? '' : response.body.toString(binary ? 'base64' : 'utf8'),
     isBase64Encoded: binary && response.body.length > 0,
   };

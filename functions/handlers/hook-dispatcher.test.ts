@@ -44,7 +44,7 @@ interface World {
   alice: Principal;
 }
 
-/** Services on the AWS adapters over the stand-ins (one table per test), with alice a member of acme. */
+/** Services on the AWS adapters over the stand-ins (one table per test), with alice an administrator of acme. */
 async function world(table: string): Promise<World> {
   const storage = createAwsStorage({ table, bucket: standIns.bucket, kmsKeyId: standIns.kmsKeyId });
   const services = createServices(storage, {
@@ -55,7 +55,7 @@ async function world(table: string): Promise<World> {
   const admin = await services.identity.authenticate(ADMIN_TOKEN);
   await services.identity.createUser(admin, { login: 'alice' });
   await services.identity.createOrg(admin, 'acme');
-  await services.identity.addMember(admin, 'acme', 'alice', 'member');
+  await services.identity.addMember(admin, 'acme', 'alice', 'admin');
   const { token } = await services.identity.createToken(admin, { login: 'alice', description: 'test' });
   return { storage, services, alice: await services.identity.authenticate(token) };
 }

@@ -1,5 +1,6 @@
 import { UnauthorizedError } from '../../shared/core/errors.js';
-import type { IdentityService, Principal } from '../../shared/core/service/types.js';
+import type { Principal, Services } from '../../shared/core/service/types.js';
+import { CSRF_HEADER, isSafeMethod, sessionCookie } from './console-session.js';
 import type { HttpRequest } from './types.js';
 
 /** The two schemes of the Pulumi service: `token <API token>` and `update-token <lease token>`. */
@@ -14,16 +15,23 @@ function credential(request: HttpRequest, scheme: AuthScheme): string | undefine
   return value === '' ? undefined : value;
 }
 
-/** `Authorization: token <t>` resolved to its principal; 401 when missing or unknown. */
-export async function authenticate(request: HttpRequest, identity: IdentityService): Promise<Principal> {
+/**
+ * The caller of an API-token route: `Authorization: token <t>`, or else the web console's session cookie, which
+ * must come with the session's CSRF token on anything but GET and HEAD. 401 when neither is there or valid.
+ */
+export async function authenticate(request: HttpRequest, services: Pick<Services, 'identity' | 'console'>): Promise<Principal> {
   const token = credential(request, 'token');
-  if (token === undefined) {
-    throw new UnauthorizedError(
-      'No credentials provided: send Authorization: token <access token> (pulumi login / stackyard login with a ' +
-        'token from your administrator).',
-    );
+  if (token !== undefined) return services.identity.authenticate(token);
+  const session = sessionCookie(request);
+  if (session !== undefined) {
+    const principal = await services.console.sessionPrincipal(session);
+    if (!isSafeMethod(request.method)) services.console.checkCsrf(session, request.headers[CSRF_HEADER]);
+    return principal;
   }
-  return identity.authenticate(token);
+  throw new UnauthorizedError(
+    'No credentials provided: send Authorization: token <access token> (pulumi login / stackyard login with a ' +
+      'token from your administrator).',
+  );
 }
 
 /**

@@ -31,7 +31,7 @@ export function createRouteContext(request: HttpRequest, params: Record<string, 
     services,
     rawBody,
     jsonBody: async () => parseJsonBody(await rawBody()),
-    principal: () => (principal ??= authenticate(request, services.identity)),
+    principal: () => (principal ??= authenticate(request, services)),
     updateToken: () => updateToken(request),
     stackRef: () =>
       validateStackRef({ org: params.orgName ?? '', project: params.projectName ?? '', stack: params.stackName ?? '' }),

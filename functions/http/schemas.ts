@@ -85,9 +85,39 @@ export const createUserSchema = z.object({
 
 export const createOrgSchema = z.object({ name: z.string('must be the organization name') });
 
+const ROLE = z.enum(['admin', 'member', 'viewer'], "must be 'admin', 'member' or 'viewer'");
+
 export const addMemberSchema = z.object({
   login: z.string('must be the login of the user to add'),
-  role: z.enum(['admin', 'member'], "must be 'admin' or 'member'"),
+  role: ROLE,
+});
+
+export const memberRoleSchema = z.object({ role: ROLE });
+
+export const orgSettingsSchema = z.object({
+  defaultStackPermission: z.enum(['none', 'read', 'write', 'admin'], "must be 'none', 'read', 'write' or 'admin'"),
+});
+
+export const createTeamSchema = z.object({
+  name: z.string('must be the team name'),
+  description: z.string().optional(),
+});
+
+/** Pulumi Cloud's team PATCH: `{"memberAction": "add"|"remove", "member": "<login>"}`. */
+export const teamMemberSchema = z.object({
+  memberAction: z.enum(['add', 'remove'], "must be 'add' or 'remove'"),
+  member: z.string('must be the login of the member'),
+});
+
+export const stackGrantSchema = z.object({
+  user: z.string().optional(),
+  team: z.string().optional(),
+  permission: z.enum(['read', 'write', 'admin'], "must be 'read', 'write', 'admin' or null").nullable(),
+});
+
+export const createOrgTokenSchema = z.object({
+  description: z.string('must describe what the token is for').min(1, 'must describe what the token is for'),
+  expiresInDays: z.number().positive('must be a positive number of days').optional(),
 });
 
 export const createTokenSchema = z.object({

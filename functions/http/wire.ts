@@ -1,4 +1,4 @@
-import type { UpdateStatusView } from '../../shared/core/service/types.js';
+import type { PrincipalToken, UpdateStatusView } from '../../shared/core/service/types.js';
 import type { StackRecord } from '../../shared/ports/stack-store.js';
 import type { UpdateRecord, UpdateStatus } from '../../shared/ports/update-store.js';
 import type { TokenRecord, UserRecord } from '../../shared/ports/identity-store.js';
@@ -75,6 +75,8 @@ export function updateInfo(update: UpdateRecord) {
     resourceChanges: update.resourceChanges ?? {},
     ...(update.resourceCount !== undefined ? { resourceCount: update.resourceCount } : {}),
     requestedBy: update.requestedBy,
+    // Beyond Pulumi's UpdateInfo (clients ignore unknown fields): the console shows who cancelled an update.
+    ...(update.cancelledBy !== undefined ? { cancelledBy: update.cancelledBy } : {}),
   };
 }
 
@@ -96,7 +98,18 @@ export function tokenView(token: TokenRecord) {
     id: token.id,
     description: token.description,
     login: token.login,
+    kind: token.kind ?? 'personal',
+    ...(token.org !== undefined ? { organization: token.org } : {}),
+    ...(token.team !== undefined ? { team: token.team } : {}),
+    ...(token.createdBy !== undefined ? { createdBy: token.createdBy } : {}),
     createdAt: seconds(token.createdAt),
     ...(token.expiresAt !== undefined ? { expiresAt: seconds(token.expiresAt) } : {}),
+    ...(token.lastUsedAt !== undefined ? { lastUsed: seconds(token.lastUsedAt) } : {}),
   };
+}
+
+/** `tokenInfo` of `GET /api/user`, which `pulumi whoami -v` prints for team and organization tokens. */
+export function tokenInfo(token: PrincipalToken | undefined) {
+  if (!token || token.kind === 'personal') return {};
+  return { tokenInfo: { name: token.description || token.id, organization: token.org ?? '', team: token.team ?? '' } };
 }

@@ -115,8 +115,9 @@ function lambdaContext(requestId: string): Context {
 
 function writeResult(response: ServerResponse, result: APIGatewayProxyStructuredResultV2, close: boolean): void {
   const body = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  if (result.cookies && result.cookies.length > 0) headers['set-cookie'] = result.cookies;
   headers['content-length'] = String(body.length);
   if (close) headers.connection = 'close';
   response.writeHead(result.statusCode ?? 200, headers);

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import { awsStorageOptionsFromEnv, createAwsStorage } from '../../shared/adapters/aws/index.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
@@ -10,6 +12,7 @@ import type { Services } from '../../shared/core/service/types.js';
 import type { Storage } from '../../shared/ports/index.js';
 import { createApiGatewayHandler, type ApiGatewayHandler } from '../handlers/api-gateway.js';
 import { createApi, routeGroup } from '../http/api.js';
+import { findConsoleAssets } from '../http/console-assets.js';
 import type { HandlerGroup } from '../http/router.js';
 import { createApiLogger } from '../logger.js';
 import { serveHookSettings, startHookDispatchLoop } from './hook-dispatch.js';
@@ -126,12 +129,13 @@ export async function createServer(options: ServeOptions): Promise<RunningServer
       }),
     );
 
+    const consoleAssets = findConsoleAssets(dirname(fileURLToPath(import.meta.url)));
     const handlers = new Map<HandlerGroup, ApiGatewayHandler>();
     const handlerFor = (group: HandlerGroup) => {
       let handler = handlers.get(group);
       if (!handler) {
         const logger = createApiLogger(group, { logLevel: serveLogLevel(options.env) });
-        const api = createApi({ services, logger });
+        const api = createApi({ services, logger, consoleAssets });
         handlers.set(group, (handler = createApiGatewayHandler(logger, () => api)));
       }
       return handler;
@@ -140,6 +144,7 @@ export async function createServer(options: ServeOptions): Promise<RunningServer
     server.on('request', createNodeListener((method, path) => handlerFor(routeGroup(method, path) ?? 'identity')));
     options.print(`Stackyard serves the Pulumi service API at ${url} (${options.storage} storage).`);
     options.print(`Log in with: pulumi login ${url}   (or: stackyard login ${url})`);
+    if (consoleAssets) options.print(`Web console: ${url}/   (or: stackyard console)`);
 
     return {
       url,

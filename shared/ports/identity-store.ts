@@ -1,3 +1,5 @@
+import type { DefaultStackPermission } from '../core/service/permissions.js';
+
 export interface UserRecord {
   login: string;
   name: string;
@@ -10,9 +12,24 @@ export interface UserRecord {
 export interface OrgRecord {
   name: string;
   createdAt: number;
+  /** What members may do on stacks they were given nothing on (absent = `write`, see docs/security.md). */
+  defaultStackPermission?: DefaultStackPermission;
 }
 
-export type OrgRole = 'admin' | 'member';
+/** `admin` manages the organization; `member` works on stacks; `viewer` only reads them. */
+export type OrgRole = 'admin' | 'member' | 'viewer';
+
+export const ORG_ROLES: readonly OrgRole[] = ['admin', 'member', 'viewer'];
+
+/** A team of an organization's members; stacks grant permissions to teams as to users. */
+export interface TeamRecord {
+  org: string;
+  name: string;
+  description: string;
+  /** Logins, sorted. */
+  members: string[];
+  createdAt: number;
+}
 
 export interface Membership {
   org: string;
@@ -20,16 +37,38 @@ export interface Membership {
   role: OrgRole;
 }
 
+/** Pulumi Cloud's token kinds: a user's own, a team's, an organization's. */
+export type TokenKind = 'personal' | 'team' | 'organization';
+
 export interface TokenRecord {
   /** Public id used to list and revoke (never the token itself). */
   id: string;
   /** SHA-256 hex of the token; the plaintext is never stored. */
   tokenHash: string;
+  /**
+   * The owner the token is listed under: the user's login for personal tokens, `tokenOwnerKey(…)` for team and
+   * organization tokens (contains a `.`, which logins never do, so the two never collide).
+   */
   login: string;
   description: string;
   createdAt: number;
   /** Epoch milliseconds; absent = no expiry. */
   expiresAt?: number;
+  /** Absent on tokens stored before kinds existed: personal. */
+  kind?: TokenKind;
+  /** The organization of a team or organization token. */
+  org?: string;
+  /** The team of a team token. */
+  team?: string;
+  /** Login of the user who created the token. */
+  createdBy?: string;
+  /** Epoch milliseconds of the last authenticated use (recorded at most once a minute). */
+  lastUsedAt?: number;
+}
+
+/** The listing owner of a team or organization token; logins never contain '.', so these cannot collide. */
+export function tokenOwnerKey(kind: Exclude<TokenKind, 'personal'>, org: string, team?: string): string {
+  return kind === 'organization' ? `${org}.org` : `${org}.team.${team ?? ''}`;
 }
 
 /**
@@ -54,4 +93,21 @@ export interface IdentityStore {
   listTokens(login: string): Promise<TokenRecord[]>;
   /** Removes the token; `NotFoundError` if this user has no token with that id. */
   revokeToken(login: string, id: string): Promise<void>;
+  /** Sets `lastUsedAt` when the stored one is older than `at - minIntervalMs` (or absent); never fails a request. */
+  touchToken(tokenHash: string, at: number, minIntervalMs: number): Promise<void>;
+  /** Changes a member's role; `NotFoundError` if the user is not a member (one conditional write). */
+  setMemberRole(org: string, login: string, role: OrgRole): Promise<void>;
+  /** `NotFoundError` if the user is not a member. */
+  removeMember(org: string, login: string): Promise<void>;
+  /** The organization's members, sorted by login. */
+  listMembers(org: string): Promise<Membership[]>;
+  /** `NotFoundError` for a missing organization (one conditional write). */
+  setDefaultStackPermission(org: string, permission: DefaultStackPermission): Promise<void>;
+  /** Create-if-absent (`ConflictError`). */
+  createTeam(team: TeamRecord): Promise<void>;
+  getTeam(org: string, name: string): Promise<TeamRecord>;
+  listTeams(org: string): Promise<TeamRecord[]>;
+  deleteTeam(org: string, name: string): Promise<void>;
+  /** Adds or removes one member atomically (no read-modify-write); `NotFoundError` for a missing team. */
+  changeTeamMember(org: string, name: string, login: string, action: 'add' | 'remove'): Promise<void>;
 }

@@ -5,9 +5,12 @@ export type * from './lease-store.js';
 export type * from './key-service.js';
 export type * from './identity-store.js';
 export type * from './hook-store.js';
+export type * from './console-session-store.js';
 export { INFLATE_CHUNK_BYTES, MAX_OBJECT_BYTES } from './checkpoint-store.js';
+export { ORG_ROLES, tokenOwnerKey } from './identity-store.js';
 
 import type { CheckpointStore } from './checkpoint-store.js';
+import type { ConsoleSessionStore } from './console-session-store.js';
 import type { HookStore } from './hook-store.js';
 import type { IdentityStore } from './identity-store.js';
 import type { KeyService } from './key-service.js';
@@ -24,6 +27,7 @@ export interface Storage {
   keys: KeyService;
   identity: IdentityStore;
   hooks: HookStore;
+  consoleSessions: ConsoleSessionStore;
   /** Releases clients, timers and file handles. */
   close(): Promise<void>;
 }

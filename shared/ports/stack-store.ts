@@ -1,3 +1,4 @@
+import type { StackPermission } from '../core/service/permissions.js';
 import type { StackRef } from '../core/names.js';
 import type { OutboxEvent } from './hook-store.js';
 
@@ -21,6 +22,10 @@ export interface StackRecord extends StackRef {
   currentCheckpoint?: string;
   /** The update currently running (non-dry-run), if any. */
   activeUpdate?: string;
+  /** Grant subject (`user:<login>`, `team:<name>`) of whoever created the stack; it holds `admin` on it. */
+  createdBy?: string;
+  /** Permissions given on this stack, by grant subject; they move with the stack on rename. */
+  grants?: Record<string, StackPermission>;
 }
 
 export interface NewStack extends StackRef {
@@ -29,6 +34,8 @@ export interface NewStack extends StackRef {
   createdAt: number;
   encryptedDataKey?: string;
   currentCheckpoint?: string;
+  createdBy?: string;
+  grants?: Record<string, StackPermission>;
 }
 
 /** Fields a caller may change; `null` removes an optional field. */
@@ -40,6 +47,8 @@ export interface StackChanges {
   encryptedDataKey?: string | null;
   currentCheckpoint?: string | null;
   activeUpdate?: string | null;
+  /** Replaces all grants (conditional on the revision like every change). */
+  grants?: Record<string, StackPermission>;
 }
 
 export interface ListStacksQuery {

@@ -33,6 +33,8 @@ export interface UpdateRecord {
    * deployment of `version`; absent when the stack had no state at all.
    */
   checkpoint?: string;
+  /** Login of the user who cancelled it (`status: cancelled` by `cancel`; absent when its own client stopped it). */
+  cancelledBy?: string;
   /** SHA-256 hex of the token that completed the update, so a retried `complete` with that token is answered OK. */
   completedTokenHash?: string;
   /** Optimistic-concurrency counter: every successful write bumps it by one. */
@@ -53,6 +55,7 @@ export type UpdateChanges = Partial<
     | 'checkpointCount'
     | 'checkpoint'
     | 'completedTokenHash'
+    | 'cancelledBy'
   >
 >;
 

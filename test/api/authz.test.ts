@@ -1,82 +1,186 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../functions/http/routes/index.js';
+import { ORG_ACTIONS, STACK_ACTIONS, type OrgAction, type StackAction, type StackPermission } from '../../shared/core/service/permissions.js';
+import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
 import { failed, ok, PulumiWire, type Auth } from './pulumi-wire.js';
 import { startServe, type ServeProcess } from './serve-process.js';
 import { createAndStart, createStack, deployment, engineEvents, runUpdate, stackPath, type Ref } from './wire-fixtures.js';
 
 /**
- * Every route of the API, called with each kind of wrong credential: none, an unknown token, a token of a user
- * outside the stack's organization, and (on update-token routes) a stale or foreign update token. Each must be
- * refused with 401, 404 or 403 as the Pulumi CLI expects, and none may change anything.
+ * The authorization matrix: every route of the API × every kind of caller — an organization admin, members holding
+ * read, write and admin on the stack (the organization's default is `none`), a viewer, a team token (its team holds
+ * write), an organization token, an expired and a revoked token, a user of another organization, no credentials,
+ * and on the update-token routes stale and foreign update tokens — on both storage modes. Each refused call must get
+ * the status the permission table (shared/core/service/permissions.ts) gives, and none may change anything. Allowed
+ * reads are made and must succeed; allowed writes are not made here (they would change the state the refusals are
+ * checked against) and are exercised by the route suites and shared/core/service/access-service.test.ts.
  */
 
-let serve: ServeProcess;
-let wire: PulumiWire;
-let alice: string;
-let aliceTokenId: string;
-let bob: string;
-/** acme/proj/dev, with state, a completed update (stale token) and a live update. */
-const dev: Ref = { org: 'acme', project: 'proj', stack: 'dev' };
-/** acme/proj/other, with a live update whose token is foreign to dev. */
-const other: Ref = { org: 'acme', project: 'proj', stack: 'other' };
-let liveUpdateId: string;
-let liveToken: string;
-let staleToken: string;
-let foreignToken: string;
-let before: string;
+/** What a route needs, by the permission table. */
+type Access =
+  | { any: true }
+  | { siteAdmin: true }
+  | { personalTokens: true }
+  | { project: true }
+  | { stack: StackAction }
+  | { org: OrgAction }
+  | { lease: true };
 
-/** Update-token routes (pulumi-service-api.md §3.4, LEASE). */
-const LEASE_ROUTE = /\/update\/\{updateId\}\/(renew_lease|checkpoint|checkpointverbatim|checkpointdelta|journalentries|events\/batch|complete)$/;
+const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
+const UPDATE = `${STACK}/update/{updateId}`;
+const ORG = '/api/orgs/{orgName}';
 
-/** What an outsider (authenticated, not in acme, not an administrator) gets from the routes outside /api/stacks. */
-const OUTSIDER_STATUS: Record<string, number> = {
-  'GET /api/user': 200,
-  'GET /api/user/organizations/default': 200,
-  'GET /api/capabilities': 200,
-  'GET /api/registry/packages': 200,
-  'GET /api/user/stacks': 200,
-  'GET /api/orgs': 200,
-  'POST /api/users': 403,
-  'POST /api/orgs': 403,
-  'POST /api/orgs/{orgName}/members': 404,
-  'POST /api/user/tokens': 403,
-  'GET /api/user/tokens': 403,
-  'DELETE /api/user/tokens/{tokenId}': 403,
-  'GET /api/orgs/{orgName}/hooks': 404,
-  'POST /api/orgs/{orgName}/hooks': 404,
-  'GET /api/orgs/{orgName}/hooks/{hookName}': 404,
-  'DELETE /api/orgs/{orgName}/hooks/{hookName}': 404,
-  'GET /api/orgs/{orgName}/hooks/{hookName}/deliveries': 404,
-  'POST /api/orgs/{orgName}/hooks/{hookName}/ping': 404,
-  'POST /api/orgs/{orgName}/hooks/{hookName}/deliveries/{deliveryId}/redeliver': 404,
+/** Every route's requirement; a route missing here fails the matrix (add it when you add a route). */
+const ROUTE_ACCESS: Record<string, Access> = {
+  'GET /api/user': { any: true },
+  'GET /api/user/organizations/default': { any: true },
+  'GET /api/capabilities': { any: true },
+  'GET /api/registry/packages': { any: true },
+  'GET /api/user/stacks': { any: true },
+  'GET /api/orgs': { any: true },
+  'POST /api/users': { siteAdmin: true },
+  'POST /api/orgs': { siteAdmin: true },
+  'POST /api/user/tokens': { personalTokens: true },
+  'GET /api/user/tokens': { personalTokens: true },
+  'DELETE /api/user/tokens/{tokenId}': { personalTokens: true },
+  'HEAD /api/stacks/{orgName}/{projectName}': { project: true },
+  'POST /api/stacks/{orgName}/{projectName}': { org: 'create-stack' },
+  [`GET ${STACK}`]: { stack: 'view' },
+  [`DELETE ${STACK}`]: { stack: 'delete' },
+  [`POST ${STACK}/rename`]: { stack: 'rename' },
+  [`PATCH ${STACK}/tags`]: { stack: 'tags' },
+  [`GET ${STACK}/export`]: { stack: 'export' },
+  [`GET ${STACK}/export/{version}`]: { stack: 'export' },
+  [`POST ${STACK}/import`]: { stack: 'import' },
+  [`POST ${STACK}/rollback`]: { stack: 'restore' },
+  [`POST ${STACK}/history`]: { stack: 'restore' },
+  [`GET ${STACK}/updates`]: { stack: 'history' },
+  [`GET ${STACK}/updates/latest`]: { stack: 'history' },
+  [`POST ${STACK}/update`]: { stack: 'update' },
+  [`POST ${STACK}/preview`]: { stack: 'update' },
+  [`POST ${STACK}/refresh`]: { stack: 'update' },
+  [`POST ${STACK}/destroy`]: { stack: 'update' },
+  [`POST ${UPDATE}`]: { stack: 'update' },
+  [`GET ${UPDATE}`]: { stack: 'view' },
+  [`POST ${UPDATE}/renew_lease`]: { lease: true },
+  [`PATCH ${UPDATE}/checkpoint`]: { lease: true },
+  [`PATCH ${UPDATE}/checkpointverbatim`]: { lease: true },
+  [`PATCH ${UPDATE}/checkpointdelta`]: { lease: true },
+  [`PATCH ${UPDATE}/journalentries`]: { lease: true },
+  [`POST ${UPDATE}/events/batch`]: { lease: true },
+  [`POST ${UPDATE}/complete`]: { lease: true },
+  [`POST ${UPDATE}/cancel`]: { stack: 'cancel' },
+  [`POST ${STACK}/encrypt`]: { stack: 'encrypt' },
+  [`POST ${STACK}/batch-encrypt`]: { stack: 'encrypt' },
+  [`POST ${STACK}/decrypt`]: { stack: 'decrypt' },
+  [`POST ${STACK}/batch-decrypt`]: { stack: 'decrypt' },
+  [`POST ${STACK}/decrypt/log-decryption`]: { stack: 'view' },
+  [`POST ${STACK}/decrypt/log-batch-decryption`]: { stack: 'view' },
+  [`GET ${ORG}/hooks`]: { org: 'read-hooks' },
+  [`POST ${ORG}/hooks`]: { org: 'manage-hooks' },
+  [`GET ${ORG}/hooks/{hookName}`]: { org: 'read-hooks' },
+  [`DELETE ${ORG}/hooks/{hookName}`]: { org: 'manage-hooks' },
+  [`GET ${ORG}/hooks/{hookName}/deliveries`]: { org: 'read-hooks' },
+  [`POST ${ORG}/hooks/{hookName}/ping`]: { org: 'manage-hooks' },
+  [`POST ${ORG}/hooks/{hookName}/deliveries/{deliveryId}/redeliver`]: { org: 'manage-hooks' },
+  [`GET ${STACK}/hooks`]: { stack: 'read-hooks' },
+  [`POST ${STACK}/hooks`]: { stack: 'manage-hooks' },
+  [`GET ${STACK}/hooks/{hookName}`]: { stack: 'read-hooks' },
+  [`DELETE ${STACK}/hooks/{hookName}`]: { stack: 'manage-hooks' },
+  [`GET ${STACK}/hooks/{hookName}/deliveries`]: { stack: 'read-hooks' },
+  [`POST ${STACK}/hooks/{hookName}/ping`]: { stack: 'manage-hooks' },
+  [`POST ${STACK}/hooks/{hookName}/deliveries/{deliveryId}/redeliver`]: { stack: 'manage-hooks' },
+  [`POST ${ORG}/members`]: { org: 'manage-members' },
+  [`GET ${ORG}/members`]: { org: 'manage-members' },
+  [`PATCH ${ORG}/members/{userLogin}`]: { org: 'manage-members' },
+  [`DELETE ${ORG}/members/{userLogin}`]: { org: 'manage-members' },
+  [`PATCH ${ORG}/settings`]: { org: 'manage-settings' },
+  [`GET ${ORG}/teams`]: { org: 'manage-teams' },
+  [`POST ${ORG}/teams`]: { org: 'manage-teams' },
+  [`PATCH ${ORG}/teams/{teamName}`]: { org: 'manage-teams' },
+  [`DELETE ${ORG}/teams/{teamName}`]: { org: 'manage-teams' },
+  [`POST ${ORG}/tokens`]: { org: 'manage-tokens' },
+  [`GET ${ORG}/tokens`]: { org: 'manage-tokens' },
+  [`DELETE ${ORG}/tokens/{tokenId}`]: { org: 'manage-tokens' },
+  [`POST ${ORG}/teams/{teamName}/tokens`]: { org: 'manage-tokens' },
+  [`GET ${ORG}/teams/{teamName}/tokens`]: { org: 'manage-tokens' },
+  [`DELETE ${ORG}/teams/{teamName}/tokens/{tokenId}`]: { org: 'manage-tokens' },
+  [`GET ${STACK}/permissions`]: { stack: 'view' },
+  [`PATCH ${STACK}/permissions`]: { stack: 'manage-permissions' },
+  // The web console: sign-in takes its credentials from the body only; a session, sign-out and login codes are the
+  // caller's own; the reads follow the stack and organization rules of the CLI's routes.
+  'POST /api/console/sessions': { any: true },
+  'GET /api/console/session': { any: true },
+  'DELETE /api/console/session': { any: true },
+  'POST /api/console/login-codes': { any: true },
+  'GET /api/console/orgs/{orgName}/stacks': { org: 'list-stacks' },
+  'GET /api/console/stacks/{orgName}/{projectName}/{stackName}': { stack: 'view' },
+  [`GET ${STACK}/updates/{version}`]: { stack: 'history' },
+  [`GET ${UPDATE}/events`]: { stack: 'history' },
 };
+
+/** The callers of the matrix. `stack` is what each holds on acme/proj/dev; `role` its organization role. */
+interface Caller {
+  name: string;
+  token: string;
+  stack?: StackPermission;
+  role?: 'admin' | 'member' | 'viewer';
+  kind: 'personal' | 'team' | 'organization' | 'outsider';
+}
+
+const RANK = { read: 1, write: 2, admin: 3 } as const;
+const ROLE_RANK = { viewer: 1, member: 2, admin: 3 } as const;
+
+/** The status the permission table gives a caller on a route: 'allowed', or the refusal status. */
+function expected(access: Access, caller: Caller): 'allowed' | number {
+  if ('any' in access) return 'allowed';
+  if ('siteAdmin' in access) return 403;
+  if ('personalTokens' in access) {
+    // The matrix acts on alice's tokens (?login=alice): alice herself, or a site administrator.
+    return caller.kind === 'personal' && caller.name === 'org admin alice' ? 'allowed' : 403;
+  }
+  if ('project' in access) return caller.kind === 'outsider' ? 404 : 'allowed';
+  if ('stack' in access) {
+    const needed = STACK_ACTIONS[access.stack];
+    if (!caller.stack) return 404;
+    return RANK[caller.stack] >= RANK[needed] ? 'allowed' : 403;
+  }
+  if ('org' in access) {
+    if (caller.kind === 'outsider') return 404;
+    if (caller.kind === 'team' || caller.kind === 'organization') {
+      return access.org === 'create-stack' || access.org === 'list-stacks' ? 'allowed' : 403;
+    }
+    return ROLE_RANK[caller.role!] >= ROLE_RANK[ORG_ACTIONS[access.org]] ? 'allowed' : 403;
+  }
+  throw new Error('lease routes are checked separately');
+}
 
 /** The hook the hook routes act on (org and stack scope alike); inactive, so nothing is ever sent to it. */
 const HOOK = { name: 'watch', url: 'https://ci.example.com/stackyard', secret: 'hook-secret-value', active: false };
 
-function concretePath(path: string): string {
-  const filled = path
-    .replace('{orgName}', dev.org)
-    .replace('{projectName}', dev.project)
-    .replace('{stackName}', dev.stack)
-    .replace('{updateId}', liveUpdateId)
-    .replace('{version}', '1')
-    .replace('{tokenId}', aliceTokenId)
-    .replace('{hookName}', HOOK.name)
-    .replace('{deliveryId}', '0000000000000-0000000000000000');
-  // Token routes act on alice's tokens; the organization route on acme.
-  return /\/api\/user\/tokens/.test(path) ? `${filled}?login=alice` : filled;
-}
+const dev: Ref = { org: 'acme', project: 'proj', stack: 'dev' };
+const other: Ref = { org: 'acme', project: 'proj', stack: 'other' };
 
 /** A valid body for each route, so that only the credentials are wrong. */
-function bodyFor(method: string, path: string): unknown {
+function bodyFor(url: string, method: string, path: string): unknown {
   const key = `${method} ${path}`;
   const suffix = path.split('/').pop();
-  if (key === 'POST /api/users') return { login: 'mallory' };
-  if (key === 'POST /api/orgs') return { name: 'evil-corp' };
-  if (key === 'POST /api/orgs/{orgName}/members') return { login: 'bob', role: 'admin' };
-  if (key === 'POST /api/user/tokens') return { description: 'stolen', login: 'alice' };
-  if (key === 'POST /api/stacks/{orgName}/{projectName}') return { stackName: 'intruder' };
+  const bodies: Record<string, unknown> = {
+    'POST /api/users': { login: 'mallory' },
+    'POST /api/orgs': { name: 'evil-corp' },
+    'POST /api/orgs/{orgName}/members': { login: 'bob', role: 'admin' },
+    'POST /api/user/tokens': { description: 'stolen', login: 'alice' },
+    'POST /api/stacks/{orgName}/{projectName}': { stackName: 'intruder' },
+    [`PATCH ${ORG}/members/{userLogin}`]: { role: 'admin' },
+    [`PATCH ${ORG}/settings`]: { defaultStackPermission: 'admin' },
+    [`POST ${ORG}/teams`]: { name: 'intruders' },
+    [`PATCH ${ORG}/teams/{teamName}`]: { memberAction: 'add', member: 'viewer' },
+    [`POST ${ORG}/tokens`]: { description: 'stolen' },
+    [`POST ${ORG}/teams/{teamName}/tokens`]: { description: 'stolen' },
+    [`PATCH ${STACK}/permissions`]: { user: 'viewer', permission: 'admin' },
+    'POST /api/console/login-codes': { path: '/acme/proj/dev' },
+  };
+  if (key in bodies) return bodies[key];
   switch (suffix) {
     case 'hooks':
       return method === 'POST' ? { name: 'intruder', url: 'https://evil.example.com/hook' } : undefined;
@@ -85,7 +189,11 @@ function bodyFor(method: string, path: string): unknown {
     case 'tags':
       return { 'pulumi:project': dev.project, owner: 'mallory' };
     case 'import':
-      return deployment(serve.url, dev, 0);
+      return deployment(url, dev, 0);
+    case 'rollback':
+      return { version: 1 };
+    case 'history':
+      return { version: 99, kind: 'update', result: 'succeeded', startTime: 1, endTime: 2 };
     case 'update':
     case 'preview':
     case 'refresh':
@@ -96,9 +204,9 @@ function bodyFor(method: string, path: string): unknown {
     case 'renew_lease':
       return { token: '', duration: 300 };
     case 'checkpoint':
-      return { isInvalid: false, ...deployment(serve.url, dev, 0) };
+      return { isInvalid: false, ...deployment(url, dev, 0) };
     case 'checkpointverbatim':
-      return { version: 3, untypedDeployment: deployment(serve.url, dev, 0), sequenceNumber: 1 };
+      return { version: 3, untypedDeployment: deployment(url, dev, 0), sequenceNumber: 1 };
     case 'checkpointdelta':
       return { version: 3, checkpointHash: '0'.repeat(64), sequenceNumber: 2, deploymentDelta: [] };
     case 'journalentries':
@@ -124,101 +232,208 @@ function bodyFor(method: string, path: string): unknown {
   }
 }
 
-/** Everything the matrix could have changed, as alice and the administrator see it. */
-async function snapshot(): Promise<string> {
-  const asAlice = { token: alice };
-  const asAdmin = { token: serve.adminToken };
-  const reads = await Promise.all([
-    wire.call('GET', stackPath(dev), { auth: asAlice }),
-    wire.call('GET', `${stackPath(dev)}/export`, { auth: asAlice }),
-    wire.call('GET', `${stackPath(dev)}/updates`, { auth: asAlice }),
-    wire.call('GET', stackPath(other), { auth: asAlice }),
-    wire.call('GET', '/api/user/stacks', { auth: asAlice }),
-    wire.call('GET', '/api/orgs', { auth: asAdmin }),
-    wire.call('GET', '/api/user/tokens?login=alice', { auth: asAdmin }),
-    wire.call('GET', '/api/user/tokens?login=bob', { auth: asAdmin }),
-    wire.call('GET', `${stackPath(dev)}/update/${liveUpdateId}`, { auth: asAlice }),
-    wire.call('GET', '/api/orgs/acme/hooks', { auth: asAlice }),
-    wire.call('GET', `${stackPath(dev)}/hooks`, { auth: asAlice }),
-  ]);
-  return JSON.stringify(reads.map((read) => ok(read)));
-}
+describe.each(['local', 'aws'] as const)('authorization of every route (%s storage)', (storage) => {
+  let standIns: AwsStandIns | undefined;
+  let serve: ServeProcess;
+  let wire: PulumiWire;
+  const ids: Record<string, string> = {};
+  const callers: Caller[] = [];
+  let aliceToken: string;
+  let expiredToken: string;
+  let revokedToken: string;
+  let liveUpdateId: string;
+  let liveToken: string;
+  let staleToken: string;
+  let foreignToken: string;
+  let before: string;
 
-beforeAll(async () => {
-  serve = await startServe({ storage: 'local' });
-  wire = new PulumiWire(serve.url);
-  const admin = { token: serve.adminToken };
-  ok(await wire.call('POST', '/api/users', { auth: admin, body: { login: 'alice' } }), 201);
-  ok(await wire.call('POST', '/api/users', { auth: admin, body: { login: 'bob' } }), 201);
-  ok(await wire.call('POST', '/api/orgs', { auth: admin, body: { name: 'acme' } }), 201);
-  ok(await wire.call('POST', '/api/orgs/acme/members', { auth: admin, body: { login: 'alice', role: 'admin' } }), 201);
-  const aliceToken = ok(await wire.call('POST', '/api/user/tokens', { auth: admin, body: { description: 'alice', login: 'alice' } }), 201);
-  alice = aliceToken.tokenValue;
-  aliceTokenId = aliceToken.id;
-  bob = ok(await wire.call('POST', '/api/user/tokens', { auth: admin, body: { description: 'bob', login: 'bob' } }), 201).tokenValue;
+  function concretePath(path: string): string {
+    const tokenId = path.includes('/teams/') ? ids.teamToken : path.startsWith('/api/orgs/') ? ids.orgToken : ids.aliceToken;
+    const filled = path
+      .replace('{orgName}', dev.org)
+      .replace('{projectName}', dev.project)
+      .replace('{stackName}', dev.stack)
+      .replace('{updateId}', liveUpdateId)
+      .replace('{version}', '1')
+      .replace('{tokenId}', tokenId!)
+      .replace('{hookName}', HOOK.name)
+      .replace('{teamName}', 'ci')
+      .replace('{userLogin}', 'mwrite')
+      .replace('{deliveryId}', '0000000000000-0000000000000000');
+    // Personal token routes act on alice's tokens.
+    return /\/api\/user\/tokens/.test(path) ? `${filled}?login=alice` : filled;
+  }
 
-  await createStack(wire, alice, dev);
-  await createStack(wire, alice, other);
-  const finished = await createAndStart(wire, alice, dev, 'update', { dryRun: false });
-  ok(await wire.call('PATCH', `${stackPath(dev)}/update/${finished.updateId}/checkpoint`, { auth: { updateToken: finished.leaseToken }, body: { isInvalid: false, ...deployment(serve.url, dev, 2) } }));
-  ok(await wire.call('POST', `${stackPath(dev)}/update/${finished.updateId}/complete`, { auth: { updateToken: finished.leaseToken }, body: { status: 'succeeded' } }));
-  staleToken = finished.leaseToken;
-  await runUpdate(wire, alice, dev, 'update', { dryRun: false, checkpoints: [deployment(serve.url, dev, 3)] });
-  ok(await wire.call('POST', `${stackPath(dev)}/encrypt`, { auth: { token: alice }, body: { plaintext: 'aGk=' } }));
-  const live = await createAndStart(wire, alice, dev, 'update', { dryRun: false });
-  liveUpdateId = live.updateId;
-  liveToken = live.leaseToken;
-  foreignToken = (await createAndStart(wire, alice, other, 'update', { dryRun: false })).leaseToken;
-  ok(await wire.call('POST', '/api/orgs/acme/hooks', { auth: { token: alice }, body: HOOK }), 201);
-  ok(await wire.call('POST', `${stackPath(dev)}/hooks`, { auth: { token: alice }, body: HOOK }), 201);
-  before = await snapshot();
-});
+  /** Everything the matrix could have changed, as alice (organization admin) and the site administrator see it. */
+  async function snapshot(): Promise<string> {
+    const asAlice = { token: aliceToken };
+    const asAdmin = { token: serve.adminToken };
+    const reads = await Promise.all([
+      wire.call('GET', stackPath(dev), { auth: asAlice }),
+      wire.call('GET', `${stackPath(dev)}/export`, { auth: asAlice }),
+      wire.call('GET', `${stackPath(dev)}/updates`, { auth: asAlice }),
+      wire.call('GET', `${stackPath(dev)}/permissions`, { auth: asAlice }),
+      wire.call('GET', stackPath(other), { auth: asAlice }),
+      wire.call('GET', '/api/user/stacks', { auth: asAlice }),
+      wire.call('GET', '/api/orgs', { auth: asAdmin }),
+      wire.call('GET', '/api/user/tokens?login=alice', { auth: asAdmin }),
+      wire.call('GET', '/api/user/tokens?login=bob', { auth: asAdmin }),
+      wire.call('GET', `${stackPath(dev)}/update/${liveUpdateId}`, { auth: asAlice }),
+      wire.call('GET', '/api/orgs/acme/hooks', { auth: asAlice }),
+      wire.call('GET', `${stackPath(dev)}/hooks`, { auth: asAlice }),
+      wire.call('GET', '/api/orgs/acme/members', { auth: asAlice }),
+      wire.call('GET', '/api/orgs/acme/teams', { auth: asAlice }),
+      wire.call('GET', '/api/orgs/acme/tokens', { auth: asAlice }),
+      wire.call('GET', '/api/orgs/acme/teams/ci/tokens', { auth: asAlice }),
+    ]);
+    // Last use is bookkeeping the matrix's own (refused) calls update; everything else must stay the same.
+    return JSON.stringify(reads.map((read) => ok(read)), (key, value) => (key === 'lastUsed' ? undefined : value));
+  }
 
-afterAll(async () => {
-  wire?.close();
-  await serve?.stop();
-});
+  beforeAll(async () => {
+    if (storage === 'aws') standIns = await startAwsStandIns();
+    serve = await startServe({ storage, ...(standIns ? { env: standIns.env } : {}) });
+    wire = new PulumiWire(serve.url);
+    const admin = { token: serve.adminToken };
+    const userToken = async (login: string, expiresInDays?: number) => {
+      const created = ok(await wire.call('POST', '/api/user/tokens', { auth: admin, body: { description: login, login, expiresInDays } }), 201);
+      return created as { id: string; tokenValue: string };
+    };
+    ok(await wire.call('POST', '/api/orgs', { auth: admin, body: { name: 'acme' } }), 201);
+    ok(await wire.call('POST', '/api/orgs', { auth: admin, body: { name: 'globex' } }), 201);
+    const members: [string, 'admin' | 'member' | 'viewer', string][] = [
+      ['alice', 'admin', 'acme'],
+      ['mread', 'member', 'acme'],
+      ['mwrite', 'member', 'acme'],
+      ['madmin', 'member', 'acme'],
+      ['viewer', 'viewer', 'acme'],
+      ['bob', 'admin', 'globex'],
+    ];
+    const tokens: Record<string, string> = {};
+    for (const [login, role, org] of members) {
+      ok(await wire.call('POST', '/api/users', { auth: admin, body: { login } }), 201);
+      ok(await wire.call('POST', `/api/orgs/${org}/members`, { auth: admin, body: { login, role } }), 201);
+      const created = await userToken(login);
+      tokens[login] = created.tokenValue;
+      if (login === 'alice') ids.aliceToken = created.id;
+    }
+    aliceToken = tokens.alice!;
+    const asAlice = { token: aliceToken };
+    ok(await wire.call('PATCH', '/api/orgs/acme/settings', { auth: asAlice, body: { defaultStackPermission: 'none' } }));
+    ok(await wire.call('POST', '/api/orgs/acme/teams', { auth: asAlice, body: { name: 'ci' } }), 201);
+    const teamToken = ok(await wire.call('POST', '/api/orgs/acme/teams/ci/tokens', { auth: asAlice, body: { description: 'ci deploys' } }), 201);
+    const orgToken = ok(await wire.call('POST', '/api/orgs/acme/tokens', { auth: asAlice, body: { description: 'automation' } }), 201);
+    ids.teamToken = teamToken.id;
+    ids.orgToken = orgToken.id;
+    // Valid for one second: long past by the time the matrix runs.
+    expiredToken = (await userToken('alice', 1 / 86_400)).tokenValue;
+    const expiresAt = Date.now() + 1_000;
+    const revoked = await userToken('alice');
+    ok(await wire.call('DELETE', `/api/user/tokens/${revoked.id}?login=alice`, { auth: admin }));
+    revokedToken = revoked.tokenValue;
 
-describe('authorization of every route', () => {
+    await createStack(wire, aliceToken, dev);
+    await createStack(wire, aliceToken, other);
+    for (const [subject, permission] of [
+      [{ user: 'mread' }, 'read'],
+      [{ user: 'mwrite' }, 'write'],
+      [{ user: 'madmin' }, 'admin'],
+      [{ team: 'ci' }, 'write'],
+    ] as const) {
+      ok(await wire.call('PATCH', `${stackPath(dev)}/permissions`, { auth: asAlice, body: { ...subject, permission } }));
+    }
+    const finished = await createAndStart(wire, aliceToken, dev, 'update', { dryRun: false });
+    ok(await wire.call('PATCH', `${stackPath(dev)}/update/${finished.updateId}/checkpoint`, { auth: { updateToken: finished.leaseToken }, body: { isInvalid: false, ...deployment(serve.url, dev, 2) } }));
+    ok(await wire.call('POST', `${stackPath(dev)}/update/${finished.updateId}/complete`, { auth: { updateToken: finished.leaseToken }, body: { status: 'succeeded' } }));
+    staleToken = finished.leaseToken;
+    await runUpdate(wire, aliceToken, dev, 'update', { dryRun: false, checkpoints: [deployment(serve.url, dev, 3)] });
+    ok(await wire.call('POST', `${stackPath(dev)}/encrypt`, { auth: asAlice, body: { plaintext: 'aGk=' } }));
+    const live = await createAndStart(wire, aliceToken, dev, 'update', { dryRun: false });
+    liveUpdateId = live.updateId;
+    liveToken = live.leaseToken;
+    foreignToken = (await createAndStart(wire, aliceToken, other, 'update', { dryRun: false })).leaseToken;
+    ok(await wire.call('POST', '/api/orgs/acme/hooks', { auth: asAlice, body: HOOK }), 201);
+    ok(await wire.call('POST', `${stackPath(dev)}/hooks`, { auth: asAlice, body: HOOK }), 201);
+
+    callers.push(
+      { name: 'org admin alice', token: aliceToken, stack: 'admin', role: 'admin', kind: 'personal' },
+      { name: 'member with read', token: tokens.mread!, stack: 'read', role: 'member', kind: 'personal' },
+      { name: 'member with write', token: tokens.mwrite!, stack: 'write', role: 'member', kind: 'personal' },
+      { name: 'member with admin', token: tokens.madmin!, stack: 'admin', role: 'member', kind: 'personal' },
+      { name: 'viewer', token: tokens.viewer!, stack: 'read', role: 'viewer', kind: 'personal' },
+      { name: 'team token (team holds write)', token: teamToken.tokenValue, stack: 'write', kind: 'team' },
+      { name: 'organization token', token: orgToken.tokenValue, stack: 'admin', kind: 'organization' },
+      { name: 'admin of another organization', token: tokens.bob!, kind: 'outsider' },
+    );
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt + 100 - Date.now())));
+    before = await snapshot();
+  });
+
+  afterAll(async () => {
+    wire?.close();
+    await serve?.stop();
+    await standIns?.stop();
+  });
+
   const routes = API_ROUTES.map((route) => ({ name: `${route.method} ${route.path}`, route }));
 
-  it.each(routes)('$name refuses wrong credentials', async ({ route }) => {
+  it('has a requirement for every route', () => {
+    expect(routes.map((r) => r.name).filter((name) => !(name in ROUTE_ACCESS))).toEqual([]);
+  });
+
+  it.each(routes)('$name: each caller gets what the permission table gives, and refusals are refusals', async ({ route, name }) => {
+    const access = ROUTE_ACCESS[name];
+    expect(access, `no requirement for ${name}`).toBeDefined();
     const path = concretePath(route.path);
-    const body = bodyFor(route.method, route.path);
-    const call = (auth: Auth) => wire.call(route.method, path, { auth, body });
+    const body = bodyFor(serve.url, route.method, route.path);
     const expectStatus = async (auth: Auth, status: number, label: string) => {
-      const response = await call(auth);
+      const response = await wire.call(route.method, path, { auth, body });
       expect(response.status, `${label}: ${response.text.slice(0, 300)}`).toBe(status);
       if (route.method !== 'HEAD' && status >= 400) failed(response, status);
     };
 
     await expectStatus(undefined, 401, 'no credentials');
-    if (LEASE_ROUTE.test(route.path)) {
-      await expectStatus({ token: alice }, 401, 'an API token instead of the update token');
+    if ('lease' in access!) {
+      await expectStatus({ token: aliceToken }, 401, 'an API token instead of the update token');
       await expectStatus({ updateToken: 'not-a-lease-token' }, 403, 'an unknown update token');
       await expectStatus({ updateToken: staleToken }, 403, 'the token of a completed update');
       await expectStatus({ updateToken: foreignToken }, 403, "another stack's live update token");
       return;
     }
     await expectStatus({ token: 'not-a-token' }, 401, 'an unknown API token');
+    await expectStatus({ token: expiredToken }, 401, 'an expired token');
+    await expectStatus({ token: revokedToken }, 401, 'a revoked token');
     await expectStatus({ updateToken: liveToken }, 401, 'an update token on an API-token route');
-    const outsider = route.path.startsWith('/api/stacks/') ? 404 : OUTSIDER_STATUS[`${route.method} ${route.path}`];
-    expect(outsider, `no outsider expectation for ${route.method} ${route.path}`).toBeDefined();
-    await expectStatus({ token: bob }, outsider!, 'a user outside the organization');
+    for (const caller of callers) {
+      const outcome = expected(access!, caller);
+      if (outcome !== 'allowed') {
+        await expectStatus({ token: caller.token }, outcome, caller.name);
+      } else if (route.method === 'GET' || route.method === 'HEAD') {
+        const response = await wire.call(route.method, path, { auth: { token: caller.token } });
+        expect(response.status, `${caller.name} (allowed): ${response.text.slice(0, 300)}`).toBeLessThan(300);
+      }
+    }
   });
 
-  it('an outsider lists none of the organization\'s stacks', async () => {
-    const listed = ok(await wire.call('GET', '/api/user/stacks', { auth: { token: bob } }));
+  it('lists to each caller only the stacks it may read', async () => {
+    const listed = async (token: string) =>
+      (ok(await wire.call('GET', '/api/user/stacks', { auth: { token } })).stacks as { orgName: string; stackName: string }[])
+        .filter((s) => s.orgName === 'acme')
+        .map((s) => s.stackName)
+        .sort();
 
-    expect(listed.stacks.filter((s: { orgName: string }) => s.orgName === 'acme')).toEqual([]);
+    expect(await listed(aliceToken)).toEqual(['dev', 'other']);
+    expect(await listed(callers[1]!.token)).toEqual(['dev']);
+    expect(await listed(callers[5]!.token)).toEqual(['dev']);
+    expect(await listed(callers[7]!.token)).toEqual([]);
   });
 
-  it('changed nothing: state, history, tokens and the live update are as before', async () => {
+  it('changed nothing: state, history, permissions, members, teams, tokens and the live update are as before', async () => {
     const after = await snapshot();
 
     expect(after).toEqual(before);
     const renewed = ok(await wire.call('POST', `${stackPath(dev)}/update/${liveUpdateId}/renew_lease`, { auth: { updateToken: liveToken }, body: { token: '', duration: 300 } }));
     expect(renewed.token).toMatch(/\S/);
-    expect(ok(await wire.call('GET', stackPath(dev), { auth: { token: alice } })).activeUpdate).toBe(liveUpdateId);
+    expect(ok(await wire.call('GET', stackPath(dev), { auth: { token: aliceToken } })).activeUpdate).toBe(liveUpdateId);
   });
 });

@@ -139,10 +139,49 @@ describe('stackyard against `stackyard serve`', () => {
     expect(output.stdout).toBe('moved-secret\n');
   });
 
-  it('refuses to import ciphertexts of another stack, pointing at --show-secrets', async () => {
+  it('moves a stack from --local without plaintext on disk: the export\'s ciphertexts are opened by its local key', async () => {
+    const local = new CliSandbox();
+    const localProject = local.project('demo', 'name: demo\nruntime: nodejs\n');
+    await local.run(localProject, ['login', '--local']);
+    await local.run(localProject, ['stack', 'init', 'staging']);
+    const seed = join(local.root, 'seed.json');
+    writeFileSync(seed, JSON.stringify(plaintextDeployment('staging')));
+    await local.run(localProject, ['stack', 'import', '--file', seed]);
+    const exportFile = join(local.root, 'sealed-export.json');
+    await local.run(localProject, ['stack', 'export', '--file', exportFile]);
+    await cli('stack', 'init', 'staging', '--no-select');
+
+    const imported = await cli('stack', 'import', '--file', exportFile, '-s', 'staging');
+    const output = await cli('stack', 'output', 'dbPassword', '--show-secrets', '-s', 'staging');
+
+    expect(readFileSync(exportFile, 'utf8')).not.toContain('moved-secret');
+    expect(imported.status, imported.stderr).toBe(0);
+    expect(imported.stderr).toContain('Secrets re-encrypted from the service file://');
+    expect(output.stdout).toBe('moved-secret\n');
+    await cli('stack', 'rm', '--yes', '--force', '-s', 'staging');
+  });
+
+  it('imports another stack\'s export as Pulumi does: its ciphertexts re-encrypted with this stack\'s key', async () => {
     const foreign = join(sandbox.root, 'foreign.json');
     writeFileSync(foreign, (await cli('stack', 'export')).stdout);
     await cli('stack', 'init', 'other');
+
+    const result = await cli('stack', 'import', '--file', foreign, '--force', '-s', 'other');
+    const output = await cli('stack', 'output', 'dbPassword', '--show-secrets', '-s', 'other');
+    const stored = (await cli('stack', 'export', '-s', 'other')).stdout;
+
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`Secrets re-encrypted from the service ${url} (stack admin/demo/dev) secrets provider`);
+    expect(output.stdout).toBe('moved-secret\n');
+    expect(stored).not.toContain('moved-secret');
+    expect(JSON.parse(stored).deployment.secrets_providers.state.stack).toBe('other');
+  });
+
+  it('refuses ciphertexts that name no provider and are not this stack\'s, pointing at --show-secrets', async () => {
+    const exported = JSON.parse((await cli('stack', 'export', '-s', 'dev')).stdout);
+    delete exported.deployment.secrets_providers;
+    const foreign = join(sandbox.root, 'no-provider.json');
+    writeFileSync(foreign, JSON.stringify(exported));
 
     const result = await cli('stack', 'import', '--file', foreign, '--force', '-s', 'other');
 
@@ -164,7 +203,7 @@ describe('stackyard against `stackyard serve`', () => {
     expect(cancel.status).toBe(1);
     expect(cancel.stderr).toBe("error: stack 'prod' has no update in progress; there is nothing to cancel\n");
     expect(removed.stdout).toBe("Stack 'prod' has been removed!\n");
-    expect(JSON.parse(listed.stdout)).toEqual([{ name: 'other', current: false }]);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'other', current: false, resourceCount: 1 }]);
   });
 
   it('runs `up` through the service with secrets encrypted in the stored state', async () => {

@@ -35,6 +35,7 @@ runStorageContracts('aws', async () => {
       advance(ms: number) {
         time += ms;
       },
+      now: () => time,
     },
     async findPlaintext(text: string) {
       let startKey: ScanCommandOutput['LastEvaluatedKey'];

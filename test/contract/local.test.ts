@@ -24,6 +24,7 @@ runStorageContracts('local', async () => {
       advance(ms: number) {
         time += ms;
       },
+      now: () => time,
     },
     findPlaintext: (s) => contains(dataDir, s),
     async cleanup() {

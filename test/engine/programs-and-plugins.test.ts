@@ -32,16 +32,17 @@ describe('provider plugins', () => {
     expect(provider?.inputs?.version).toBe('1.0.0');
   }, 60_000);
 
-  it('fails clearly when a plugin is missing, naming package, version and the install command', async () => {
+  it('fails clearly when a plugin is missing and acquisition is off, naming package, version and the install command', async () => {
     const stack = new TestStack(join(FIXTURES, 'programs/plugins'), 'plugins', 'missing', {
       PULUMI_HOME: mkdtempSync(join(tmpdir(), 'stackyard-empty-home-')),
+      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: 'true',
     });
     const r = await stack.run('update', { 'plugins:mode': { value: 'missing', secret: false } }, { projectPlugins: [] });
     expect(r.result.ok).toBe(false);
     const message = r.result.errors.join('\n');
     expect(message).toContain("pulumi-resource-nosuchpkg");
     expect(message).toContain('v2.3.4');
-    expect(message).toContain('pulumi plugin install resource nosuchpkg v2.3.4');
+    expect(message).toContain('stackyard plugin install resource nosuchpkg v2.3.4');
   }, 60_000);
 });
 

@@ -61,11 +61,11 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
   }
 }
 
-/** A user with a token, created by the administrator, member of `orgs`. */
-export async function createUser(wire: PulumiWire, adminToken: string, login: string, orgs: string[]): Promise<string> {
+/** A user with a token, created by the administrator, with `role` in each of `orgs`. */
+export async function createUser(wire: PulumiWire, adminToken: string, login: string, orgs: string[], role = 'member'): Promise<string> {
   const admin = { token: adminToken };
   ok(await wire.call('POST', '/api/users', { auth: admin, body: { login } }), 201);
-  for (const org of orgs) ok(await wire.call('POST', `/api/orgs/${org}/members`, { auth: admin, body: { login, role: 'member' } }), 201);
+  for (const org of orgs) ok(await wire.call('POST', `/api/orgs/${org}/members`, { auth: admin, body: { login, role } }), 201);
   return ok(await wire.call('POST', '/api/user/tokens', { auth: admin, body: { description: login, login } }), 201).tokenValue as string;
 }
 

@@ -96,7 +96,7 @@ beforeAll(async () => {
   });
   wire = new PulumiWire(serve.url);
   ok(await wire.call('POST', '/api/orgs', { auth: { token: serve.adminToken }, body: { name: 'acme' } }), 201);
-  alice = await createUser(wire, serve.adminToken, 'alice', ['acme']);
+  alice = await createUser(wire, serve.adminToken, 'alice', ['acme'], 'admin');
   bob = await createUser(wire, serve.adminToken, 'bob', []);
 });
 

@@ -4,7 +4,7 @@ import { validateBody } from '../decode.js';
 import { jsonResponse, okResponse } from '../respond.js';
 import type { Route } from '../router.js';
 import { addMemberSchema, createOrgSchema, createTokenSchema, createUserSchema } from '../schemas.js';
-import { serviceUser, tokenView } from '../wire.js';
+import { serviceUser, tokenInfo, tokenView } from '../wire.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -31,8 +31,9 @@ export const identityRoutes: Route[] = [
     path: '/api/user',
     group: 'identity',
     async handle(ctx) {
-      const user = await ctx.services.identity.getUser(await ctx.principal());
-      return jsonResponse(200, serviceUser(user));
+      const principal = await ctx.principal();
+      const user = await ctx.services.identity.getUser(principal);
+      return jsonResponse(200, { ...serviceUser(user), ...tokenInfo(principal.token) });
     },
   },
   {

@@ -1,6 +1,9 @@
 import type { HandlerGroup, Route } from '../router.js';
+import { accessRoutes } from './access.js';
+import { consoleRoutes } from './console.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
+import { restoreRoutes } from './restore.js';
 import { secretRoutes } from './secrets.js';
 import { stackRoutes } from './stacks.js';
 import { updateRoutes } from './updates.js';
@@ -9,7 +12,16 @@ import { updateRoutes } from './updates.js';
  * The whole API: every route the Pulumi CLI calls (pulumi-service-api.md §3.1-§3.4) plus Stackyard's admin and hook
  * routes.
  */
-export const API_ROUTES: readonly Route[] = [...identityRoutes, ...stackRoutes, ...updateRoutes, ...secretRoutes, ...hookApiRoutes];
+export const API_ROUTES: readonly Route[] = [
+  ...identityRoutes,
+  ...stackRoutes,
+  ...restoreRoutes,
+  ...updateRoutes,
+  ...secretRoutes,
+  ...hookApiRoutes,
+  ...accessRoutes,
+  ...consoleRoutes,
+];
 
 /** Lambda function names per group, as the CDK app names them (`HandlerSpec.name`). */
 export const HANDLER_NAMES: Record<HandlerGroup, string> = {

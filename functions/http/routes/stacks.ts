@@ -84,6 +84,7 @@ export const stackRoutes: Route[] = [
       const stack = await ctx.services.stacks.create(principal, ref, {
         tags: body.tags ?? undefined,
         initialState: body.state ? toDeployment(body.state) : undefined,
+        teams: body.teams ?? undefined,
       });
       return jsonResponse(200, { ...stackView(stack), messages: [] });
     },

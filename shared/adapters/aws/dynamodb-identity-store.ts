@@ -1,21 +1,38 @@
 import {
+  DeleteCommand,
   GetCommand,
   PutCommand,
   TransactWriteCommand,
+  UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import { validateOrgName } from '../../core/names.js';
-import type { IdentityStore, Membership, OrgRecord, TokenRecord, UserRecord } from '../../ports/identity-store.js';
+import type { DefaultStackPermission } from '../../core/service/permissions.js';
+import { ORG_ROLES, type IdentityStore, type Membership, type OrgRecord, type OrgRole, type TeamRecord, type TokenRecord, type UserRecord } from '../../ports/identity-store.js';
 import { translateDynamoDbError } from './errors.js';
 import { queryByPrefix } from './queries.js';
-import { ORG_SK, TOKEN_HASH_SK, USER_SK, memberSk, orgPk, tokenHashPk, userPk, userTokenSk } from './keys.js';
+import { ORG_SK, TOKEN_HASH_SK, USER_SK, memberSk, orgMemberSk, orgPk, teamSk, tokenHashPk, userPk, userTokenSk } from './keys.js';
 import { KEY } from './table.js';
 
 const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const TOKEN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const IS_NEW = 'attribute_not_exists(#pk)';
+const EXISTS = 'attribute_exists(#pk)';
+const TEAM_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+
+function requireTeam(name: unknown): string {
+  if (typeof name !== 'string' || !TEAM_NAME.test(name)) throw new InvalidInputError('Invalid team name.');
+  return name;
+}
+
+function requireRole(role: unknown): OrgRole {
+  if (!ORG_ROLES.includes(role as OrgRole)) {
+    throw new InvalidInputError(`Invalid role '${String(role)}': expected ${ORG_ROLES.join(', ')}.`);
+  }
+  return role as OrgRole;
+}
 
 function requireLogin(login: unknown): string {
   if (typeof login !== 'string' || !LOGIN.test(login)) {
@@ -87,15 +104,160 @@ export class DynamoDbIdentityStore implements IdentityStore {
   async addMember(membership: Membership): Promise<void> {
     requireLogin(membership.login);
     validateOrgName(membership.org);
-    if (membership.role !== 'admin' && membership.role !== 'member') {
-      throw new InvalidInputError(`Invalid role '${String(membership.role)}': expected admin or member.`);
+    requireRole(membership.role);
+    const record = { org: membership.org, login: membership.login, role: membership.role };
+    try {
+      await this.documents.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.table,
+                Item: { [KEY.partition]: userPk(record.login), [KEY.sort]: memberSk(record.org), ...record },
+                ConditionExpression: IS_NEW,
+                ExpressionAttributeNames: { '#pk': KEY.partition },
+              },
+            },
+            { Put: { TableName: this.table, Item: { [KEY.partition]: orgPk(record.org), [KEY.sort]: orgMemberSk(record.login), ...record } } },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) {
+        throw new ConflictError(`User '${record.login}' is already a member of '${record.org}'.`, {}, { cause: error });
+      }
+      throw translateDynamoDbError(error, 'The membership');
     }
-    await this.putNew(
-      userPk(membership.login),
-      memberSk(membership.org),
-      membership,
-      `User '${membership.login}' is already a member of '${membership.org}'.`,
+  }
+
+  /** Both copies of the membership in one transaction, conditional on the user's copy existing. */
+  async setMemberRole(org: string, login: string, role: OrgRole): Promise<void> {
+    requireLogin(login);
+    validateOrgName(org);
+    requireRole(role);
+    const set = (pk: string, sk: string, condition: boolean) => ({
+      Update: {
+        TableName: this.table,
+        Key: { [KEY.partition]: pk, [KEY.sort]: sk },
+        UpdateExpression: 'SET #role = :role, #org = :org, #login = :login',
+        ExpressionAttributeNames: { '#role': 'role', '#org': 'org', '#login': 'login', ...(condition ? { '#pk': KEY.partition } : {}) },
+        ExpressionAttributeValues: { ':role': role, ':org': org, ':login': login },
+        ...(condition ? { ConditionExpression: EXISTS } : {}),
+      },
+    });
+    try {
+      await this.documents.send(
+        new TransactWriteCommand({ TransactItems: [set(userPk(login), memberSk(org), true), set(orgPk(org), orgMemberSk(login), false)] }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw new NotFoundError(`User '${login}' is not a member of '${org}'.`, { cause: error });
+      throw translateDynamoDbError(error, 'The membership');
+    }
+  }
+
+  async removeMember(org: string, login: string): Promise<void> {
+    requireLogin(login);
+    validateOrgName(org);
+    try {
+      await this.documents.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: this.table,
+                Key: { [KEY.partition]: userPk(login), [KEY.sort]: memberSk(org) },
+                ConditionExpression: EXISTS,
+                ExpressionAttributeNames: { '#pk': KEY.partition },
+              },
+            },
+            { Delete: { TableName: this.table, Key: { [KEY.partition]: orgPk(org), [KEY.sort]: orgMemberSk(login) } } },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw new NotFoundError(`User '${login}' is not a member of '${org}'.`, { cause: error });
+      throw translateDynamoDbError(error, 'The membership');
+    }
+  }
+
+  async listMembers(org: string): Promise<Membership[]> {
+    const items = await this.queryPrefix(orgPk(validateOrgName(org)), 'MEMBER#');
+    return items.map((item) => strip(item) as unknown as Membership);
+  }
+
+  async setDefaultStackPermission(org: string, permission: DefaultStackPermission): Promise<void> {
+    await this.updateExisting(orgPk(validateOrgName(org)), ORG_SK, 'SET #p = :p', { '#p': 'defaultStackPermission' }, { ':p': permission }, () =>
+      new NotFoundError(`Organization '${org}' does not exist.`),
     );
+  }
+
+  async createTeam(team: TeamRecord): Promise<void> {
+    validateOrgName(team.org);
+    requireTeam(team.name);
+    const { members, ...rest } = team;
+    const unique = [...new Set(members)];
+    // DynamoDB has no empty sets: a team without members has no `members` attribute.
+    const item = { ...rest, ...(unique.length > 0 ? { members: new Set(unique) } : {}) };
+    await this.putNew(orgPk(team.org), teamSk(team.name), item, `Team '${team.name}' already exists in '${team.org}'.`);
+  }
+
+  async getTeam(org: string, name: string): Promise<TeamRecord> {
+    const item = await this.get(orgPk(validateOrgName(org)), teamSk(requireTeam(name)));
+    if (!item) throw new NotFoundError(`Team '${name}' of '${org}' does not exist.`);
+    return toTeam(item);
+  }
+
+  async listTeams(org: string): Promise<TeamRecord[]> {
+    const items = await this.queryPrefix(orgPk(validateOrgName(org)), 'TEAM#');
+    return items.map((item) => toTeam(strip(item)));
+  }
+
+  async deleteTeam(org: string, name: string): Promise<void> {
+    try {
+      await this.documents.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: { [KEY.partition]: orgPk(validateOrgName(org)), [KEY.sort]: teamSk(requireTeam(name)) },
+          ConditionExpression: EXISTS,
+          ExpressionAttributeNames: { '#pk': KEY.partition },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw new NotFoundError(`Team '${name}' of '${org}' does not exist.`, { cause: error });
+      throw translateDynamoDbError(error, 'The team');
+    }
+  }
+
+  /** `ADD`/`DELETE` on a string set: atomic, so concurrent changes of different members all apply. */
+  async changeTeamMember(org: string, name: string, login: string, action: 'add' | 'remove'): Promise<void> {
+    requireLogin(login);
+    await this.updateExisting(
+      orgPk(validateOrgName(org)),
+      teamSk(requireTeam(name)),
+      `${action === 'add' ? 'ADD' : 'DELETE'} #members :member`,
+      { '#members': 'members' },
+      { ':member': new Set([login]) },
+      () => new NotFoundError(`Team '${name}' of '${org}' does not exist.`),
+    );
+  }
+
+  async touchToken(tokenHash: string, at: number, minIntervalMs: number): Promise<void> {
+    if (typeof tokenHash !== 'string' || !SHA256_HEX.test(tokenHash)) return;
+    try {
+      await this.documents.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { [KEY.partition]: tokenHashPk(tokenHash), [KEY.sort]: TOKEN_HASH_SK },
+          UpdateExpression: 'SET #used = :at',
+          ConditionExpression: 'attribute_exists(#pk) AND (attribute_not_exists(#used) OR #used <= :before)',
+          ExpressionAttributeNames: { '#pk': KEY.partition, '#used': 'lastUsedAt' },
+          ExpressionAttributeValues: { ':at': at, ':before': at - minIntervalMs },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) return;
+      throw translateDynamoDbError(error, 'The token');
+    }
   }
 
   async listMemberships(login: string): Promise<Membership[]> {
@@ -180,6 +342,31 @@ export class DynamoDbIdentityStore implements IdentityStore {
     }
   }
 
+  private async updateExisting(
+    pk: string,
+    sk: string,
+    expression: string,
+    names: Record<string, string>,
+    values: Record<string, unknown>,
+    missing: () => Error,
+  ): Promise<void> {
+    try {
+      await this.documents.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { [KEY.partition]: pk, [KEY.sort]: sk },
+          UpdateExpression: expression,
+          ConditionExpression: EXISTS,
+          ExpressionAttributeNames: { '#pk': KEY.partition, ...names },
+          ExpressionAttributeValues: values,
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw missing();
+      throw translateDynamoDbError(error, 'The record');
+    }
+  }
+
   private checkUser(user: UserRecord): void {
     requireLogin(user.login);
     if (typeof user.admin !== 'boolean') throw new InvalidInputError('admin must be true or false.');
@@ -221,4 +408,15 @@ export class DynamoDbIdentityStore implements IdentityStore {
       throw translateDynamoDbError(error, what);
     }
   }
+}
+
+function toTeam(item: Record<string, unknown>): TeamRecord {
+  const members = item.members instanceof Set ? [...(item.members as Set<string>)] : [];
+  return {
+    org: String(item.org),
+    name: String(item.name),
+    description: typeof item.description === 'string' ? item.description : '',
+    members: members.sort(),
+    createdAt: Number(item.createdAt),
+  };
 }

@@ -8,6 +8,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from '../../core/erro
 import { formatStackRef, validateOrgName, validateProjectName, validateStackRef, validateTags, type StackRef } from '../../core/names.js';
 import type { OutboxEvent } from '../../ports/hook-store.js';
 import type { ListStacksQuery, NewStack, StackChanges, StackPage, StackRecord, StackStore } from '../../ports/stack-store.js';
+import { validateCreator, validateGrants } from '../../core/service/permissions.js';
 import { cancellationCodes, translateWriteError, updateWithEvents } from './conditional-update.js';
 import { outboxPuts } from './dynamodb-hook-store.js';
 import { NAME_SK, STACK_SK, namePk, stackPk, stackSortKey, stacksByOrg } from './keys.js';
@@ -17,7 +18,7 @@ const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 500;
 const TOKEN_VERSION = 1;
 const OPTIONAL_FIELDS = ['lastUpdate', 'resourceCount', 'encryptedDataKey', 'currentCheckpoint', 'activeUpdate'] as const;
-const RECORD_FIELDS = ['id', 'org', 'project', 'stack', 'version', 'revision', 'tags', 'createdAt', ...OPTIONAL_FIELDS] as const;
+const RECORD_FIELDS = ['id', 'org', 'project', 'stack', 'version', 'revision', 'tags', 'createdAt', 'createdBy', 'grants', ...OPTIONAL_FIELDS] as const;
 
 /** The one rule every write of a stack item carries: it exists and has the revision the caller read. */
 const AT_REVISION = 'attribute_exists(#pk) AND #revision = :expectedRevision';
@@ -50,6 +51,7 @@ function checkChanges(changes: StackChanges): StackChanges {
   };
   if (changes.version !== undefined) count(changes.version, 'version');
   if (changes.tags !== undefined) checked.tags = validateTags(changes.tags);
+  if (changes.grants !== undefined) checked.grants = validateGrants(changes.grants);
   if (changes.lastUpdate !== undefined && changes.lastUpdate !== null) count(changes.lastUpdate, 'lastUpdate');
   if (changes.resourceCount !== undefined && changes.resourceCount !== null) count(changes.resourceCount, 'resourceCount');
   for (const field of ['encryptedDataKey', 'currentCheckpoint', 'activeUpdate'] as const) {
@@ -75,6 +77,7 @@ function updateExpression(changes: StackChanges, extraSets: Record<string, unkno
   for (const [field, value] of Object.entries(extraSets)) set(field, value);
   if (changes.version !== undefined) set('version', changes.version);
   if (changes.tags !== undefined) set('tags', changes.tags);
+  if (changes.grants !== undefined) set('grants', changes.grants);
   for (const field of OPTIONAL_FIELDS) {
     const value = changes[field];
     if (value === null) {
@@ -156,6 +159,8 @@ export class DynamoDbStackStore implements StackStore {
     const optional = checkChanges({ encryptedDataKey: stack.encryptedDataKey, currentCheckpoint: stack.currentCheckpoint });
     if (optional.encryptedDataKey) record.encryptedDataKey = optional.encryptedDataKey;
     if (optional.currentCheckpoint) record.currentCheckpoint = optional.currentCheckpoint;
+    if (stack.createdBy !== undefined) record.createdBy = validateCreator(stack.createdBy);
+    if (stack.grants !== undefined) record.grants = validateGrants(stack.grants);
     try {
       await this.documents.send(
         new TransactWriteCommand({

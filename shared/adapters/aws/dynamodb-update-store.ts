@@ -27,6 +27,7 @@ const CHANGE_FIELDS = [
   'checkpointCount',
   'checkpoint',
   'completedTokenHash',
+  'cancelledBy',
 ] as const;
 const BATCH_SIZE = 25;
 
@@ -56,7 +57,7 @@ function checkChanges(changes: UpdateChanges): void {
   for (const field of ['startedAt', 'endedAt', 'version', 'resourceCount', 'checkpointCount'] as const) {
     if (changes[field] !== undefined) requireCount(changes[field], field);
   }
-  for (const field of ['checkpoint', 'completedTokenHash'] as const) {
+  for (const field of ['checkpoint', 'completedTokenHash', 'cancelledBy'] as const) {
     const value = changes[field];
     if (value !== undefined && (typeof value !== 'string' || value.length === 0 || value.length > 1024)) {
       throw new InvalidInputError(`Invalid ${field}: expected a non-empty string.`);

@@ -1,5 +1,6 @@
 import type { Storage } from '../../ports/index.js';
 import { createAwsClients, type AwsClients } from './clients.js';
+import { DynamoDbConsoleSessionStore } from './dynamodb-console-session-store.js';
 import { DynamoDbHookStore } from './dynamodb-hook-store.js';
 import { DynamoDbIdentityStore } from './dynamodb-identity-store.js';
 import { DynamoDbLeaseStore } from './dynamodb-lease-store.js';
@@ -51,6 +52,7 @@ export function createAwsStorage(options: AwsStorageOptions): Storage {
     keys: new KmsKeyService(clients.kms, options.kmsKeyId, now),
     identity: new DynamoDbIdentityStore(clients.documents, options.table),
     hooks: new DynamoDbHookStore(clients.documents, options.table),
+    consoleSessions: new DynamoDbConsoleSessionStore(clients.documents, options.table, now),
     async close() {
       if (!options.clients) clients.destroy();
     },

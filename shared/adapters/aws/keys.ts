@@ -18,6 +18,9 @@ export const tokenHashPk = (tokenHash: string) => `APITOKEN#${tokenHash}`;
 export const TOKEN_HASH_SK = 'APITOKEN';
 export const orgPk = (name: string) => `ORG#${name}`;
 export const ORG_SK = 'ORG';
+/** An organization's mirror of a membership (the user partition holds the other), for listing its members. */
+export const orgMemberSk = (login: string) => `MEMBER#${login}`;
+export const teamSk = (name: string) => `TEAM#${name}`;
 export const hooksPk = (org: string) => `HOOKS#${org}`;
 /** `org` for an organization's hooks, `stack:<id>` for one stack's. */
 export const hookScopeKey = (stackId: string | undefined) => (stackId === undefined ? 'org' : `stack:${stackId}`);
@@ -29,3 +32,7 @@ export const OUTBOX_SK = 'EVENT';
 export const OUTBOX_INDEX_PK = 'OUTBOX';
 export const DUE_INDEX_PK = 'HOOKDUE';
 export const deadLettersPk = (org: string) => `HOOKDEAD#${org}`;
+export const consoleSessionPk = (idHash: string) => `CONSOLESESSION#${idHash}`;
+export const CONSOLE_SESSION_SK = 'SESSION';
+export const loginCodePk = (codeHash: string) => `LOGINCODE#${codeHash}`;
+export const LOGIN_CODE_SK = 'CODE';

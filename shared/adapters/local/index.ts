@@ -4,6 +4,7 @@ import { UnavailableError } from '../../core/errors.js';
 import type { Storage } from '../../ports/index.js';
 import { DataDir } from './files.js';
 import { LocalCheckpointStore } from './local-checkpoint-store.js';
+import { LocalConsoleSessionStore } from './local-console-session-store.js';
 import { LocalHookStore } from './local-hook-store.js';
 import { LocalIdentityStore } from './local-identity-store.js';
 import { LocalKeyService } from './local-key-service.js';
@@ -50,6 +51,7 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
     keys: new LocalKeyService(dir),
     identity: new LocalIdentityStore(dir),
     hooks: new LocalHookStore(dir, outbox),
+    consoleSessions: new LocalConsoleSessionStore(dir, now),
     close: async () => undefined,
   };
 }

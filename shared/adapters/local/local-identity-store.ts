@@ -1,13 +1,16 @@
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
-import type { IdentityStore, Membership, OrgRecord, TokenRecord, UserRecord } from '../../ports/index.js';
+import type { DefaultStackPermission } from '../../core/service/permissions.js';
+import type { IdentityStore, Membership, OrgRecord, OrgRole, TeamRecord, TokenRecord, UserRecord } from '../../ports/index.js';
 import { safeSegment, type DataDir } from './files.js';
 
 const HASH = /^[0-9a-f]{64}$/;
+const MEMBERS_LOCK = 'identity-members';
 
 /**
  * `identity/users/<login>.json`, `identity/orgs/<name>.json`, `identity/members/<login>/<org>.json`,
  * `identity/tokens/<hash>.json` (looked up by hash on every request) and `identity/token-ids/<login>/<id>.json`
  * (listing and revoking by public id). Token writes hold the `identity-tokens` lock so both files change together.
+ * Teams are `identity/teams/<org>/<team>.json`; membership, organization and team changes hold `identity-members`.
  */
 export class LocalIdentityStore implements IdentityStore {
   constructor(private readonly dir: DataDir) {}
@@ -36,13 +39,89 @@ export class LocalIdentityStore implements IdentityStore {
   }
 
   async addMember(membership: Membership): Promise<void> {
-    const path = this.dir.path(
-      'identity',
-      'members',
-      safeSegment(membership.login, 'login'),
-      `${safeSegment(membership.org, 'organization')}.json`,
-    );
+    const path = this.memberPath(membership.org, membership.login);
     await this.dir.createJson(path, membership, `Membership of '${membership.login}' in '${membership.org}'`);
+  }
+
+  async setMemberRole(org: string, login: string, role: OrgRole): Promise<void> {
+    const path = this.memberPath(org, login);
+    await this.dir.withLock(MEMBERS_LOCK, async () => {
+      await this.dir.mustReadJson<Membership>(path, `Membership of '${login}' in '${org}'`);
+      await this.dir.writeJson(path, { org, login, role });
+    });
+  }
+
+  async removeMember(org: string, login: string): Promise<void> {
+    const path = this.memberPath(org, login);
+    await this.dir.withLock(MEMBERS_LOCK, async () => {
+      await this.dir.mustReadJson<Membership>(path, `Membership of '${login}' in '${org}'`);
+      await this.dir.remove(path);
+    });
+  }
+
+  async listMembers(org: string): Promise<Membership[]> {
+    const file = `${safeSegment(org, 'organization')}.json`;
+    const result: Membership[] = [];
+    for (const login of await this.dir.list(this.dir.path('identity', 'members'))) {
+      const m = await this.dir.readJson<Membership>(this.dir.path('identity', 'members', login, file));
+      if (m) result.push(m);
+    }
+    return result.sort((a, b) => (a.login < b.login ? -1 : a.login > b.login ? 1 : 0));
+  }
+
+  async setDefaultStackPermission(org: string, permission: DefaultStackPermission): Promise<void> {
+    await this.dir.withLock(MEMBERS_LOCK, async () => {
+      const record = await this.getOrg(org);
+      await this.dir.writeJson(this.orgPath(org), { ...record, defaultStackPermission: permission });
+    });
+  }
+
+  async createTeam(team: TeamRecord): Promise<void> {
+    const record: TeamRecord = { ...team, members: [...new Set(team.members)].sort() };
+    await this.dir.createJson(this.teamPath(team.org, team.name), record, `Team '${team.name}' of '${team.org}'`);
+  }
+
+  async getTeam(org: string, name: string): Promise<TeamRecord> {
+    return this.dir.mustReadJson<TeamRecord>(this.teamPath(org, name), `Team '${name}' of '${org}'`);
+  }
+
+  async listTeams(org: string): Promise<TeamRecord[]> {
+    const segment = safeSegment(org, 'organization');
+    const result: TeamRecord[] = [];
+    for (const file of await this.dir.list(this.dir.path('identity', 'teams', segment))) {
+      const team = await this.dir.readJson<TeamRecord>(this.dir.path('identity', 'teams', segment, file));
+      if (team) result.push(team);
+    }
+    return result;
+  }
+
+  async deleteTeam(org: string, name: string): Promise<void> {
+    const path = this.teamPath(org, name);
+    await this.dir.withLock(MEMBERS_LOCK, async () => {
+      await this.dir.mustReadJson<TeamRecord>(path, `Team '${name}' of '${org}'`);
+      await this.dir.remove(path);
+    });
+  }
+
+  async changeTeamMember(org: string, name: string, login: string, action: 'add' | 'remove'): Promise<void> {
+    const path = this.teamPath(org, name);
+    safeSegment(login, 'login');
+    await this.dir.withLock(MEMBERS_LOCK, async () => {
+      const team = await this.dir.mustReadJson<TeamRecord>(path, `Team '${name}' of '${org}'`);
+      const members = new Set(team.members);
+      if (action === 'add') members.add(login);
+      else members.delete(login);
+      await this.dir.writeJson(path, { ...team, members: [...members].sort() });
+    });
+  }
+
+  async touchToken(tokenHash: string, at: number, minIntervalMs: number): Promise<void> {
+    if (typeof tokenHash !== 'string' || !HASH.test(tokenHash)) return;
+    await this.dir.withLock('identity-tokens', async () => {
+      const token = await this.dir.readJson<TokenRecord>(this.hashPath(tokenHash));
+      if (!token || (token.lastUsedAt !== undefined && token.lastUsedAt > at - minIntervalMs)) return;
+      await this.dir.writeJson(this.hashPath(tokenHash), { ...token, lastUsedAt: at });
+    });
   }
 
   async listMemberships(login: string): Promise<Membership[]> {
@@ -91,6 +170,14 @@ export class LocalIdentityStore implements IdentityStore {
       await this.dir.remove(this.hashPath(ref.tokenHash));
       await this.dir.remove(idPath);
     });
+  }
+
+  private memberPath(org: string, login: string): string {
+    return this.dir.path('identity', 'members', safeSegment(login, 'login'), `${safeSegment(org, 'organization')}.json`);
+  }
+
+  private teamPath(org: string, name: string): string {
+    return this.dir.path('identity', 'teams', safeSegment(org, 'organization'), `${safeSegment(name, 'team')}.json`);
   }
 
   private userPath(login: string): string {

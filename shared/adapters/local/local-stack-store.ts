@@ -1,3 +1,4 @@
+import { validateCreator, validateGrants } from '../../core/service/permissions.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import { formatStackRef, validateStackRef, validateTags, type StackRef } from '../../core/names.js';
 import type {
@@ -40,6 +41,8 @@ export class LocalStackStore implements StackStore {
       createdAt: stack.createdAt,
       ...(stack.encryptedDataKey !== undefined ? { encryptedDataKey: stack.encryptedDataKey } : {}),
       ...(stack.currentCheckpoint !== undefined ? { currentCheckpoint: stack.currentCheckpoint } : {}),
+      ...(stack.createdBy !== undefined ? { createdBy: validateCreator(stack.createdBy) } : {}),
+      ...(stack.grants !== undefined ? { grants: validateGrants(stack.grants) } : {}),
     };
     return this.dir.withLock(LOCK, () =>
       this.outbox.around(events, { record: 'stack', stackId: id, revision: 1 }, async () => {
@@ -188,6 +191,7 @@ function applyChanges(current: StackRecord, changes: StackChanges): StackRecord 
   const next: StackRecord = { ...current, revision: current.revision + 1 };
   if (changes.version !== undefined) next.version = changes.version;
   if (changes.tags !== undefined) next.tags = validateTags(changes.tags);
+  if (changes.grants !== undefined) next.grants = validateGrants(changes.grants);
   const optional = ['lastUpdate', 'resourceCount', 'encryptedDataKey', 'currentCheckpoint', 'activeUpdate'] as const;
   for (const field of optional) {
     const value = changes[field];

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import { validateStackRef, type StackRef } from '../names.js';
 import type { DeliveryRecord, HookDestination, HookEventKind, HookRecord, HookScope } from '../../ports/hook-store.js';
-import { loadStack, requireMember } from '../service/authorization.js';
+import { loadStack, requireOrgAction } from '../service/authorization.js';
 import type { ServiceDeps } from '../service/create-services.js';
 import type { Principal } from '../service/types.js';
 import { attemptDelivery, type RetryPolicy } from './dispatcher.js';
@@ -147,12 +147,16 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
   const { hooks } = deps.storage;
 
   /** The hook scope of a target, after the same authorization as the other services (members only). */
-  async function scopeOf(principal: Principal, target: HookTarget): Promise<{ scope: HookScope; stackName?: string; ref?: StackRef }> {
+  async function scopeOf(
+    principal: Principal,
+    target: HookTarget,
+    access: 'read' | 'manage',
+  ): Promise<{ scope: HookScope; stackName?: string; ref?: StackRef }> {
     if (target && 'stack' in target) {
-      const stack = await loadStack(deps, principal, validateStackRef(target.stack));
+      const stack = await loadStack(deps, principal, validateStackRef(target.stack), access === 'read' ? 'read-hooks' : 'manage-hooks');
       return { scope: { org: stack.org, stackId: stack.id }, stackName: `${stack.org}/${stack.project}/${stack.stack}`, ref: stack };
     }
-    requireMember(principal, target?.org);
+    requireOrgAction(principal, target?.org, access === 'read' ? 'read-hooks' : 'manage-hooks');
     return { scope: { org: target.org } };
   }
 
@@ -174,7 +178,7 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
 
   return {
     async add(principal, target, request) {
-      const { scope, stackName } = await scopeOf(principal, target);
+      const { scope, stackName } = await scopeOf(principal, target, 'manage');
       if (!request || typeof request !== 'object') throw new InvalidInputError('Give the hook name and destination.');
       const name = validateHookName(request.name);
       const hasUrl = request.url !== undefined;
@@ -218,20 +222,20 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
     },
 
     async list(principal, target) {
-      const { scope, stackName } = await scopeOf(principal, target);
+      const { scope, stackName } = await scopeOf(principal, target, 'read');
       const all = scope.stackId === undefined ? await hooks.listByOrg(scope.org) : await hooks.listForStack(scope.org, scope.stackId);
       const own = scope.stackId === undefined ? all.filter((hook) => hook.stackId === undefined) : all;
       return own.map((hook) => view(hook, hook.stackId !== undefined ? stackName : undefined));
     },
 
     async remove(principal, target, name) {
-      const { scope } = await scopeOf(principal, target);
+      const { scope } = await scopeOf(principal, target, 'manage');
       await hookOf(scope, name);
       await hooks.delete(scope, name);
     },
 
     async ping(principal, target, name) {
-      const { scope, ref } = await scopeOf(principal, target);
+      const { scope, ref } = await scopeOf(principal, target, 'manage');
       const hook = await hookOf(scope, name);
       const now = deps.now();
       const id = newEventId(now);
@@ -248,7 +252,7 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
     },
 
     async deliveries(principal, target, name, limit = DEFAULT_DELIVERY_PAGE) {
-      const { scope } = await scopeOf(principal, target);
+      const { scope } = await scopeOf(principal, target, 'read');
       await hookOf(scope, name);
       if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_DELIVERY_PAGE) {
         throw new InvalidInputError(`The number of deliveries must be 1 to ${MAX_DELIVERY_PAGE}.`);
@@ -257,7 +261,7 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
     },
 
     async redeliver(principal, target, name, deliveryId) {
-      const { scope } = await scopeOf(principal, target);
+      const { scope } = await scopeOf(principal, target, 'manage');
       const hook = await hookOf(scope, name);
       const notFound = () =>
         new NotFoundError(`Delivery '${String(deliveryId).slice(0, 140)}' of hook '${name}' not found: see 'stackyard hook deliveries ${name}'.`);

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLambdaStandIn, type LambdaStandIn } from '../../../test/support/lambda-stand-in.js';
-import { InvalidInputError, PreconditionFailedError } from '../errors.js';
+import { ForbiddenError, InvalidInputError, PreconditionFailedError } from '../errors.js';
 import { serviceFixture, type ServiceFixture } from '../service/test-fixture.js';
 import { createUpdateService } from '../service/update-service.js';
 import type { Principal, UpdateService } from '../service/types.js';
@@ -92,7 +92,7 @@ describe('hooks', () => {
   beforeEach(async () => {
     fx = await serviceFixture({ serviceUrl: 'https://stackyard.example.com' });
     fx.deps.options.hooks = { allowPrivate: true, gateTimeoutMs: 400, deliveryTimeoutMs: 1_000, ...fast };
-    alice = await fx.user('alice', ['acme']);
+    alice = await fx.user('alice', ['acme'], 'admin');
     hooks = createHookService(fx.deps);
     updates = createUpdateService(fx.deps);
     await fx.stacks.create(alice, ref);
@@ -275,6 +275,10 @@ describe('hooks', () => {
     const mallory = await fx.user('mallory', ['evil']);
     await expect(hooks.list(mallory, { org: 'acme' })).rejects.toThrow(/not found/);
     await expect(hooks.add(mallory, { stack: ref }, { name: 'x', url: 'https://example.com' })).rejects.toThrow(/not found/);
+    const member = await fx.user('member', ['acme']);
+    await expect(hooks.add(member, { org: 'acme' }, { name: 'x', url: 'https://example.com' })).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(hooks.list(member, { org: 'acme' })).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(hooks.add(member, { stack: ref }, { name: 'member-hook', url: 'https://ci.example.com/hook' })).resolves.toMatchObject({ name: 'member-hook' });
     const strict = createHookService({ ...fx.deps, options: { ...fx.deps.options, hooks: { allowPrivate: false } } });
     for (const request of [
       { name: 'bad name!', url: 'https://example.com' },

@@ -60,7 +60,10 @@ export function updateEvent(
 ): OutboxEvent {
   const kind = updateEventKind(update, cause);
   const base = (serviceUrl ?? '').replace(/\/+$/, '');
-  const path = `/${stack.org}/${stack.project}/${stack.stack}/updates/${update.version ?? 0}`;
+  // The console's page of this update: previews by id (Pulumi's `/previews/<id>`), a running update by id until it
+  // has a version, then by version.
+  const page = update.dryRun ? `previews/${update.id}` : `updates/${update.version ?? update.id}`;
+  const path = `/${stack.org}/${stack.project}/${stack.stack}/${page}`;
   const payload = {
     ...common(kind, stack, update.requestedBy),
     updateUrl: `${base}${path}`,

@@ -17,11 +17,29 @@ import {
   materializeUpdate,
   negotiateJournalVersion,
   recordUpdateBase,
-  saveDeltaCheckpoint,
-  saveJournalEntries,
-  saveVerbatimCheckpoint,
+  planDeltaCheckpoint,
+  planJournalEntries,
+  planVerbatimCheckpoint,
 } from './index.js';
 import type { JournalEntry, VersionedDeployment } from './index.js';
+
+/** The saves as the update service runs them, with a token write that always succeeds. */
+const commit = async () => 1;
+const noBase = async (): Promise<VersionedDeployment> => {
+  throw new Error('no base recorded');
+};
+const saveJournalEntries = async (
+  store: CheckpointStore,
+  stackId: string,
+  updateId: string,
+  body: Buffer,
+  max?: number,
+  loadBase: (name: string) => Promise<VersionedDeployment> = noBase,
+) => (await planJournalEntries(store, stackId, updateId, body, loadBase, () => 0, max)).write(commit);
+const saveVerbatimCheckpoint = async (store: CheckpointStore, stackId: string, updateId: string, body: Buffer) =>
+  (await planVerbatimCheckpoint(store, stackId, updateId, body)).write(commit);
+const saveDeltaCheckpoint = async (store: CheckpointStore, stackId: string, updateId: string, body: Buffer) =>
+  (await planDeltaCheckpoint(store, stackId, updateId, body)).write(commit);
 
 let s3Local: S3Local;
 let s3: S3Client;
@@ -69,9 +87,10 @@ describe('journal batches', () => {
       entry(JournalEntryKind.Success, 2, 1, { state: res('a', { v: 2 }), removeOld: 0 }),
     ];
     const second = [entry(JournalEntryKind.Begin, 3, 2, { operation: { resource: res('b'), type: 'deleting' } })];
-    await saveJournalEntries(store, stackId, updateId, batch(first));
-    await saveJournalEntries(store, stackId, updateId, batch(second));
-    await saveJournalEntries(store, stackId, updateId, batch(first));
+    const loadBase = async () => baseDeployment;
+    await saveJournalEntries(store, stackId, updateId, batch(first), undefined, loadBase);
+    await saveJournalEntries(store, stackId, updateId, batch(second), undefined, loadBase);
+    await saveJournalEntries(store, stackId, updateId, batch(first), undefined, loadBase);
     expect((await loadJournal(store, stackId, updateId)).map((e) => e.sequenceID)).toEqual([1, 2, 3]);
 
     const loads: string[] = [];
@@ -89,6 +108,24 @@ describe('journal batches', () => {
     await expect(saveJournalEntries(store, randomUUID(), randomUUID(), Buffer.from('{"entries":[{"kind":1}]}'))).rejects.toBeInstanceOf(
       InvalidInputError,
     );
+  });
+
+  it('refuses a batch whose replayed state breaks integrity, naming the resource and the rule, storing nothing', async () => {
+    const stackId = randomUUID();
+    const updateId = randomUUID();
+    await recordUpdateBase(store, stackId, updateId, undefined);
+    const orphan = { ...res('orphan'), parent: 'urn:pulumi:dev::proj::x:y:Z::ghost' };
+
+    const attempt = planJournalEntries(store, stackId, updateId, batch([entry(JournalEntryKind.Success, 1, 1, { state: orphan })]), noBase, () => 0);
+
+    await expect(attempt).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(attempt).rejects.toThrow(/'urn:pulumi:.*orphan' refers to parent '.*ghost', which is missing .*rule dangling-reference/);
+    expect(await loadJournal(store, stackId, updateId)).toEqual([]);
+    const duplicate = batch([
+      entry(JournalEntryKind.Success, 1, 1, { state: res('twice') }),
+      entry(JournalEntryKind.Success, 2, 2, { state: res('twice') }),
+    ]);
+    await expect(planJournalEntries(store, stackId, updateId, duplicate, noBase, () => 0)).rejects.toThrow(/rule duplicate-urn/);
   });
 });
 

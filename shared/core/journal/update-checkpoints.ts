@@ -21,6 +21,7 @@ import {
 import type { SavedCheckpoint } from '../checkpoint-delta.js';
 import { appendJournalBatch, DEFAULT_MAX_JOURNAL_BATCH_BYTES, journalPrefix, loadJournal, parseJournalBatch } from './journal-store.js';
 import { replayJournal } from './replayer.js';
+import { checkDeploymentBytes, checkDeploymentDocument } from '../checkpoint-body.js';
 import type { VersionedDeployment } from './types.js';
 
 const SEQ_DIGITS = 12;
@@ -66,16 +67,44 @@ export async function readUpdateBase(store: CheckpointStore, stackId: string, up
   }
 }
 
-/** Stores a `journalentries` body (gunzipped) durably; a repeated batch is accepted and changes nothing. */
-export async function saveJournalEntries(
+/**
+ * A checked save, ready to write: `write` calls `commit` (the caller's token write, which numbers the save) only
+ * when something is to be stored, then stores it. Everything that can reject the save has run before, so a rejected
+ * save changes nothing.
+ */
+export interface PlannedSave {
+  write(commit: () => Promise<unknown>): Promise<'stored' | 'already-applied'>;
+}
+
+const ALREADY_APPLIED: PlannedSave = { write: async () => 'already-applied' };
+
+/**
+ * Checks a `journalentries` body (gunzipped): its shape, and that the update's state with these entries replayed
+ * onto what is stored passes the integrity check. A repeated batch is accepted and changes nothing.
+ */
+export async function planJournalEntries(
   store: CheckpointStore,
   stackId: string,
   updateId: string,
   body: Buffer,
+  loadCheckpoint: CheckpointLoader,
+  now: () => number,
   maxBatchBytes = DEFAULT_MAX_JOURNAL_BATCH_BYTES,
-): Promise<void> {
+): Promise<PlannedSave> {
   const entries = parseJournalBatch(body, maxBatchBytes);
-  await appendJournalBatch(store, stackId, updateId, entries, body);
+  if (entries.length === 0) return ALREADY_APPLIED;
+  const [stored, baseCheckpoint] = await Promise.all([
+    loadJournal(store, stackId, updateId),
+    readUpdateBase(store, stackId, updateId),
+  ]);
+  const base = baseCheckpoint ? await loadCheckpoint(baseCheckpoint) : undefined;
+  checkDeploymentDocument(replayJournal(base, [...stored, ...entries], { now }), 'journal batch (replayed onto the update\'s state)');
+  return {
+    async write(commit) {
+      await commit();
+      return (await appendJournalBatch(store, stackId, updateId, entries, body)) ? 'stored' : 'already-applied';
+    },
+  };
 }
 
 /** The update's last verbatim/delta save, if any. */
@@ -97,35 +126,44 @@ async function storeSave(store: CheckpointStore, stackId: string, updateId: stri
   await putOnce(store, stackId, name, bytes);
 }
 
-/** Handles `checkpointverbatim` (gunzipped body). Returns whether the save was stored or already applied. */
-export async function saveVerbatimCheckpoint(
+function plannedStore(store: CheckpointStore, stackId: string, updateId: string, seq: number, bytes: Buffer, what: string): PlannedSave {
+  checkDeploymentBytes(bytes, what);
+  return {
+    async write(commit) {
+      await commit();
+      await storeSave(store, stackId, updateId, seq, bytes);
+      return 'stored';
+    },
+  };
+}
+
+/** Checks a `checkpointverbatim` body (gunzipped): its envelope and the document it carries. */
+export async function planVerbatimCheckpoint(
   store: CheckpointStore,
   stackId: string,
   updateId: string,
   body: Buffer,
-): Promise<'stored' | 'already-applied'> {
+): Promise<PlannedSave> {
   const incoming = parseVerbatimCheckpoint(body);
   const decision = decideVerbatim(await lastSavedCheckpoint(store, stackId, updateId), incoming);
-  if (decision.action === 'already-applied') return decision.action;
-  await storeSave(store, stackId, updateId, incoming.sequenceNumber, decision.bytes);
-  return 'stored';
+  if (decision.action === 'already-applied') return ALREADY_APPLIED;
+  return plannedStore(store, stackId, updateId, incoming.sequenceNumber, decision.bytes, 'verbatim checkpoint');
 }
 
 /**
- * Handles `checkpointdelta` (gunzipped body): applies the edits to the last saved bytes and checks the hash.
- * Mismatches and gaps throw 4xx domain errors so the CLI falls back to a verbatim save.
+ * Checks a `checkpointdelta` body (gunzipped): applies the edits to the last saved bytes, checks the hash and the
+ * resulting document. Mismatches and gaps throw 4xx domain errors so the CLI falls back to a verbatim save.
  */
-export async function saveDeltaCheckpoint(
+export async function planDeltaCheckpoint(
   store: CheckpointStore,
   stackId: string,
   updateId: string,
   body: Buffer,
-): Promise<'stored' | 'already-applied'> {
+): Promise<PlannedSave> {
   const incoming = parseDeltaCheckpoint(body);
   const decision = decideDelta(await lastSavedCheckpoint(store, stackId, updateId), incoming);
-  if (decision.action === 'already-applied') return decision.action;
-  await storeSave(store, stackId, updateId, incoming.sequenceNumber, decision.bytes);
-  return 'stored';
+  if (decision.action === 'already-applied') return ALREADY_APPLIED;
+  return plannedStore(store, stackId, updateId, incoming.sequenceNumber, decision.bytes, 'checkpoint after the delta');
 }
 
 /** Loads a stack checkpoint by name (the API decides how checkpoints are stored). */

@@ -1,10 +1,13 @@
 import type { Storage } from '../../ports/index.js';
+import { createConsoleService } from '../console/index.js';
 import { createHookService } from '../hooks/hook-service.js';
 import type { RetryPolicy } from '../hooks/dispatcher.js';
 import type { HookRuntimeOptions } from '../hooks/runtime.js';
+import { createAccessService } from './access-service.js';
 import { createIdentityService } from './identity-service.js';
 import { createSecretService } from './secret-service.js';
 import { StackKeys } from './secrets-envelope.js';
+import { createStackRestoreService } from './stack-restore.js';
 import { createStackService } from './stack-service.js';
 import type { Services } from './types.js';
 import { createUpdateService } from './update-service.js';
@@ -41,11 +44,15 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     keys: new StackKeys(storage, { now, cacheMs: options.dataKeyCacheMs }),
     options,
   };
+  const identity = createIdentityService(deps);
   return {
-    identity: createIdentityService(deps),
+    identity,
+    access: createAccessService(deps),
     stacks: createStackService(deps),
+    restore: createStackRestoreService(deps),
     updates: createUpdateService(deps),
     secrets: createSecretService(deps),
     hooks: createHookService(deps),
+    console: createConsoleService(deps, identity),
   };
 }

@@ -59,14 +59,14 @@ describe('validateDeployment', () => {
           { urn: parent, type: 'x:y:P' },
         ]),
       ),
-    ).toThrow(/missing or comes after it/);
+    ).toThrow(/refers to parent '.*', which comes after it \(at index 1\).*rule reference-after-resource/);
   });
 
   it('allows a URN twice only when all but one are marked for deletion', () => {
     const urn = urnOf(REF, 'x:y:Z', 'z');
 
     expect(validateDeployment(withResources([{ urn, type: 'x:y:Z', delete: true }, { urn, type: 'x:y:Z' }])).resourceCount).toBe(2);
-    expect(() => validateDeployment(withResources([{ urn, type: 'x:y:Z' }, { urn, type: 'x:y:Z' }]))).toThrow(/appears twice/);
+    expect(() => validateDeployment(withResources([{ urn, type: 'x:y:Z' }, { urn, type: 'x:y:Z' }]))).toThrow(/appears more than once not marked for deletion.*rule duplicate-urn/);
   });
 
   it.each([

@@ -7,6 +7,7 @@
 import { InvalidInputError } from '../errors.js';
 import type { StackRef } from '../names.js';
 import type { UntypedDeployment } from './types.js';
+import { findIntegrityViolation, integrityError } from '../deployment-integrity.js';
 
 export const ROOT_STACK_TYPE = 'pulumi:pulumi:Stack';
 export const SUPPORTED_DEPLOYMENT_VERSIONS: readonly number[] = [3, 4];
@@ -151,61 +152,9 @@ function checkResourceShape(resource: unknown, where: string): void {
   }
 }
 
-/**
- * Every reference must name a resource earlier in the list (the Pulumi CLI refuses state where a parent,
- * dependency or provider comes later or is missing), and at most one live resource may carry a URN: a resource
- * marked `delete` may share its URN with the live one that replaced it.
- */
 function checkReferences(resources: Json[]): void {
-  const seen = new Map<string, { live: boolean }>();
-  for (const resource of resources) {
-    const urn = resource.urn as string;
-    const requireEarlier = (target: unknown, what: string): void => {
-      if (typeof target !== 'string') throw invalid(`resource '${urn}' has a ${what} that is not a URN.`);
-      if (!seen.has(target)) {
-        throw invalid(
-          `resource '${urn}' refers to ${what} '${target}', which is missing or comes after it; a resource's ` +
-            `${what} must appear earlier in "resources". Fix the state file, or export it again.`,
-        );
-      }
-    };
-    if (resource.provider !== undefined && resource.provider !== '') {
-      const reference = typeof resource.provider === 'string' ? splitProviderReference(resource.provider) : undefined;
-      if (!reference) {
-        throw invalid(`resource '${urn}' has a provider reference that is not '<provider urn>::<provider id>'.`);
-      }
-      requireEarlier(reference.urn, 'provider');
-    }
-    if (resource.parent !== undefined && resource.parent !== '') requireEarlier(resource.parent, 'parent');
-    for (const dependency of urnList(resource.dependencies, urn, 'dependencies')) {
-      requireEarlier(dependency, 'dependency');
-    }
-    if (resource.propertyDependencies !== undefined && resource.propertyDependencies !== null) {
-      if (!isObject(resource.propertyDependencies)) {
-        throw invalid(`resource '${urn}' has "propertyDependencies" that are not an object of URN lists.`);
-      }
-      for (const [property, urns] of Object.entries(resource.propertyDependencies)) {
-        for (const dependency of urnList(urns, urn, `propertyDependencies.${property}`)) {
-          requireEarlier(dependency, `dependency (of property '${property}')`);
-        }
-      }
-    }
-    if (resource.deletedWith !== undefined && resource.deletedWith !== '') {
-      requireEarlier(resource.deletedWith, 'deletedWith resource');
-    }
-
-    const live = resource.delete !== true;
-    if (live && seen.get(urn)?.live) {
-      throw invalid(`resource '${urn}' appears twice; only one resource per URN may be live (not marked "delete").`);
-    }
-    if (!seen.get(urn)?.live) seen.set(urn, { live });
-  }
-}
-
-function urnList(value: unknown, urn: string, field: string): unknown[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw invalid(`resource '${urn}' has "${field}" that is not a list of URNs.`);
-  return value;
+  const violation = findIntegrityViolation(resources);
+  if (violation) throw integrityError('deployment', violation);
 }
 
 function listField(deployment: Json, field: string): unknown[] {

@@ -25,7 +25,8 @@ describe('IdentityService.authenticate', () => {
     const principal = await fx.identity.authenticate(token);
 
     // Assess
-    expect(principal).toEqual({ login: 'alice', orgs: ['acme', 'alice'], admin: false });
+    expect(principal).toMatchObject({ login: 'alice', orgs: ['acme', 'alice'], admin: false, roles: { acme: 'member', alice: 'admin' } });
+    expect(principal.token).toMatchObject({ id: record.id, kind: 'personal' });
     expect(token.startsWith(API_TOKEN_PREFIX)).toBe(true);
     expect(record.tokenHash).toBe(hashApiToken(token));
     expect(JSON.stringify(await fx.snapshot())).not.toContain(token);
@@ -121,7 +122,7 @@ describe('IdentityService administration', () => {
     await Promise.all([fx.identity.ensureAdmin('admin', 'second-token'), fx.identity.ensureAdmin('admin', 'second-token')]);
 
     expect((await fx.identity.getUser(fx.admin)).createdAt).toBe(START_TIME);
-    expect(await fx.identity.authenticate('second-token')).toEqual({ login: 'admin', orgs: ['admin'], admin: true });
+    expect(await fx.identity.authenticate('second-token')).toMatchObject({ login: 'admin', orgs: ['admin'], admin: true, roles: { admin: 'admin' } });
     expect((await fx.identity.listTokens(fx.admin)).length).toBe(2);
     expect(await fx.identity.defaultOrg(fx.admin)).toBe('admin');
 

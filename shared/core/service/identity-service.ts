@@ -1,8 +1,8 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { validateOrgName } from '../names.js';
-import type { OrgRole, TokenRecord, UserRecord } from '../../ports/identity-store.js';
-import { requireAdmin, requireMember } from './authorization.js';
+import { ORG_ROLES, type OrgRole, type TokenRecord, type UserRecord } from '../../ports/identity-store.js';
+import { requireAdmin, requireOrgAction } from './authorization.js';
 import type { ServiceDeps } from './create-services.js';
 import type { IdentityService, Principal } from './types.js';
 
@@ -11,6 +11,8 @@ export const API_TOKEN_PREFIX = 'sy_';
 const MAX_DESCRIPTION_LENGTH = 200;
 const MAX_NAME_LENGTH = 200;
 const MAX_TOKEN_LENGTH = 1024;
+/** `lastUsedAt` is written at most this often per token, so a busy CI token costs one write a minute. */
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** SHA-256 hex of an API token: the only form in which tokens are stored or looked up. */
 export function hashApiToken(token: string): string {
@@ -43,8 +45,28 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
     return orgs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
+  /** A user acting as themselves without a token (a signed-in console session): the user's own roles. */
+  async function userPrincipal(login: string, unknownUser: string): Promise<Principal> {
+    const user = await identity.getUser(login).catch((error: unknown) => {
+      if (error instanceof NotFoundError) throw new UnauthorizedError(unknownUser);
+      throw error;
+    });
+    const orgs = await orgsOf(user.login);
+    return {
+      login: user.login,
+      orgs: orgs.map((org) => org.name),
+      admin: user.admin,
+      roles: Object.fromEntries(orgs.map((org) => [org.name, org.role])),
+    };
+  }
+
   /** The login a token operation is about: the caller's own, or (administrators only) someone else's. */
   async function tokenOwner(principal: Principal, login: string | undefined): Promise<string> {
+    if (principal.token && principal.token.kind !== 'personal') {
+      throw new ForbiddenError(
+        `A ${principal.token.kind} token cannot manage personal tokens: use a personal token (stackyard login).`,
+      );
+    }
     if (login === undefined || login === principal.login) return principal.login;
     requireAdmin(principal);
     await identity.getUser(validateLogin(login)).catch((error: unknown) => {
@@ -52,6 +74,36 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
       throw error;
     });
     return login;
+  }
+
+  /** A token's principal: its user with the user's roles, or a team or organization token with only its own rights. */
+  async function principalOf(record: TokenRecord): Promise<Principal> {
+    const kind = record.kind ?? 'personal';
+    const tokenInfo = {
+      id: record.id,
+      kind,
+      description: record.description,
+      ...(record.org !== undefined ? { org: record.org } : {}),
+      ...(record.team !== undefined ? { team: record.team } : {}),
+      ...(record.createdBy !== undefined ? { createdBy: record.createdBy } : {}),
+    };
+    if (kind !== 'personal') {
+      const org = record.org;
+      if (org === undefined) throw new UnauthorizedError(INVALID_TOKEN);
+      await identity.getOrg(org).catch(unknownAsInvalid);
+      // A deleted team takes its tokens with it.
+      if (kind === 'team') await identity.getTeam(org, record.team ?? '').catch(unknownAsInvalid);
+      return { login: record.login, orgs: [org], admin: false, roles: {}, token: tokenInfo };
+    }
+    const user = await identity.getUser(record.login).catch(unknownAsInvalid);
+    const orgs = await orgsOf(user.login);
+    return {
+      login: user.login,
+      orgs: orgs.map((org) => org.name),
+      admin: user.admin,
+      roles: Object.fromEntries(orgs.map((org) => [org.name, org.role])),
+      token: tokenInfo,
+    };
   }
 
   return {
@@ -62,28 +114,34 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
       const tokenHash = hashApiToken(token);
       const record = await identity.findToken(tokenHash);
       if (!record || !sameHash(record.tokenHash, tokenHash)) throw new UnauthorizedError(INVALID_TOKEN);
-      if (record.expiresAt !== undefined && record.expiresAt <= deps.now()) throw new UnauthorizedError(INVALID_TOKEN);
-      const user = await identity.getUser(record.login).catch((error: unknown) => {
-        if (error instanceof NotFoundError) throw new UnauthorizedError(INVALID_TOKEN);
-        throw error;
-      });
-      const orgs = await orgsOf(user.login);
-      return { login: user.login, orgs: orgs.map((org) => org.name), admin: user.admin };
+      const now = deps.now();
+      if (record.expiresAt !== undefined && record.expiresAt <= now) throw new UnauthorizedError(INVALID_TOKEN);
+      const principal = await principalOf(record);
+      // Last use is bookkeeping: a failure to record it never fails the request.
+      await identity.touchToken(tokenHash, now, LAST_USED_RESOLUTION_MS).catch(() => undefined);
+      return principal;
     },
 
+    principalOf: (login) => userPrincipal(login, 'This user no longer exists: sign in again as another user.'),
+
     async getUser(principal) {
+      if (principal.token && principal.token.kind !== 'personal') {
+        return { login: principal.login, name: principal.token.description || principal.login, admin: false, createdAt: 0, orgs: [...principal.orgs] };
+      }
       const user = await identity.getUser(principal.login);
       const orgs = await orgsOf(principal.login);
       return { ...user, orgs: orgs.map((org) => org.name) };
     },
 
     async defaultOrg(principal) {
-      return principal.login;
+      // Team and organization tokens work in their organization: unqualified stack names land there.
+      return principal.token?.org ?? principal.login;
     },
 
     // The identity store lists organizations per user only, so administrators too see the organizations they
     // belong to; that is also the set of organizations whose stacks they can reach.
     async listOrgs(principal) {
+      if (principal.token && principal.token.kind !== 'personal') return principal.orgs.map((name) => ({ name, role: 'member' as const }));
       return orgsOf(principal.login);
     },
 
@@ -144,18 +202,8 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
     async addMember(principal, org, login, role) {
       validateOrgName(org);
       validateLogin(login);
-      if (role !== 'admin' && role !== 'member') {
-        throw new InvalidInputError(`Unknown role '${String(role)}': use 'admin' or 'member'.`);
-      }
-      if (!principal.admin) {
-        requireMember(principal, org);
-        const own = (await orgsOf(principal.login)).find((entry) => entry.name === org);
-        if (own?.role !== 'admin') {
-          throw new ForbiddenError(
-            `Only administrators of organization '${org}' may add members: ask one of them to add '${login}'.`,
-          );
-        }
-      }
+      validateRole(role);
+      requireOrgAction(principal, org, 'manage-members');
       await identity.getOrg(org).catch((error: unknown) => {
         if (error instanceof NotFoundError) {
           throw new NotFoundError(`Organization '${org}' not found: create it first.`, { cause: error });
@@ -190,6 +238,8 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
         description,
         createdAt: now,
         ...(expiresInMs !== undefined ? { expiresAt: now + expiresInMs } : {}),
+        kind: 'personal',
+        createdBy: principal.login,
       };
       await identity.putToken(record);
       return { token, record };
@@ -256,8 +306,15 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
   };
 }
 
+export function validateRole(role: unknown): OrgRole {
+  if (!ORG_ROLES.includes(role as OrgRole)) {
+    throw new InvalidInputError(`Unknown role '${String(role).slice(0, 40)}': use ${ORG_ROLES.map((r) => `'${r}'`).join(', ')}.`);
+  }
+  return role as OrgRole;
+}
+
 /** Logins name the user's personal organization, so they follow the organization name rules. */
-function validateLogin(login: unknown): string {
+export function validateLogin(login: unknown): string {
   if (typeof login !== 'string' || !/^[a-zA-Z0-9][a-zA-Z0-9-_]{1,38}[a-zA-Z0-9]$/.test(login)) {
     throw new InvalidInputError(
       `Invalid login '${String(login).slice(0, 60)}': a login names the user's personal organization, so it must be ` +
@@ -267,7 +324,7 @@ function validateLogin(login: unknown): string {
   return login;
 }
 
-function optionalText(value: unknown, what: string, max: number): string | undefined {
+export function optionalText(value: unknown, what: string, max: number): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.length > max) {
     throw new InvalidInputError(`The ${what} must be text of at most ${max} characters.`);
@@ -277,6 +334,11 @@ function optionalText(value: unknown, what: string, max: number): string | undef
 
 function userNotFound(login: string): NotFoundError {
   return new NotFoundError(`User '${login}' not found: create the user first.`);
+}
+
+function unknownAsInvalid(error: unknown): never {
+  if (error instanceof NotFoundError || error instanceof InvalidInputError) throw new UnauthorizedError(INVALID_TOKEN);
+  throw error;
 }
 
 function ignoreConflict(error: unknown): void {

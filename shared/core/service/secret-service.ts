@@ -8,13 +8,13 @@ export function createSecretService(deps: ServiceDeps): SecretService {
   return {
     async encrypt(principal, ref, plaintexts) {
       requireByteArrays(plaintexts, 'plaintexts');
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'encrypt');
       return deps.keys.encryptForStack(stack, plaintexts);
     },
 
     async decrypt(principal, ref, ciphertexts) {
       requireByteArrays(ciphertexts, 'ciphertexts');
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'decrypt');
       return deps.keys.decryptForStack(stack, ciphertexts);
     },
   };

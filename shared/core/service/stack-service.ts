@@ -9,8 +9,12 @@ import {
   loadStack,
   requireMember,
   requireNoActiveUpdate,
+  requireOrgAction,
   stackNotFound,
+  stackPermission,
+  type OrgFacts,
 } from './authorization.js';
+import { allows, teamSubject, userSubject, type StackPermission } from './permissions.js';
 import type { ServiceDeps } from './create-services.js';
 import {
   countResources,
@@ -71,6 +75,20 @@ export function createStackService(deps: ServiceDeps): StackService {
     return update.id;
   }
 
+  /** `stack init --teams`: each team must exist; each gets `write`, as Pulumi Cloud gives the teams named there. */
+  async function teamGrants(org: string, teams: readonly string[]): Promise<Record<string, StackPermission> | undefined> {
+    if (!Array.isArray(teams) || teams.length === 0) return undefined;
+    const known = new Set((await deps.storage.identity.listTeams(org)).map((team) => team.name));
+    const grants: Record<string, StackPermission> = {};
+    for (const team of teams) {
+      if (typeof team !== 'string' || !known.has(team)) {
+        throw new InvalidInputError(`Team '${String(team).slice(0, 60)}' does not exist in '${org}': create it first, or leave it out of --teams.`);
+      }
+      grants[teamSubject(team)] = 'write';
+    }
+    return grants;
+  }
+
   /** The stack's state changed under us between our read and our conditional write. */
   function changedMeanwhile(stack: StackRef, action: string, cause: unknown): ConflictError {
     return new ConflictError(
@@ -84,8 +102,9 @@ export function createStackService(deps: ServiceDeps): StackService {
   return {
     async create(principal, ref, options = {}) {
       const valid = validateStackRef(ref);
-      requireMember(principal, valid.org);
+      requireOrgAction(principal, valid.org, 'create-stack');
       const tags = validateTags(options.tags ?? {});
+      const grants = await teamGrants(valid.org, options.teams ?? []);
       const initial = options.initialState === undefined ? undefined : validateDeployment(options.initialState);
       const now = deps.now();
       const id = randomUUID();
@@ -101,6 +120,8 @@ export function createStackService(deps: ServiceDeps): StackService {
             tags,
             createdAt: now,
             ...(currentCheckpoint !== undefined ? { currentCheckpoint } : {}),
+            ...creatorOf(principal),
+            ...(grants ? { grants } : {}),
           },
           [stackEvent('stack_created', { ...valid, id }, principal.login, now)],
         );
@@ -118,7 +139,7 @@ export function createStackService(deps: ServiceDeps): StackService {
     },
 
     async get(principal, ref) {
-      return loadStack(deps, principal, ref);
+      return loadStack(deps, principal, ref, 'view');
     },
 
     async list(principal, query) {
@@ -138,6 +159,7 @@ export function createStackService(deps: ServiceDeps): StackService {
           : decodeListToken(query.continuationToken, filter, orgs);
 
       const page: StackRecord[] = [];
+      const facts: OrgFacts = new Map();
       while (position && page.length < pageSize) {
         const result = await stacks.list({
           org: position.org,
@@ -147,7 +169,9 @@ export function createStackService(deps: ServiceDeps): StackService {
           limit: pageSize - page.length,
           ...(position.after !== undefined ? { continuationToken: position.after } : {}),
         });
-        page.push(...result.stacks);
+        for (const stack of result.stacks) {
+          if (allows(await stackPermission(deps, principal, stack, facts), 'read')) page.push(stack);
+        }
         if (result.continuationToken !== undefined) {
           position = { org: position.org, after: result.continuationToken };
         } else {
@@ -161,7 +185,7 @@ export function createStackService(deps: ServiceDeps): StackService {
     },
 
     async remove(principal, ref, force) {
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'delete');
       await requireNoActiveUpdate(deps, stack, 'remove');
       if (!force && holdsResources(await currentDeployment(deps, stack))) {
         throw new InvalidInputError(STILL_HAS_RESOURCES);
@@ -179,7 +203,7 @@ export function createStackService(deps: ServiceDeps): StackService {
     },
 
     async rename(principal, ref, to) {
-      const loaded = await loadStack(deps, principal, ref);
+      const loaded = await loadStack(deps, principal, ref, 'rename');
       if (!to || typeof to !== 'object') throw new InvalidInputError('Give the new project and stack name.');
       const target = validateStackRef({ org: loaded.org, project: to.project, stack: to.stack });
       if (target.project === loaded.project && target.stack === loaded.stack) {
@@ -225,7 +249,7 @@ export function createStackService(deps: ServiceDeps): StackService {
     async setTags(principal, ref, tags) {
       const valid = validateTags(tags);
       for (let attempt = 1; ; attempt++) {
-        const stack = await loadStack(deps, principal, ref);
+        const stack = await loadStack(deps, principal, ref, 'tags');
         try {
           await stacks.update(stack.id, stack.revision, { tags: valid });
           return;
@@ -241,12 +265,12 @@ export function createStackService(deps: ServiceDeps): StackService {
       if (version !== undefined && (!Number.isSafeInteger(version) || version < 1)) {
         throw new InvalidInputError(`Invalid version '${String(version)}': versions are whole numbers from 1.`);
       }
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'export');
       return version === undefined ? currentDeployment(deps, stack) : deploymentOfVersion(deps, stack, version);
     },
 
     async importDeployment(principal, ref, deployment) {
-      const loaded = await loadStack(deps, principal, ref);
+      const loaded = await loadStack(deps, principal, ref, 'import');
       const validated = validateDeployment(deployment);
       await requireNoActiveUpdate(deps, loaded, 'import into');
       // A crashed update is recorded (as failed) before the import replaces its state, so history stays complete and
@@ -284,12 +308,12 @@ export function createStackService(deps: ServiceDeps): StackService {
       if (!Number.isSafeInteger(size) || size < 1 || size > MAX_HISTORY_PAGE_SIZE) {
         throw new InvalidInputError(`Invalid page size: use 1 to ${MAX_HISTORY_PAGE_SIZE}.`);
       }
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'history');
       return (await updates.listHistory(stack.id, page, size)).updates;
     },
 
     async latestUpdate(principal, ref) {
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'history');
       const [latest] = (await updates.listHistory(stack.id, 1, 1)).updates;
       if (!latest) {
         throw new NotFoundError(`Stack '${formatStackRef(stack)}' has never been updated: run 'stackyard up' first.`);
@@ -304,6 +328,14 @@ export function createStackService(deps: ServiceDeps): StackService {
       return page.stacks.length > 0;
     },
   };
+}
+
+/** Who a new stack records as its creator (holding `admin` on it): the user, or the team of a team token. */
+function creatorOf(principal: Principal): { createdBy?: string } {
+  const token = principal.token;
+  if (token?.kind === 'organization') return {};
+  if (token?.kind === 'team') return token.team ? { createdBy: teamSubject(token.team) } : {};
+  return { createdBy: userSubject(principal.login) };
 }
 
 function nameTaken(ref: StackRef, cause?: unknown): ConflictError {

@@ -11,6 +11,8 @@ import { createSecretService } from './secret-service.js';
 import { StackKeys } from './secrets-envelope.js';
 import { createStackService } from './stack-service.js';
 import type { IdentityService, Principal, SecretService, StackService } from './types.js';
+import { createAccessService, type AccessService } from './access-service.js';
+import type { OrgRole } from '../../ports/identity-store.js';
 
 export const ADMIN_TOKEN = 'fixture-admin-token';
 export const START_TIME = Date.parse('2026-03-01T12:00:00Z');
@@ -20,11 +22,12 @@ export interface ServiceFixture {
   storage: Storage;
   deps: ServiceDeps;
   identity: IdentityService;
+  access: AccessService;
   stacks: StackService;
   secrets: SecretService;
   admin: Principal;
   /** Creates a user (and its personal organization) and returns the principal its new token authenticates as. */
-  user(login: string, orgs?: string[]): Promise<Principal>;
+  user(login: string, orgs?: string[], role?: OrgRole): Promise<Principal>;
   advance(ms: number): void;
   /** Every stored file except temp files and locks, to show that a refused call changed nothing. */
   snapshot(): Promise<Record<string, string>>;
@@ -51,16 +54,17 @@ export async function serviceFixture(options: ServiceOptions = {}): Promise<Serv
     storage,
     deps,
     identity,
+    access: createAccessService(deps),
     stacks: createStackService(deps),
     secrets: createSecretService(deps),
     admin,
-    async user(login, orgs = []) {
+    async user(login, orgs = [], role: OrgRole = 'member') {
       await identity.createUser(admin, { login });
       for (const org of orgs) {
         await identity.createOrg(admin, org).catch((error: unknown) => {
           if (!(error instanceof ConflictError)) throw error;
         });
-        await identity.addMember(admin, org, login, 'member');
+        await identity.addMember(admin, org, login, role);
       }
       const { token } = await identity.createToken(admin, { login, description: 'fixture' });
       return identity.authenticate(token);

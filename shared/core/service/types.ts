@@ -1,8 +1,10 @@
 import type { StackRef } from '../names.js';
 import type { UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
 import type { StackRecord } from '../../ports/stack-store.js';
-import type { TokenRecord, UserRecord } from '../../ports/identity-store.js';
+import type { OrgRole, TokenKind, TokenRecord, UserRecord } from '../../ports/identity-store.js';
 import type { HookService } from '../hooks/hook-service.js';
+import type { ConsoleService } from '../console/types.js';
+import type { AccessService } from './access-service.js';
 
 /**
  * The use cases shared by the HTTP API (functions/) and the CLI's local backend. They take the caller as a
@@ -10,10 +12,27 @@ import type { HookService } from '../hooks/hook-service.js';
  * is reported as not found, so names cannot be probed.
  */
 export interface Principal {
+  /** The user's login; for team and organization tokens, the token's owner key (`acme.team.ops`, `acme.org`). */
   login: string;
   /** Organizations the user belongs to (always includes the personal organization named after the login). */
   orgs: readonly string[];
+  /** Site administrator: manages users and organizations (not other organizations' stacks). */
   admin: boolean;
+  /** The caller's role in each organization of `orgs` (team and organization tokens have none). */
+  roles: Readonly<Record<string, OrgRole>>;
+  /** The token the caller authenticated with (absent for in-process callers such as the local backend). */
+  token?: PrincipalToken;
+}
+
+/** Which token a principal acts with; team and organization tokens act with only that team's or organization's rights. */
+export interface PrincipalToken {
+  id: string;
+  kind: TokenKind;
+  org?: string;
+  team?: string;
+  description: string;
+  /** The user who created a team or organization token. */
+  createdBy?: string;
 }
 
 /** `{version, features?, deployment}` as the Pulumi CLI exchanges it (UntypedDeployment). */
@@ -74,26 +93,31 @@ export interface StartedUpdate {
 }
 
 export interface Services {
+  restore: StackRestoreService;
   identity: IdentityService;
+  access: AccessService;
   stacks: StackService;
   updates: UpdateService;
   secrets: SecretService;
   hooks: HookService;
+  console: ConsoleService;
 }
 
 export interface IdentityService {
   /** Resolves an API token to its principal; `UnauthorizedError` when unknown, revoked or expired. */
   authenticate(token: string): Promise<Principal>;
+  /** The principal of a user by login (a signed-in console session); `UnauthorizedError` when the user is gone. */
+  principalOf(login: string): Promise<Principal>;
   getUser(principal: Principal): Promise<UserRecord & { orgs: string[] }>;
   /** The organization unqualified stack names default to: the personal organization (named after the login). */
   defaultOrg(principal: Principal): Promise<string>;
   /** Organizations the principal may see (admins: all), with their members. */
-  listOrgs(principal: Principal): Promise<{ name: string; role: 'admin' | 'member' }[]>;
+  listOrgs(principal: Principal): Promise<{ name: string; role: OrgRole }[]>;
   /** Admin only. Creates the user and its personal organization. */
   createUser(principal: Principal, user: { login: string; name?: string; email?: string; admin?: boolean }): Promise<UserRecord>;
   /** Admin only, or an admin of the organization. */
   createOrg(principal: Principal, name: string): Promise<void>;
-  addMember(principal: Principal, org: string, login: string, role: 'admin' | 'member'): Promise<void>;
+  addMember(principal: Principal, org: string, login: string, role: OrgRole): Promise<void>;
   /** Returns the plaintext token once; only its hash is stored. Admins may create tokens for other users. */
   createToken(principal: Principal, request: { login?: string; description: string; expiresInMs?: number }): Promise<{ token: string; record: TokenRecord }>;
   listTokens(principal: Principal, login?: string): Promise<TokenRecord[]>;
@@ -103,7 +127,8 @@ export interface IdentityService {
 }
 
 export interface StackService {
-  create(principal: Principal, ref: StackRef, options?: { tags?: Record<string, string>; initialState?: UntypedDeployment }): Promise<StackRecord>;
+  /** `teams` (`stack init --teams`): existing teams of the organization given `write` on the new stack. */
+  create(principal: Principal, ref: StackRef, options?: { tags?: Record<string, string>; initialState?: UntypedDeployment; teams?: string[] }): Promise<StackRecord>;
   get(principal: Principal, ref: StackRef): Promise<StackRecord>;
   /** Lists across the principal's organizations (or one of them), paged with an opaque token. */
   list(principal: Principal, query: { org?: string; project?: string; tagName?: string; tagValue?: string; continuationToken?: string }): Promise<StackPageView>;
@@ -155,4 +180,29 @@ export interface SecretService {
   encrypt(principal: Principal, ref: StackRef, plaintexts: Uint8Array[]): Promise<Uint8Array[]>;
   /** A ciphertext of another stack, or a tampered one, is `InvalidInputError` (400). */
   decrypt(principal: Principal, ref: StackRef, ciphertexts: Uint8Array[]): Promise<Uint8Array[]>;
+}
+
+/** A completed operation of another backend's history, as `stackyard migrate` carries it over. */
+export interface CarriedHistoryEntry {
+  /** The version this entry must become: the stack's current version plus one (so a repeated call is refused). */
+  version: number;
+  kind: UpdateKind;
+  result: 'succeeded' | 'failed';
+  /** Epoch milliseconds. */
+  startedAt: number;
+  endedAt: number;
+  message?: string;
+  environment: Record<string, string>;
+  /** `{"ns:key": {string, secret, object}}`, secrets already encrypted with this stack's key. */
+  config: Record<string, unknown>;
+  resourceChanges?: Record<string, number>;
+  /** The state the operation ended with; absent when the source kept none. */
+  deployment?: UntypedDeployment;
+}
+
+export interface StackRestoreService {
+  /** Publishes version `version`'s state as a new version, recorded in history (kind `import`, message says so). */
+  rollback(principal: Principal, ref: StackRef, version: number): Promise<{ updateId: string; version: number }>;
+  /** Appends one carried-over history entry as the stack's next version and makes its state current. */
+  appendHistory(principal: Principal, ref: StackRef, entry: CarriedHistoryEntry): Promise<{ updateId: string }>;
 }

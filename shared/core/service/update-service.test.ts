@@ -18,7 +18,7 @@ import type { StackRef } from '../names.js';
 import type { CheckpointStore, Storage } from '../../ports/index.js';
 import type { ServiceDeps } from './create-services.js';
 import { StackKeys } from './secrets-envelope.js';
-import { currentDeployment, deploymentOfVersion, writeStackCheckpoint } from './stack-state.js';
+import { currentDeployment, deploymentOfVersion, updateCheckpointName, writeStackCheckpoint } from './stack-state.js';
 import type { Principal, UntypedDeployment, UpdateService } from './types.js';
 import { createUpdateService, settleAbandonedUpdate } from './update-service.js';
 
@@ -93,8 +93,8 @@ describe.each([
   let backend: Backend;
   let deps: ServiceDeps;
   let updates: UpdateService;
-  const alice: Principal = { login: 'alice', orgs: ['alice', 'acme'], admin: false };
-  const mallory: Principal = { login: 'mallory', orgs: ['mallory'], admin: false };
+  const alice: Principal = { login: 'alice', orgs: ['alice', 'acme'], admin: false, roles: { alice: 'admin', acme: 'member' } };
+  const mallory: Principal = { login: 'mallory', orgs: ['mallory'], admin: false, roles: { mallory: 'admin' } };
 
   beforeAll(async () => {
     backend = await makeBackend();
@@ -248,6 +248,55 @@ describe.each([
     const stack = await stackOf(ref);
     expect(stack.resourceCount).toBe(2);
     expect(await deploymentOfVersion(deps, stack, 1)).toEqual(deployment);
+  });
+
+  it('refuses saves that break integrity with 400 naming the resource and the rule; no save number is used, nothing is stored', async () => {
+    const ref = await newStack();
+    const run = await begin(ref);
+    const stackId = (await stackOf(ref)).id;
+    const prefix = `updates/${run.updateId}/`;
+    const storedBefore = await deps.storage.checkpoints.list(stackId, prefix);
+    const ghost = urn('ghost');
+    const broken: UntypedDeployment = {
+      version: 3,
+      deployment: { manifest: {}, resources: [resource('a'), resource('a'), resource('child', { parent: ghost })] },
+    };
+    const dangling: UntypedDeployment = { version: 3, deployment: { manifest: {}, resources: [resource('child', { parent: ghost })] } };
+    const verbatim = Buffer.from(JSON.stringify({ version: 3, untypedDeployment: broken, sequenceNumber: 1 }));
+    const journal = journalBatch([journalEntry(JournalEntryKind.Success, 1, 1, { state: resource('child', { dependencies: [ghost] }) })]);
+
+    await expect(updates.saveCheckpoint(ref, run.updateId, run.token, broken)).rejects.toThrow(
+      /resource '.*::a' appears more than once not marked for deletion.*rule duplicate-urn/,
+    );
+    await expect(updates.saveCheckpoint(ref, run.updateId, run.token, Buffer.from(JSON.stringify(dangling)))).rejects.toThrow(
+      /resource '.*::child' refers to parent '.*::ghost', which is missing .*rule dangling-reference/,
+    );
+    await expect(updates.saveVerbatimCheckpoint(ref, run.updateId, run.token, verbatim)).rejects.toThrow(/rule duplicate-urn/);
+    await expect(updates.saveJournalEntries(ref, run.updateId, run.token, journal)).rejects.toThrow(
+      /'.*::child' refers to dependency '.*::ghost', which is missing .*rule dangling-reference/,
+    );
+    await expect(updates.saveCheckpoint(ref, run.updateId, 'not-the-token', broken)).rejects.toBeInstanceOf(ForbiddenError);
+
+    expect(await deps.storage.checkpoints.list(stackId, prefix)).toEqual(storedBefore);
+    await updates.saveCheckpoint(ref, run.updateId, run.token, deploymentWith('a'));
+    expect(await deps.storage.checkpoints.list(stackId, prefix)).toEqual([...storedBefore, updateCheckpointName(run.updateId, 1)].sort());
+  });
+
+  it('stores a broken checkpoint the CLI declared with metadata.integrity_error, as Pulumi does, so no state is lost', async () => {
+    const ref = await newStack();
+    const run = await begin(ref);
+    const declared: UntypedDeployment = {
+      version: 3,
+      deployment: {
+        manifest: {},
+        metadata: { integrity_error: { version: '3', command: 'pulumi up', error: 'child refers to missing parent' } },
+        resources: [resource('child', { parent: urn('ghost') })],
+      },
+    };
+
+    await updates.saveCheckpoint(ref, run.updateId, run.token, declared);
+
+    expect(await exported(ref)).toEqual(declared);
   });
 
   it('runs dry runs without the lease, a version or history, and lets a real update start meanwhile', async () => {
@@ -484,7 +533,7 @@ describe.each([
     expect(stack.activeUpdate).toBeUndefined();
     expect(resourceUrns(await exported(ref))).toEqual([urn('a')]);
     const history = (await backend.storage.updates.listHistory(stack.id, 1, 10)).updates;
-    expect(history.map((u) => [u.version, u.status])).toEqual([[1, 'cancelled']]);
+    expect(history.map((u) => [u.version, u.status, u.cancelledBy])).toEqual([[1, 'cancelled', 'alice']]);
     expect(await updates.status(alice, ref, run.updateId)).toMatchObject({ status: 'cancelled', kind: 'update' });
 
     const { updateId: unstarted } = await updates.create(alice, ref, { kind: 'destroy', dryRun: false });

@@ -17,15 +17,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError } from '../errors.js';
 import { negotiateJournalVersion, materializeUpdate } from '../journal/protocol.js';
-import { JsonSyntaxError, scanJsonObject, type MemberSpan } from '../json-scan.js';
 import {
+  planDeltaCheckpoint,
+  planJournalEntries,
+  planVerbatimCheckpoint,
   recordUpdateBase,
-  saveDeltaCheckpoint,
-  saveJournalEntries,
-  saveVerbatimCheckpoint,
 } from '../journal/update-checkpoints.js';
 import { validateStackRef, validateTags, type StackRef } from '../names.js';
-import { MAX_OBJECT_BYTES, type CheckpointStore, type PreparedObject } from '../../ports/checkpoint-store.js';
 import type { OutboxEvent } from '../../ports/hook-store.js';
 import { runGates } from '../hooks/gates.js';
 import { updateEvent, type UpdateEventCause } from '../hooks/payloads.js';
@@ -34,6 +32,7 @@ import type { TokenRef } from '../../ports/lease-store.js';
 import type { StackChanges, StackRecord } from '../../ports/stack-store.js';
 import type { UpdateChanges, UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
 import { isStaleRevision, loadStack } from './authorization.js';
+import { prepareCheckpoint } from '../checkpoint-body.js';
 import type { ServiceDeps } from './create-services.js';
 import {
   checkpointLoader,
@@ -121,72 +120,6 @@ async function ignoreConflict(write: Promise<void>): Promise<boolean> {
     if (error instanceof ConflictError) return false;
     throw error;
   }
-}
-
-/** Refuses a plain checkpoint that could never be exported. */
-function checkDeployment(deployment: UntypedDeployment): void {
-  if (deployment === null || typeof deployment !== 'object' || Array.isArray(deployment)) {
-    throw new InvalidInputError('The checkpoint must be an object with "version" and "deployment".');
-  }
-  const { version, features, deployment: body } = deployment;
-  if (!Number.isInteger(version) || version < 1 || version > 4) {
-    throw new InvalidInputError(`Unsupported deployment version ${String(version)}: expected 1 to 4.`);
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new InvalidInputError('The checkpoint "deployment" must be a JSON object.');
-  }
-  const badFeatures = !Array.isArray(features) || features.some((f) => typeof f !== 'string');
-  if (features !== undefined && features !== null && badFeatures) {
-    throw new InvalidInputError('The checkpoint "features" must be a list of strings.');
-  }
-}
-
-/**
- * Validates a plain checkpoint and gets it ready for storage. Request bytes are stored as received (readers pick
- * `version`, `features` and `deployment`): the client's own gzip bytes when it sent them, else compressed off the
- * main thread while they are parsed to check them.
- */
-async function prepareCheckpoint(store: CheckpointStore, deployment: UntypedDeployment | Uint8Array, gzipped?: Uint8Array): Promise<PreparedObject> {
-  if (!(deployment instanceof Uint8Array)) {
-    checkDeployment(deployment);
-    const { version, features, deployment: body } = deployment;
-    const stored = features && features.length > 0
-      ? { version, features, deployment: body }
-      : { version, deployment: body };
-    return store.prepare(Buffer.from(JSON.stringify(stored)));
-  }
-  if (deployment.byteLength > MAX_OBJECT_BYTES) {
-    throw new TooLargeError(`A checkpoint of ${deployment.byteLength} bytes is over the limit of ${MAX_OBJECT_BYTES} bytes (50 MB).`);
-  }
-  const compressing = gzipped ? Promise.resolve({ gzipped, size: deployment.byteLength }) : store.prepare(deployment);
-  try {
-    checkDeployment(topLevelMembers(deployment));
-  } catch (error) {
-    await compressing.catch(() => undefined);
-    throw error;
-  }
-  return compressing;
-}
-
-/**
- * The checkpoint's `version`, `features` and `deployment` (as `{}`: only its being an object matters here), after
- * checking that the whole body is well-formed JSON without building the deployment.
- */
-function topLevelMembers(bytes: Uint8Array): UntypedDeployment {
-  let members: Map<string, MemberSpan>;
-  try {
-    members = scanJsonObject(bytes);
-  } catch (error) {
-    if (!(error instanceof JsonSyntaxError)) throw error;
-    throw new InvalidInputError(`The checkpoint is not valid JSON (${error.message}); send the deployment as a JSON object.`);
-  }
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const member = (name: string): unknown => {
-    const span = members.get(name);
-    if (!span) return undefined;
-    return text[span.start] === 0x7b ? {} : JSON.parse(text.toString('utf8', span.start, span.end));
-  };
-  return { version: member('version'), features: member('features'), deployment: member('deployment') } as UntypedDeployment;
 }
 
 function isUpload(value: UntypedDeployment | Uint8Array | CheckpointUpload): value is CheckpointUpload {
@@ -347,6 +280,8 @@ async function settle(
 
 interface SettleOptions {
   completedTokenHash?: string;
+  /** Who cancelled the update, recorded with its ending. */
+  cancelledBy?: string;
   /** Applied in the same stack write (a start folding a crashed run passes its own `activeUpdate` and tags). */
   extra?: StackChanges;
   /** Hook events of `extra`, written with it. */
@@ -355,8 +290,12 @@ interface SettleOptions {
   cause?: UpdateEventCause;
 }
 
-function tokenHashChange(options: { completedTokenHash?: string }): UpdateChanges {
-  return options.completedTokenHash ? { completedTokenHash: options.completedTokenHash } : {};
+/** The ending's fields that say how it ended: the completing token's hash, or who cancelled it. */
+function tokenHashChange(options: { completedTokenHash?: string; cancelledBy?: string }): UpdateChanges {
+  return {
+    ...(options.completedTokenHash ? { completedTokenHash: options.completedTokenHash } : {}),
+    ...(options.cancelledBy ? { cancelledBy: options.cancelledBy } : {}),
+  };
 }
 
 /**
@@ -428,18 +367,30 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
   }
 
   /**
-   * The token check of a journal or verbatim/delta save: one conditional lease write (dry-run tokens save nothing).
-   * Those saves are numbered by the client, so the lease's count only records that they happened. Returns the stack id.
+   * Runs a save so that a rejected one changes nothing: the token is checked (a read) while the body is checked,
+   * a dead token winning over a bad body; only then does `commit` take the save's number, in the conditional lease
+   * write that also refuses dry-run tokens, right before the state is written.
    */
-  async function beginSave(ref: StackRef, updateId: string, token: string): Promise<string> {
-    const check = tokenRef(ref, updateId, token);
-    await storage.leases.nextSave(check);
-    return check.stackId;
+  async function guardedSave<T>(
+    ref: StackRef,
+    updateId: string,
+    token: string,
+    check: (stackId: string) => Promise<T>,
+  ): Promise<{ stackId: string; checked: T; commit: () => Promise<number> }> {
+    const tokenCheck = tokenRef(ref, updateId, token);
+    const [live, checked] = await Promise.allSettled([
+      storage.leases.validate(tokenCheck),
+      // One turn of the event loop lets the SDK put the token read on the wire before the CPU-bound checks.
+      new Promise<void>((resolve) => setImmediate(resolve)).then(() => check(tokenCheck.stackId)),
+    ]);
+    if (live.status === 'rejected') throw live.reason;
+    if (checked.status === 'rejected') throw checked.reason;
+    return { stackId: tokenCheck.stackId, checked: checked.value, commit: () => storage.leases.nextSave(tokenCheck) };
   }
 
   return {
     async create(principal: Principal, ref: StackRef, request: CreateUpdateRequest) {
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'update');
       if (!request || !CREATABLE_KINDS.has(request.kind)) {
         throw new InvalidInputError(
           `Unknown update kind '${String(request?.kind)}': expected update, preview, refresh, destroy or ` +
@@ -481,7 +432,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       updateId: string,
       request: StartUpdateRequest,
     ): Promise<StartedUpdate> {
-      const found = await loadStack(deps, principal, ref);
+      const found = await loadStack(deps, principal, ref, 'update');
       const update = await updateOf(found, updateId);
       if (isTerminal(update)) {
         throw new ConflictError(`Update ${updateId} has already ended (${update.status}); create a new update.`, {
@@ -536,37 +487,36 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       token: string,
       deployment: UntypedDeployment | Uint8Array | CheckpointUpload,
     ) {
-      const check = tokenRef(ref, updateId, token);
-      // Decode, check and compress the body while the lease write is on the wire (one turn of the event loop lets
-      // the SDK send it first). A dead token still wins over a bad body, which costs only a skipped save number.
-      const numbering = storage.leases.nextSave(check);
       const upload = isUpload(deployment) ? deployment : undefined;
       const incoming = upload ? upload.decoded : Promise.resolve(deployment as UntypedDeployment | Uint8Array);
-      // Handled below; this only keeps a body that fails before then from counting as an unhandled rejection.
+      // Handled by guardedSave; this only keeps a body that fails early from counting as an unhandled rejection.
       incoming.catch(() => undefined);
-      const prepared = new Promise<void>((resolve) => setImmediate(resolve))
-        .then(() => incoming)
-        .then((body) => prepareCheckpoint(storage.checkpoints, body, upload?.gzipped));
-      const [saved, body] = await Promise.allSettled([numbering, prepared]);
-      if (saved.status === 'rejected') throw saved.reason;
-      if (body.status === 'rejected') throw body.reason;
-      const save = saved.value;
-      await storage.checkpoints.put({ stackId: check.stackId, name: updateCheckpointName(updateId, save) }, body.value);
+      const { stackId, checked, commit } = await guardedSave(ref, updateId, token, async () =>
+        prepareCheckpoint(storage.checkpoints, await incoming, upload?.gzipped),
+      );
+      const save = await commit();
+      await storage.checkpoints.put({ stackId, name: updateCheckpointName(updateId, save) }, checked);
     },
 
     async saveVerbatimCheckpoint(ref: StackRef, updateId: string, token: string, body: Buffer) {
-      const stackId = await beginSave(ref, updateId, token);
-      await saveVerbatimCheckpoint(storage.checkpoints, stackId, updateId, body);
+      const { checked, commit } = await guardedSave(ref, updateId, token, (stackId) =>
+        planVerbatimCheckpoint(storage.checkpoints, stackId, updateId, body),
+      );
+      await checked.write(commit);
     },
 
     async saveDeltaCheckpoint(ref: StackRef, updateId: string, token: string, body: Buffer) {
-      const stackId = await beginSave(ref, updateId, token);
-      await saveDeltaCheckpoint(storage.checkpoints, stackId, updateId, body);
+      const { checked, commit } = await guardedSave(ref, updateId, token, (stackId) =>
+        planDeltaCheckpoint(storage.checkpoints, stackId, updateId, body),
+      );
+      await checked.write(commit);
     },
 
     async saveJournalEntries(ref: StackRef, updateId: string, token: string, body: Buffer) {
-      const stackId = await beginSave(ref, updateId, token);
-      await saveJournalEntries(storage.checkpoints, stackId, updateId, body);
+      const { checked, commit } = await guardedSave(ref, updateId, token, (stackId) =>
+        planJournalEntries(storage.checkpoints, stackId, updateId, body, checkpointLoader(deps, stackId), deps.now),
+      );
+      await checked.write(commit);
     },
 
     async validateToken(ref: StackRef, updateId: string, token: string) {
@@ -636,7 +586,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
     },
 
     async cancel(principal: Principal, ref: StackRef, updateId: string) {
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'cancel');
       const update = await updateOf(stack, updateId);
       if (isTerminal(update)) return;
       // First kill the token, so the running client stops at its next call.
@@ -646,12 +596,12 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
           deps,
           stack.id,
           updateId,
-          (u) => (isTerminal(u) ? undefined : { status: 'cancelled', endedAt: deps.now() }),
+          (u) => (isTerminal(u) ? undefined : { status: 'cancelled', endedAt: deps.now(), cancelledBy: principal.login }),
           (ended) => [updateEvent('ended', stack, ended, deps.now(), deps.options.serviceUrl)],
         );
         return;
       }
-      await settle(deps, stack.id, updateId, 'cancelled');
+      await settle(deps, stack.id, updateId, 'cancelled', { cancelledBy: principal.login });
     },
 
     async status(
@@ -659,7 +609,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       ref: StackRef,
       updateId: string,
     ): Promise<UpdateStatusView> {
-      const stack = await loadStack(deps, principal, ref);
+      const stack = await loadStack(deps, principal, ref, 'view');
       const update = await updateOf(stack, updateId);
       return { status: update.status, kind: update.kind, requestedBy: update.requestedBy, startedAt: update.startedAt };
     },

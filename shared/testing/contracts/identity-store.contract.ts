@@ -82,5 +82,71 @@ export function identityStoreContract(adapterName: string, setup: ContractSetup)
       await expect(env.storage.identity.revokeToken(login(), t2.id)).rejects.toBeInstanceOf(NotFoundError);
       expect(await env.storage.identity.findToken(t2.tokenHash)).toEqual(t2);
     });
+
+    it('changes and removes roles in one conditional write, and lists an organization\'s members', async () => {
+      const org = uniqueOrg();
+      const [a, b] = [login(), login()].sort();
+      await env.storage.identity.createOrg({ name: org, createdAt: 1 });
+      await env.storage.identity.addMember({ org, login: a, role: 'admin' });
+      await env.storage.identity.addMember({ org, login: b, role: 'member' });
+
+      await env.storage.identity.setMemberRole(org, b, 'viewer');
+
+      expect(await env.storage.identity.listMembers(org)).toEqual([
+        { org, login: a, role: 'admin' },
+        { org, login: b, role: 'viewer' },
+      ]);
+      expect(await env.storage.identity.listMemberships(b)).toEqual([{ org, login: b, role: 'viewer' }]);
+      await expect(env.storage.identity.setMemberRole(org, login(), 'admin')).rejects.toBeInstanceOf(NotFoundError);
+      await env.storage.identity.removeMember(org, b);
+      await expect(env.storage.identity.removeMember(org, b)).rejects.toBeInstanceOf(NotFoundError);
+      expect((await env.storage.identity.listMembers(org)).map((m) => m.login)).toEqual([a]);
+      expect(await env.storage.identity.listMemberships(b)).toEqual([]);
+      await expect(env.storage.identity.setMemberRole(org, b, 'admin')).rejects.toBeInstanceOf(NotFoundError);
+      expect(await env.storage.identity.listMemberships(b)).toEqual([]);
+    });
+
+    it('keeps the default stack permission on the organization', async () => {
+      const org = uniqueOrg();
+      await env.storage.identity.createOrg({ name: org, createdAt: 1 });
+
+      await env.storage.identity.setDefaultStackPermission(org, 'read');
+
+      expect(await env.storage.identity.getOrg(org)).toEqual({ name: org, createdAt: 1, defaultStackPermission: 'read' });
+      await expect(env.storage.identity.setDefaultStackPermission(uniqueOrg(), 'read')).rejects.toBeInstanceOf(NotFoundError);
+    });
+
+    it('creates teams once, and concurrent member changes all apply', async () => {
+      const org = uniqueOrg();
+      const logins = Array.from({ length: 8 }, () => login()).sort();
+      await env.storage.identity.createTeam({ org, name: 'ops', description: 'on call', members: [], createdAt: 5 });
+      await expect(
+        env.storage.identity.createTeam({ org, name: 'ops', description: 'again', members: [], createdAt: 6 }),
+      ).rejects.toBeInstanceOf(ConflictError);
+
+      await Promise.all(logins.map((l) => env.storage.identity.changeTeamMember(org, 'ops', l, 'add')));
+      await Promise.all(logins.slice(0, 3).map((l) => env.storage.identity.changeTeamMember(org, 'ops', l, 'remove')));
+
+      expect(await env.storage.identity.getTeam(org, 'ops')).toEqual({ org, name: 'ops', description: 'on call', members: logins.slice(3), createdAt: 5 });
+      expect((await env.storage.identity.listTeams(org)).map((t) => t.name)).toEqual(['ops']);
+      await expect(env.storage.identity.changeTeamMember(org, 'nope', logins[0]!, 'add')).rejects.toBeInstanceOf(NotFoundError);
+      await env.storage.identity.deleteTeam(org, 'ops');
+      await expect(env.storage.identity.getTeam(org, 'ops')).rejects.toBeInstanceOf(NotFoundError);
+      await expect(env.storage.identity.deleteTeam(org, 'ops')).rejects.toBeInstanceOf(NotFoundError);
+      expect(await env.storage.identity.listTeams(org)).toEqual([]);
+    });
+
+    it('records a token\'s last use at most once per interval', async () => {
+      const t = token(login(), { kind: 'team', org: 'acme', team: 'ops', createdBy: 'alice' });
+      await env.storage.identity.putToken(t);
+
+      await env.storage.identity.touchToken(t.tokenHash, 1_000_000, 60_000);
+      await env.storage.identity.touchToken(t.tokenHash, 1_030_000, 60_000);
+      expect((await env.storage.identity.findToken(t.tokenHash))?.lastUsedAt).toBe(1_000_000);
+      await env.storage.identity.touchToken(t.tokenHash, 1_060_000, 60_000);
+
+      expect(await env.storage.identity.findToken(t.tokenHash)).toEqual({ ...t, lastUsedAt: 1_060_000 });
+      await expect(env.storage.identity.touchToken(randomBytes(32).toString('hex'), 1, 1)).resolves.toBeUndefined();
+    });
   });
 }

@@ -1,4 +1,5 @@
 import { checkpointStoreContract } from './checkpoint-store.contract.js';
+import { consoleSessionStoreContract } from './console-session-store.contract.js';
 import { hookStoreContract } from './hook-store.contract.js';
 import { identityStoreContract } from './identity-store.contract.js';
 import { keyServiceContract } from './key-service.contract.js';
@@ -10,6 +11,7 @@ import { updateStoreContract } from './update-store.contract.js';
 export type { ContractEnv, ContractSetup } from './setup.js';
 export {
   checkpointStoreContract,
+  consoleSessionStoreContract,
   hookStoreContract,
   identityStoreContract,
   keyServiceContract,
@@ -27,4 +29,5 @@ export function runStorageContracts(adapterName: string, setup: ContractSetup): 
   keyServiceContract(adapterName, setup);
   identityStoreContract(adapterName, setup);
   hookStoreContract(adapterName, setup);
+  consoleSessionStoreContract(adapterName, setup);
 }

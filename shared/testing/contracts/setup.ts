@@ -5,7 +5,7 @@ import type { Storage } from '../../ports/index.js';
 export interface ContractEnv {
   /** Built with an injectable clock (`now`) driven by `clock`. */
   storage: Storage;
-  clock: { advance(ms: number): void };
+  clock: { advance(ms: number): void; /** The adapter's current time, epoch milliseconds. */ now(): number };
   cleanup(): Promise<void>;
   /** True when the string appears anywhere in the adapter's persisted data (used to prove tokens are hashed). */
   findPlaintext?(s: string): Promise<boolean>;

@@ -26,6 +26,22 @@ export function stackStoreContract(adapterName: string, setup: ContractSetup): v
       expect(await env.storage.stacks.getById(created.id)).toEqual(created);
     });
 
+    it('keeps the creator and grants, replaces grants at the expected revision, and carries them through a rename', async () => {
+      const org = uniqueOrg();
+      const created = await env.storage.stacks.create({ ...newStack(org, 'p', 'dev'), createdBy: 'user:alice', grants: { 'team:ops': 'write' } });
+
+      const updated = await env.storage.stacks.update(created.id, 1, { grants: { 'team:ops': 'read', 'user:bob': 'admin' } });
+      const renamed = await env.storage.stacks.rename(created.id, 2, { org, project: 'p', stack: 'prod' });
+
+      expect(created).toMatchObject({ createdBy: 'user:alice', grants: { 'team:ops': 'write' } });
+      expect(updated.grants).toEqual({ 'team:ops': 'read', 'user:bob': 'admin' });
+      expect(await env.storage.stacks.get({ org, project: 'p', stack: 'prod' })).toEqual(renamed);
+      expect(renamed).toMatchObject({ createdBy: 'user:alice', grants: { 'team:ops': 'read', 'user:bob': 'admin' } });
+      await expect(env.storage.stacks.update(created.id, 2, { grants: { 'user:eve': 'admin' } })).rejects.toBeInstanceOf(ConflictError);
+      await expect(env.storage.stacks.update(created.id, 3, { grants: { 'root:eve': 'admin' } })).rejects.toBeInstanceOf(InvalidInputError);
+      expect((await env.storage.stacks.getById(created.id)).grants).toEqual({ 'team:ops': 'read', 'user:bob': 'admin' });
+    });
+
     it('refuses a second stack with a taken name and keeps the first', async () => {
       const org = uniqueOrg();
       const first = await env.storage.stacks.create(newStack(org, 'p', 'dev'));

@@ -1,0 +1,40 @@
+import { when } from '../format.js';
+import type { LeaseView } from '../types.js';
+
+const RESULT_TEXT: Record<string, string> = {
+  succeeded: 'Succeeded',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+  'in-progress': 'Running',
+  'not-started': 'Not started',
+};
+
+/** A result as text and colour; the text alone carries the meaning (colour is never the only cue). */
+export function Result({ status }: { status: string }) {
+  return <span class={`badge result-${status}`}>{RESULT_TEXT[status] ?? status}</span>;
+}
+
+export function Tags({ tags }: { tags: Record<string, string> }) {
+  const entries = Object.entries(tags).filter(([name]) => !name.startsWith('pulumi:'));
+  if (entries.length === 0) return <span class="muted">—</span>;
+  return (
+    <ul class="tags" aria-label="Tags">
+      {entries.map(([name, value]) => (
+        <li key={name}>
+          <code>
+            {name}={value}
+          </code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function LeaseBadge({ lease }: { lease: LeaseView }) {
+  return (
+    <span class="lease" data-testid="lease-holder">
+      <span class="badge result-in-progress">{lease.kind ?? 'update'} running</span> held by <strong>{lease.holder}</strong>{' '}
+      since {when(lease.since)}, until {when(lease.expiresAt)}
+    </span>
+  );
+}

@@ -1,0 +1,180 @@
+import { useRef, useState } from 'preact/hooks';
+import { useRoute } from 'preact-iso';
+import { api, stackApi, stackPage } from '../api.js';
+import { changes, duration, when } from '../format.js';
+import { isSecret, SecretOutput, Value } from '../secrets.js';
+import type { Deployment, LeaseView, StackOverview, UpdateInfo } from '../types.js';
+import { usePoll } from '../use-poll.js';
+import { LoadError } from './not-found.js';
+import { LeaseBadge, Result, Tags } from './parts.js';
+
+interface StackData {
+  overview: StackOverview;
+  history: UpdateInfo[];
+}
+
+/** `/<org>/<project>/<stack>`: outputs, tags, the lease (with cancel) and the history; live while an update runs. */
+export function StackPage() {
+  const { org, project, stack } = useRoute().params as { org: string; project: string; stack: string };
+  const base = stackApi(org, project, stack);
+  const loaded = usePoll<StackData>(
+    async () => {
+      const [overview, history] = await Promise.all([
+        api<StackOverview>(`/api/console/stacks/${encodeURIComponent(org)}/${encodeURIComponent(project)}/${encodeURIComponent(stack)}`),
+        api<{ updates: UpdateInfo[] }>(`${base}/updates?page=1&pageSize=50`),
+      ]);
+      return { overview, history: history.updates };
+    },
+    [base],
+    (data) => (data?.overview.lease ? 2000 : 10000),
+  );
+  if (loaded.error && !loaded.data) return <LoadError error={loaded.error} />;
+  if (!loaded.data) return <p aria-busy="true">Loading…</p>;
+  const { overview, history } = loaded.data;
+  const page = stackPage(org, project, stack);
+  return (
+    <section>
+      <nav aria-label="Breadcrumb" class="crumbs">
+        <a href={`/${encodeURIComponent(org)}`}>{org}</a> / <a href={`/${encodeURIComponent(org)}/${encodeURIComponent(project)}`}>{project}</a> /{' '}
+        {stack}
+      </nav>
+      <h1>
+        {project}/{stack}
+      </h1>
+      <p class="muted">
+        Version {overview.version} · {overview.resourceCount ?? 0} resources · <a href={`${page}/resources`}>Resources</a>
+      </p>
+      <div aria-live="polite" data-testid="lease-panel">
+        {overview.lease ? <RunningUpdate lease={overview.lease} base={base} page={page} onCancelled={loaded.reload} /> : <p class="muted">No update is running.</p>}
+      </div>
+      <h2>Tags</h2>
+      <Tags tags={overview.tags} />
+      <Outputs base={base} version={overview.version} />
+      <h2>History</h2>
+      <History history={history} page={page} />
+    </section>
+  );
+}
+
+function RunningUpdate({ lease, base, page, onCancelled }: { lease: LeaseView; base: string; page: string; onCancelled: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  async function cancel() {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api(`${base}/update/${encodeURIComponent(lease.updateId)}/cancel`, { method: 'POST' });
+      dialog.current?.close();
+      onCancelled();
+    } catch (caught) {
+      setError((caught as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <div class="panel running">
+      <p>
+        <LeaseBadge lease={lease} /> · <a href={`${page}/updates/${encodeURIComponent(lease.updateId)}`}>Follow its log</a>
+      </p>
+      <button type="button" class="danger" onClick={() => dialog.current?.showModal()}>
+        Cancel update…
+      </button>
+      <dialog ref={dialog} aria-labelledby="cancel-title">
+        <h2 id="cancel-title">Cancel this update?</h2>
+        <p>
+          This stops the {lease.kind ?? 'update'} run by <strong>{lease.holder}</strong> (update {lease.updateId}). Their{' '}
+          <code>stackyard</code> stops at its next call; what it saved so far is kept.
+        </p>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+        <div class="actions">
+          <button type="button" class="danger" disabled={busy} onClick={() => void cancel()}>
+            Cancel {lease.holder}'s update
+          </button>
+          <button type="button" onClick={() => dialog.current?.close()}>
+            Keep it running
+          </button>
+        </div>
+      </dialog>
+    </div>
+  );
+}
+
+function Outputs({ base, version }: { base: string; version: number }) {
+  const loaded = usePoll(() => api<Deployment>(`${base}/export`), [base, version], () => undefined);
+  const root = loaded.data?.deployment.resources?.find((r) => r.type === 'pulumi:pulumi:Stack');
+  const outputs = Object.entries(root?.outputs ?? {});
+  return (
+    <>
+      <h2>Outputs</h2>
+      {loaded.error ? (
+        <LoadError error={loaded.error} />
+      ) : !loaded.data ? (
+        <p aria-busy="true">Loading…</p>
+      ) : outputs.length === 0 ? (
+        <p class="muted">No outputs.</p>
+      ) : (
+        <dl class="outputs" data-testid="outputs">
+          {outputs.map(([name, value]) => (
+            <div key={name}>
+              <dt>{name}</dt>
+              <dd>{isSecret(value) ? <SecretOutput name={name} value={value} stackApiPath={base} /> : <Value value={value} />}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </>
+  );
+}
+
+function History({ history, page }: { history: UpdateInfo[]; page: string }) {
+  if (history.length === 0) return <p class="muted">No updates yet.</p>;
+  return (
+    <div class="scroll">
+      <table data-testid="history">
+        <caption class="sr-only">Update history, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Version</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Started by</th>
+            <th scope="col">When</th>
+            <th scope="col">Duration</th>
+            <th scope="col">Result</th>
+            <th scope="col">Changes</th>
+            <th scope="col">Message</th>
+          </tr>
+        </thead>
+        <tbody>
+          {history.map((u) => (
+            <tr key={u.updateID}>
+              <th scope="row">
+                <a href={`${page}/updates/${u.version ?? encodeURIComponent(u.updateID)}`}>{u.version ?? '—'}</a>
+              </th>
+              <td>{u.kind}</td>
+              <td>{u.requestedBy}</td>
+              <td>{when(u.startTime * 1000)}</td>
+              <td>{duration(u.startTime * 1000, u.endTime !== undefined ? u.endTime * 1000 : undefined)}</td>
+              <td>
+                {u.cancelledBy ? (
+                  <>
+                    <Result status="cancelled" /> by {u.cancelledBy}
+                  </>
+                ) : (
+                  <Result status={u.result} />
+                )}
+              </td>
+              <td>{changes(u.resourceChanges)}</td>
+              <td>{u.message || <span class="muted">—</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

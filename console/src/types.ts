@@ -1,0 +1,72 @@
+/** The API shapes the pages read (see functions/http/routes/console.ts and wire.ts). */
+
+export interface LeaseView {
+  updateId: string;
+  holder: string;
+  kind?: string;
+  since: number;
+  expiresAt: number;
+}
+
+export interface UpdateSummary {
+  updateId: string;
+  version?: number;
+  kind: string;
+  status: string;
+  requestedBy: string;
+  cancelledBy?: string;
+  startedAt?: number;
+  endedAt?: number;
+  message?: string;
+  resourceChanges?: Record<string, number>;
+}
+
+export interface StackOverview {
+  org: string;
+  project: string;
+  stack: string;
+  tags: Record<string, string>;
+  version: number;
+  resourceCount?: number;
+  lastUpdate?: UpdateSummary;
+  lease?: LeaseView;
+}
+
+/** Pulumi's UpdateInfo (times in epoch seconds), plus `cancelledBy` and, for one update, `status`. */
+export interface UpdateInfo {
+  updateID: string;
+  kind: string;
+  version?: number;
+  startTime: number;
+  endTime?: number;
+  result: string;
+  status?: string;
+  dryRun?: boolean;
+  message: string;
+  requestedBy: string;
+  cancelledBy?: string;
+  resourceChanges: Record<string, number>;
+  resourceCount?: number;
+}
+
+export interface StateResource {
+  urn: string;
+  type: string;
+  custom?: boolean;
+  id?: string;
+  parent?: string;
+  provider?: string;
+  protect?: boolean;
+  delete?: boolean;
+  external?: boolean;
+  inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+}
+
+export interface Deployment {
+  version: number;
+  deployment: {
+    resources?: StateResource[];
+    pending_operations?: { resource: StateResource; type: string }[];
+  };
+}

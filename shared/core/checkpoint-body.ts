@@ -1,0 +1,93 @@
+/**
+ * What the service accepts as the state of a running update, whichever protocol carried it (plain checkpoint,
+ * verbatim or delta document, journal replay): a JSON object with a supported `version`, a `deployment` object whose
+ * resources pass the integrity check Pulumi's CLI runs before it saves (`findIntegrityViolation`).
+ *
+ * One exception, as in Pulumi: when the CLI finds its own snapshot broken it still saves it, marked with
+ * `deployment.metadata.integrity_error` (what failed, by which command), so the resources it created are not lost
+ * and `pulumi state repair` can fix the state later. Such a declared state is stored; an undeclared broken one is a
+ * 400 that names the resource and the rule, and nothing is stored.
+ */
+import { InvalidInputError, TooLargeError } from './errors.js';
+import { findIntegrityViolation, integrityError, type IntegrityResource } from './deployment-integrity.js';
+import { MAX_OBJECT_BYTES, type CheckpointStore, type PreparedObject } from '../ports/checkpoint-store.js';
+import type { UntypedDeployment } from './service/types.js';
+
+/** Deployment schema versions a running update may save (1 and 2 are legacy forms the Pulumi CLI still reads). */
+const MIN_VERSION = 1;
+const MAX_VERSION = 4;
+
+/** Checks a parsed deployment document; `what` names it in the error ("checkpoint", "verbatim checkpoint", …). */
+export function checkDeploymentDocument(document: unknown, what: string): asserts document is UntypedDeployment {
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) {
+    throw new InvalidInputError(`The ${what} must be an object with "version" and "deployment".`);
+  }
+  const { version, features, deployment } = document as Record<string, unknown>;
+  if (!Number.isInteger(version) || (version as number) < MIN_VERSION || (version as number) > MAX_VERSION) {
+    throw new InvalidInputError(
+      `Unsupported deployment version ${JSON.stringify(version) ?? 'undefined'} in the ${what}: expected ` +
+        `${MIN_VERSION} to ${MAX_VERSION}. Upgrade the CLI that sent it, or export and import the state again.`,
+    );
+  }
+  if (deployment === null || typeof deployment !== 'object' || Array.isArray(deployment)) {
+    throw new InvalidInputError(`The ${what}'s "deployment" must be a JSON object.`);
+  }
+  if (features !== undefined && features !== null) {
+    if (!Array.isArray(features) || features.some((f) => typeof f !== 'string')) {
+      throw new InvalidInputError(`The ${what}'s "features" must be a list of strings.`);
+    }
+  }
+  const { resources, metadata } = deployment as { resources?: unknown; metadata?: { integrity_error?: unknown } };
+  if (resources === undefined || resources === null) return;
+  if (!Array.isArray(resources)) throw new InvalidInputError(`The ${what}'s "deployment.resources" must be a list.`);
+  if (declaresIntegrityError(metadata)) return;
+  const violation = findIntegrityViolation(resources as IntegrityResource[]);
+  if (violation) throw integrityError(what, violation);
+}
+
+function declaresIntegrityError(metadata: { integrity_error?: unknown } | undefined): boolean {
+  const declared = metadata?.integrity_error;
+  return declared !== null && typeof declared === 'object' && typeof (declared as { error?: unknown }).error === 'string';
+}
+
+/** Parses stored or received bytes as a deployment document and checks it. */
+export function checkDeploymentBytes(bytes: Uint8Array, what: string): UntypedDeployment {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch (error) {
+    const detail = error instanceof SyntaxError ? ` (${error.message.slice(0, 200)})` : '';
+    throw new InvalidInputError(`The ${what} is not valid JSON${detail}; send the deployment as a JSON object.`);
+  }
+  checkDeploymentDocument(parsed, what);
+  return parsed;
+}
+
+/**
+ * Checks a plain checkpoint and gets it ready for storage. Request bytes are stored as received (readers pick
+ * `version`, `features` and `deployment`): the client's own gzip bytes when it sent them, else compressed off the
+ * main thread while they are parsed and checked.
+ */
+export async function prepareCheckpoint(
+  store: CheckpointStore,
+  deployment: UntypedDeployment | Uint8Array,
+  gzipped?: Uint8Array,
+): Promise<PreparedObject> {
+  if (!(deployment instanceof Uint8Array)) {
+    checkDeploymentDocument(deployment, 'checkpoint');
+    const { version, features, deployment: body } = deployment;
+    const stored = features && features.length > 0 ? { version, features, deployment: body } : { version, deployment: body };
+    return store.prepare(Buffer.from(JSON.stringify(stored)));
+  }
+  if (deployment.byteLength > MAX_OBJECT_BYTES) {
+    throw new TooLargeError(`A checkpoint of ${deployment.byteLength} bytes is over the limit of ${MAX_OBJECT_BYTES} bytes (50 MB).`);
+  }
+  const compressing = gzipped ? Promise.resolve({ gzipped, size: deployment.byteLength }) : store.prepare(deployment);
+  try {
+    checkDeploymentBytes(deployment, 'checkpoint');
+  } catch (error) {
+    await compressing.catch(() => undefined);
+    throw error;
+  }
+  return compressing;
+}

@@ -1,0 +1,104 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ForbiddenError, InvalidInputError, UnauthorizedError } from '../errors.js';
+import type { ServiceDeps } from '../service/create-services.js';
+import type { IdentityService, Principal } from '../service/types.js';
+import type { ConsoleService, ConsoleSignIn } from './types.js';
+
+/** How long a browser stays signed in, measured on the server: the cookie's own Max-Age is only a hint. */
+export const CONSOLE_SESSION_MS = 12 * 60 * 60 * 1000;
+/** How long a `stackyard console` login code can be exchanged. */
+export const LOGIN_CODE_MS = 60_000;
+const MAX_SECRET_LENGTH = 200;
+/** Console pages: the Pulumi Cloud URL layout (`/<org>/<project>/<stack>/…`), nothing that leaves the origin. */
+const CONSOLE_PATH = /^\/(?!\/)[A-Za-z0-9._~\/-]{0,500}$/;
+
+const SESSION_ENDED = 'Your console session has ended (signed out or expired): sign in again.';
+const BAD_CODE =
+  'This login code is not valid: codes work once, within 60 seconds. Run `stackyard console` again, or sign in ' +
+  'with an access token.';
+
+function sha256Hex(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+function newSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+function isSecret(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_SECRET_LENGTH;
+}
+
+/** Derived from the session id, so nothing more is stored; only a page that can read the session's JSON learns it. */
+function csrfTokenOf(sessionId: string): string {
+  return createHash('sha256').update(`stackyard-console-csrf\0${sessionId}`, 'utf8').digest('base64url');
+}
+
+/** Sign-in, sessions, CSRF and login codes of the web console. */
+export function createConsoleAuth(
+  deps: ServiceDeps,
+  identity: IdentityService,
+): Pick<
+  ConsoleService,
+  'signInWithToken' | 'signInWithCode' | 'createLoginCode' | 'sessionPrincipal' | 'checkCsrf' | 'csrfToken' | 'signOut'
+> {
+  const sessions = deps.storage.consoleSessions;
+
+  async function openSession(principal: Principal, next?: string): Promise<ConsoleSignIn> {
+    const sessionId = newSecret();
+    const createdAt = deps.now();
+    const expiresAt = createdAt + CONSOLE_SESSION_MS;
+    await sessions.createSession({ idHash: sha256Hex(sessionId), login: principal.login, createdAt, expiresAt });
+    return { sessionId, csrfToken: csrfTokenOf(sessionId), login: principal.login, expiresAt, ...(next ? { next } : {}) };
+  }
+
+  return {
+    async signInWithToken(token) {
+      return openSession(await identity.authenticate(token));
+    },
+
+    async signInWithCode(code) {
+      if (!isSecret(code)) throw new UnauthorizedError(BAD_CODE);
+      const redeemed = await sessions.redeemLoginCode(sha256Hex(code));
+      if (!redeemed) throw new UnauthorizedError(BAD_CODE);
+      return openSession(await identity.principalOf(redeemed.login), redeemed.path);
+    },
+
+    async createLoginCode(principal, path) {
+      if (typeof path !== 'string' || !CONSOLE_PATH.test(path) || path.split('/').some((s) => s === '..' || s === '.')) {
+        throw new InvalidInputError(
+          `The console path must be a page of this console such as /<org>/<project>/<stack>, got '${String(path).slice(0, 80)}'.`,
+        );
+      }
+      const code = newSecret();
+      const createdAt = deps.now();
+      const expiresAt = createdAt + LOGIN_CODE_MS;
+      await sessions.createLoginCode({ codeHash: sha256Hex(code), login: principal.login, path, createdAt, expiresAt });
+      return { code, expiresAt };
+    },
+
+    async sessionPrincipal(sessionId) {
+      if (!isSecret(sessionId)) throw new UnauthorizedError(SESSION_ENDED);
+      const session = await sessions.getSession(sha256Hex(sessionId));
+      if (!session) throw new UnauthorizedError(SESSION_ENDED);
+      return identity.principalOf(session.login);
+    },
+
+    checkCsrf(sessionId, presented) {
+      const expected = Buffer.from(csrfTokenOf(sessionId));
+      const given = Buffer.from(typeof presented === 'string' ? presented : '');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw new ForbiddenError(
+          'This request changes something and needs the console session\'s CSRF token in the X-Stackyard-CSRF header: ' +
+            'reload the console page and retry.',
+        );
+      }
+    },
+
+    csrfToken: csrfTokenOf,
+
+    async signOut(sessionId) {
+      if (isSecret(sessionId)) await sessions.deleteSession(sha256Hex(sessionId));
+    },
+  };
+}

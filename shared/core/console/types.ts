@@ -1,0 +1,82 @@
+import type { StackRef } from '../names.js';
+import type { Principal } from '../service/types.js';
+import type { UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
+
+/** What a browser gets from signing in: the cookie's session id, and the CSRF token its page sends back. */
+export interface ConsoleSignIn {
+  sessionId: string;
+  csrfToken: string;
+  login: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+  /** The page a login code was made for. */
+  next?: string;
+}
+
+/** The exclusive lease of a running update, as the console shows it. */
+export interface LeaseView {
+  updateId: string;
+  holder: string;
+  kind?: UpdateKind;
+  /** Epoch milliseconds. */
+  since: number;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+/** One update as the console lists it. */
+export interface UpdateSummary {
+  updateId: string;
+  version?: number;
+  kind: UpdateKind;
+  status: UpdateStatus;
+  requestedBy: string;
+  cancelledBy?: string;
+  startedAt?: number;
+  endedAt?: number;
+  message?: string;
+  resourceChanges?: Record<string, number>;
+}
+
+/** A stack's row on its organization's page, and the head of its own page. */
+export interface StackOverview extends StackRef {
+  tags: Record<string, string>;
+  version: number;
+  resourceCount?: number;
+  lastUpdate?: UpdateSummary;
+  lease?: LeaseView;
+}
+
+export interface UpdateEventsPage {
+  events: unknown[];
+  /** Sequence of the last event returned; absent when there was none. */
+  last?: number;
+  /** True once the update has ended and every event it recorded has been returned. */
+  done: boolean;
+}
+
+/**
+ * The web console's sign-in and its reads beyond the Pulumi CLI's routes. Authorization is the permission table's
+ * (shared/core/service/permissions.ts), as for the CLI's routes: another organization's stack is not found.
+ */
+export interface ConsoleService {
+  /** Signs in with an access token pasted into the sign-in page. */
+  signInWithToken(token: string): Promise<ConsoleSignIn>;
+  /** Exchanges a `stackyard console` login code (once, within 60 s) for a session. */
+  signInWithCode(code: string): Promise<ConsoleSignIn>;
+  /** A one-time code that signs the principal in and opens `path`. */
+  createLoginCode(principal: Principal, path: string): Promise<{ code: string; expiresAt: number }>;
+  /** The principal of a live session; `UnauthorizedError` once it expired or signed out. */
+  sessionPrincipal(sessionId: string): Promise<Principal>;
+  /** `ForbiddenError` unless `presented` is this session's CSRF token. */
+  checkCsrf(sessionId: string, presented: string | undefined): void;
+  csrfToken(sessionId: string): string;
+  /** Ends the session on the server; idempotent. */
+  signOut(sessionId: string): Promise<void>;
+  orgStacks(principal: Principal, org: string): Promise<StackOverview[]>;
+  stackOverview(principal: Principal, ref: StackRef): Promise<StackOverview>;
+  /** An update by version (history, or the running one that will get it) or by update id. */
+  findUpdate(principal: Principal, ref: StackRef, versionOrId: string): Promise<UpdateRecord>;
+  /** Engine events recorded after sequence `after` (all when absent), oldest first. */
+  updateEvents(principal: Principal, ref: StackRef, updateId: string, after?: number): Promise<UpdateEventsPage>;
+}

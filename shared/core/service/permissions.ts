@@ -1,0 +1,110 @@
+import { InvalidInputError } from '../errors.js';
+
+/**
+ * What each permission allows: the one table every route, the CLI's local backend and docs/security.md follow.
+ *
+ * Stack permissions are ordered `read` < `write` < `admin`; holding one includes everything the lower ones allow.
+ * Organization actions need an organization role (or a token kind, for team and organization tokens).
+ */
+
+/** Per-stack permission levels, as Pulumi Cloud models them (Stack Read / Stack Write / Stack Admin). */
+export type StackPermission = 'read' | 'write' | 'admin';
+
+/** The organization setting for members' permission on stacks they were given nothing on. */
+export type DefaultStackPermission = 'none' | StackPermission;
+
+export const STACK_PERMISSIONS: readonly StackPermission[] = ['read', 'write', 'admin'];
+
+/** Everything a caller can do to one stack, and the permission it takes. */
+export const STACK_ACTIONS = {
+  /** Stack record, update status, tags listing. */
+  view: 'read',
+  /** The stored deployment with its secrets still encrypted (`stack export` without --show-secrets). */
+  export: 'read',
+  history: 'read',
+  /** Encrypting reveals nothing: `config set --secret`. */
+  encrypt: 'read',
+  /** Reading the stack's hooks and their deliveries. */
+  'read-hooks': 'read',
+  /** Create/start updates of any kind (preview, update, refresh, destroy): they decrypt the stack's config. */
+  update: 'write',
+  cancel: 'write',
+  import: 'write',
+  /** `stack rollback` and `migrate`'s carried-over history: state edits of the stack's own versions. */
+  restore: 'write',
+  /** Secret decryption: `config --show-secrets`, `stack export --show-secrets`, the engine's config. */
+  decrypt: 'write',
+  tags: 'write',
+  'manage-hooks': 'write',
+  delete: 'admin',
+  rename: 'admin',
+  'manage-permissions': 'admin',
+} as const satisfies Record<string, StackPermission>;
+
+export type StackAction = keyof typeof STACK_ACTIONS;
+
+/** Organization-wide actions. `admin` = an organization administrator using a personal token. */
+export const ORG_ACTIONS = {
+  /** Creating stacks: members and admins (not viewers); team and organization tokens too. */
+  'create-stack': 'member',
+  'list-stacks': 'viewer',
+  'manage-members': 'admin',
+  'manage-teams': 'admin',
+  'manage-tokens': 'admin',
+  'manage-hooks': 'admin',
+  'read-hooks': 'admin',
+  'manage-settings': 'admin',
+  'read-audit-log': 'admin',
+} as const satisfies Record<string, 'viewer' | 'member' | 'admin'>;
+
+export type OrgAction = keyof typeof ORG_ACTIONS;
+
+const RANK: Record<StackPermission, number> = { read: 1, write: 2, admin: 3 };
+
+/** Whether `held` includes `needed`. */
+export function allows(held: StackPermission | undefined, needed: StackPermission): boolean {
+  return held !== undefined && RANK[held] >= RANK[needed];
+}
+
+/** The higher of two permissions (`undefined` = none). */
+export function strongest(a: StackPermission | undefined, b: StackPermission | undefined): StackPermission | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return RANK[a] >= RANK[b] ? a : b;
+}
+
+export function isStackPermission(value: unknown): value is StackPermission {
+  return value === 'read' || value === 'write' || value === 'admin';
+}
+
+/** Grant subjects on a stack record: `user:<login>` or `team:<name>`. */
+export type GrantSubject = `user:${string}` | `team:${string}`;
+
+export const userSubject = (login: string): GrantSubject => `user:${login}`;
+export const teamSubject = (team: string): GrantSubject => `team:${team}`;
+
+const SUBJECT = /^(user|team):[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+const MAX_GRANTS = 500;
+
+/** Checks a stack's grants map (adapters call it before storing one). */
+export function validateGrants(grants: unknown): Record<string, StackPermission> {
+  if (grants === null || typeof grants !== 'object' || Array.isArray(grants)) {
+    throw new InvalidInputError('Stack grants must be an object of subjects to permissions.');
+  }
+  const entries = Object.entries(grants as Record<string, unknown>);
+  if (entries.length > MAX_GRANTS) throw new InvalidInputError(`A stack can have at most ${MAX_GRANTS} grants.`);
+  for (const [subject, permission] of entries) {
+    if (!SUBJECT.test(subject) || !isStackPermission(permission)) {
+      throw new InvalidInputError(`Invalid grant '${subject.slice(0, 120)}': expected user:<login> or team:<name> → read, write or admin.`);
+    }
+  }
+  return { ...(grants as Record<string, StackPermission>) };
+}
+
+/** Checks a creator subject as stored on a stack. */
+export function validateCreator(subject: unknown): string {
+  if (typeof subject !== 'string' || !SUBJECT.test(subject)) {
+    throw new InvalidInputError('Invalid stack creator: expected user:<login> or team:<name>.');
+  }
+  return subject;
+}
