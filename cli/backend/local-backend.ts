@@ -3,11 +3,12 @@
  * user who administers organization `organization` (the organization name Pulumi's local backend uses). Several
  * CLI processes may use one folder at once; the local adapter serializes their writes.
  */
-import { ConflictError } from '../../shared/core/errors.js';
+import { ConflictError, type LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { OrgRole } from '../../shared/ports/identity-store.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { createServices } from '../../shared/core/service/index.js';
+import { localAccessBackend, type AccessBackend } from './access-backend.js';
 import type { Principal, Services, UntypedDeployment } from '../../shared/core/service/types.js';
 import type { Storage } from '../../shared/ports/index.js';
 import type { StackRecord } from '../../shared/ports/stack-store.js';
@@ -57,6 +58,10 @@ export class LocalBackend implements Backend {
     await ignoreConflict(identity.createUser({ login: LOCAL_USER, name: LOCAL_USER, admin: true, createdAt }));
   }
 
+  access(): AccessBackend {
+    return localAccessBackend(this.services, PRINCIPAL);
+  }
+
   async whoami(): Promise<WhoAmI> {
     return { user: LOCAL_USER, organizations: [LOCAL_ORG] };
   }
@@ -76,8 +81,8 @@ export class LocalBackend implements Backend {
     return stacks;
   }
 
-  async createStack(ref: StackRef, tags: Record<string, string>): Promise<void> {
-    await this.services.stacks.create(PRINCIPAL, ref, { tags });
+  async createStack(ref: StackRef, tags: Record<string, string>, teams?: string[]): Promise<void> {
+    await this.services.stacks.create(PRINCIPAL, ref, { tags, ...(teams?.length ? { teams } : {}) });
   }
 
   async getStack(ref: StackRef): Promise<StackDetails> {
@@ -100,6 +105,13 @@ export class LocalBackend implements Backend {
 
   async setTags(ref: StackRef, tags: Record<string, string>): Promise<void> {
     await this.services.stacks.setTags(PRINCIPAL, ref, tags);
+  }
+
+  async liveLease(ref: StackRef): Promise<LeaseHolder | undefined> {
+    const stack = await this.services.stacks.get(PRINCIPAL, ref);
+    if (!stack.activeUpdate) return undefined;
+    const lease = await this.storage.leases.current(stack.id);
+    return lease?.updateId === stack.activeUpdate && lease.expiresAt > Date.now() ? lease : undefined;
   }
 
   exportDeployment(ref: StackRef, version?: number): Promise<UntypedDeployment> {
@@ -212,7 +224,7 @@ export class LocalBackend implements Backend {
 
   async listTokens(login?: string): Promise<TokenInfo[]> {
     const tokens = await this.services.identity.listTokens(PRINCIPAL, login);
-    return tokens.map((t) => ({ id: t.id, description: t.description, login: t.login, createdAt: t.createdAt, expiresAt: t.expiresAt }));
+    return tokens.map((t) => ({ id: t.id, description: t.description, login: t.login, createdAt: t.createdAt, expiresAt: t.expiresAt, lastUsed: t.lastUsedAt }));
   }
 
   revokeToken(id: string, login?: string): Promise<void> {

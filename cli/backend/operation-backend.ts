@@ -5,7 +5,7 @@
  * history its resource changes) and completed, the same lifecycle the Pulumi CLI drives against the service. The stack's key encrypts the state's secrets, and other
  * stacks are readable for StackReference.
  */
-import { isDomainError } from '../../shared/core/errors.js';
+import { isDomainError, LeaseHeldError } from '../../shared/core/errors.js';
 import { parseStackRef, type StackRef } from '../../shared/core/names.js';
 import { ApiError } from '../api-client/api-error.js';
 import type { StackReader } from '../engine/builtin-provider.js';
@@ -155,11 +155,29 @@ function eventSender(send: (batch: unknown[]) => Promise<void>, onError: (error:
   };
 }
 
+/** Another update runs on the stack (a service tells its id, not its lease): the conflict a new start would get. */
+export class UpdateInProgressError extends UserError {
+  constructor(readonly updateId: string) {
+    super(
+      `Conflict: Another update is currently in progress (update ${updateId}).`,
+      'Wait for it to finish (or pass --wait), or run `stackyard cancel` if it is no longer running.',
+    );
+  }
+}
+
 export function createOperationBackend(target: OperationTarget): OperationBackend {
   const { backend, ref } = target;
   return {
     crypter: stackCrypter(backend, ref),
     readStack: stackReader(backend, ref),
+    async activeUpdateConflict() {
+      if (backend.liveLease) {
+        const lease = await backend.liveLease(ref);
+        return lease ? new LeaseHeldError(lease) : undefined;
+      }
+      const { activeUpdate } = await backend.getStack(ref);
+      return activeUpdate ? new UpdateInProgressError(activeUpdate) : undefined;
+    },
     async begin(kind, dryRun, options): Promise<OperationSession> {
       const lease = target.lease ?? leaseSettings();
       const updateId = await backend.createUpdate(ref, {

@@ -8,7 +8,8 @@ import { Command } from 'commander';
 import type { ProgramSpec, StackConfig } from '../engine/language-host.js';
 import type { OperationBackend, OperationCommand } from '../engine/operation.js';
 import type { ProjectPlugin } from '../engine/plugin-discovery.js';
-import { addEngineFlags, toOperationFlags } from './engine-flags.js';
+import { declaredPlugins } from '../plugins/project-plugins.js';
+import { addEngineFlags, toConfigFlags, toOperationFlags, type ConfigFlags } from './engine-flags.js';
 
 /** What the engine needs to know about the stack a command runs on. */
 export interface EngineStackContext {
@@ -16,10 +17,23 @@ export interface EngineStackContext {
   config: StackConfig;
   projectPlugins?: ProjectPlugin[];
   backend: OperationBackend;
+  /** Pulumi.yaml `options.refresh: always`: refresh before each update unless `--refresh=false`. */
+  refreshAlways?: boolean;
+  /** `destroy --remove`: removes the stack (it must be empty) and its config file; returns what to print. */
+  removeStack?(): Promise<string>;
+}
+
+/** What a command asks of the stack it runs on. */
+export interface EngineStackRequest {
+  stack?: string;
+  command: OperationCommand;
+  message?: string;
+  /** `-c`, `--config-path`, `--config-file`: written to the stack's config file before the run, as `pulumi` does. */
+  config?: ConfigFlags;
 }
 
 /** Resolves the stack (by `--stack` or the selected one) from the current project directory. */
-export type ResolveEngineStack = (request: { stack?: string; command: OperationCommand; message?: string }) => Promise<EngineStackContext>;
+export type ResolveEngineStack = (request: EngineStackRequest) => Promise<EngineStackContext>;
 
 const DESCRIPTIONS: Record<OperationCommand, string> = {
   preview: 'Show a preview of updates to a stack',
@@ -30,32 +44,28 @@ const DESCRIPTIONS: Record<OperationCommand, string> = {
 
 /** The reading of a Pulumi.yaml the engine needs: program location, runtime options and declared plugins. */
 export function programFromProject(project: unknown, rootDir: string, stack: string): { program: ProgramSpec; projectPlugins: ProjectPlugin[] } {
-  const p = (project ?? {}) as {
-    name?: unknown;
-    main?: unknown;
-    runtime?: unknown;
-    plugins?: { providers?: { name?: unknown; path?: unknown; version?: unknown }[] };
-  };
+  const p = (project ?? {}) as { name?: unknown; main?: unknown; runtime?: unknown };
   if (typeof p.name !== 'string' || p.name === '') throw new Error('Pulumi.yaml has no project name');
   const runtime = typeof p.runtime === 'string' ? { name: p.runtime } : ((p.runtime ?? {}) as { name?: unknown; options?: Record<string, unknown> });
-  if (runtime.name !== 'nodejs') {
-    throw new Error(`runtime "${String(runtime.name)}" is not supported; stackyard runs nodejs (JavaScript and TypeScript) programs`);
-  }
+  if (typeof runtime.name !== 'string' || runtime.name === '') throw new Error('Pulumi.yaml has no runtime (e.g. `runtime: nodejs`)');
   const o = runtime.options ?? {};
   const program: ProgramSpec = {
     rootDir,
     project: p.name,
     stack,
     main: typeof p.main === 'string' ? p.main : undefined,
-    runtimeOptions: {
+  };
+  if (runtime.name === 'nodejs') {
+    // the in-process path: Node.js programs run without a language plugin
+    program.runtimeOptions = {
       typescript: typeof o.typescript === 'boolean' ? o.typescript : undefined,
       nodeargs: typeof o.nodeargs === 'string' ? o.nodeargs : undefined,
       tsconfig: typeof o.tsconfig === 'string' ? o.tsconfig : undefined,
-    },
-  };
-  const projectPlugins: ProjectPlugin[] = (p.plugins?.providers ?? [])
-    .filter((x) => typeof x.name === 'string' && typeof x.path === 'string')
-    .map((x) => ({ name: x.name as string, path: x.path as string, version: typeof x.version === 'string' ? x.version : undefined }));
+    };
+  } else {
+    program.runtime = { name: runtime.name, options: o };
+  }
+  const projectPlugins: ProjectPlugin[] = declaredPlugins((project ?? {}) as Record<string, unknown>);
   return { program, projectPlugins };
 }
 
@@ -77,10 +87,15 @@ function terminalConfirm(): ((question: string) => Promise<boolean>) | undefined
 export function engineCommand(command: OperationCommand, loadResolver: () => Promise<ResolveEngineStack>): Command {
   const cmd = addEngineFlags(new Command(command).description(DESCRIPTIONS[command]), command);
   cmd.action(async (opts: Record<string, unknown>) => {
-    const { flags, warnings, previewOnly } = toOperationFlags(opts);
-    for (const w of warnings) process.stderr.write(`${w}\n`);
+    const { flags, previewOnly, remove } = toOperationFlags(opts);
     const resolve = await loadResolver();
-    const ctx = await resolve({ stack: typeof opts.stack === 'string' ? opts.stack : undefined, command, message: typeof opts.message === 'string' ? opts.message : undefined });
+    const ctx = await resolve({
+      stack: typeof opts.stack === 'string' ? opts.stack : undefined,
+      command,
+      message: typeof opts.message === 'string' ? opts.message : undefined,
+      config: toConfigFlags(opts),
+    });
+    if (flags.refresh === undefined && ctx.refreshAlways) flags.refresh = true;
     const [{ runOperation }, { handleInterrupts }, { terminalOf }] = await Promise.all([
       import('../engine/operation.js'),
       import('../engine/interrupts.js'),
@@ -102,6 +117,8 @@ export function engineCommand(command: OperationCommand, loadResolver: () => Pro
         confirm: terminalConfirm(),
         signal: interrupts.signal,
       });
+      // As `pulumi destroy --remove`: only after a destroy of the whole stack succeeded.
+      if (remove && process.exitCode === 0 && !flags.target?.length && ctx.removeStack) process.stdout.write(await ctx.removeStack());
     } finally {
       interrupts.dispose();
     }

@@ -1,26 +1,30 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { addEngineFlags, toOperationFlags } from './engine-flags.js';
+import { addEngineFlags, toConfigFlags, toOperationFlags } from './engine-flags.js';
+import { assertNoRefusedFlags } from './pulumi-flags.js';
 
-function parse(command: 'preview' | 'up' | 'destroy' | 'refresh', argv: string[]) {
+function parsed(command: 'preview' | 'up' | 'destroy' | 'refresh', argv: string[]) {
   const cmd = addEngineFlags(new Command(command).exitOverride(), command);
   cmd.parse(argv, { from: 'user' });
-  return toOperationFlags(cmd.opts());
+  return cmd;
+}
+
+function parse(command: 'preview' | 'up' | 'destroy' | 'refresh', argv: string[], env: NodeJS.ProcessEnv = {}) {
+  return toOperationFlags(parsed(command, argv).opts(), env);
 }
 
 describe('engine command flags', () => {
   it('maps the flags the engine implements', () => {
-    const { flags, warnings } = parse('up', ['--yes', '--skip-preview', '-t', 'urn:a', '--target', 'urn:b', '-p', '4', '--diff', '--refresh']);
+    const { flags } = parse('up', ['--yes', '--skip-preview', '-t', 'urn:a', '--target', 'urn:b', '-p', '4', '--diff', '--refresh']);
     expect(flags).toMatchObject({ yes: true, skipPreview: true, target: ['urn:a', 'urn:b'], parallel: 4, diff: true, refresh: true });
-    expect(warnings).toEqual([]);
   });
 
-  it('accepts pulumi flags it does not implement, with a warning each', () => {
-    const { warnings } = parse('destroy', ['--yes', '--show-replacement-steps', '--remove']);
-    expect(warnings).toEqual([
-      'warning: --show-replacement-steps is not supported by stackyard yet and was ignored',
-      'warning: --remove is not supported by stackyard yet and was ignored',
-    ]);
+  it('refuses pulumi flags it does not implement, naming the reason', () => {
+    // Prepare
+    const cmd = parsed('up', ['--yes', '--policy-pack', 'p']);
+
+    // Act / Assess
+    expect(() => assertNoRefusedFlags(cmd, true)).toThrow(/--policy-pack is not supported by stackyard: stackyard runs no policy packs/);
   });
 
   it('rejects flags pulumi does not have for the command', () => {
@@ -30,6 +34,34 @@ describe('engine command flags', () => {
 
   it('reads --preview-only for destroy and refresh', () => {
     expect(parse('refresh', ['--preview-only']).previewOnly).toBe(true);
+  });
+
+  it('treats --skip-preview and PULUMI_SKIP_CONFIRMATIONS as --yes, as pulumi does', () => {
+    expect(parse('up', ['--skip-preview']).flags.yes).toBe(true);
+    expect(parse('destroy', [], { PULUMI_SKIP_CONFIRMATIONS: 'true' }).flags.yes).toBe(true);
+    expect(parse('refresh', [], { PULUMI_SKIP_CONFIRMATIONS: '1' }).flags.yes).toBe(true);
+    expect(parse('up', [], { PULUMI_SKIP_CONFIRMATIONS: 'false' }).flags.yes).toBe(false);
+  });
+
+  it('reads --refresh, --refresh=true and --refresh=false', () => {
+    expect(parse('destroy', ['--refresh']).flags.refresh).toBe(true);
+    expect(parse('destroy', ['--refresh=true']).flags.refresh).toBe(true);
+    expect(parse('up', ['--refresh=false']).flags.refresh).toBe(false);
+    expect(parse('up', []).flags.refresh).toBeUndefined();
+    expect(() => parse('up', ['--refresh=maybe'])).toThrow(/expected true or false/);
+  });
+
+  it('reads -c key=value (value may hold = or be empty), --config-path and --config-file', () => {
+    const flags = toConfigFlags(parsed('up', ['-c', 'a=1', '--config', 'ns:b=x=y', '-c', 'empty', '--config-path', '--config-file', 'f.yaml']).opts());
+    expect(flags).toEqual({
+      overrides: [
+        { key: 'a', value: '1' },
+        { key: 'ns:b', value: 'x=y' },
+        { key: 'empty', value: '' },
+      ],
+      path: true,
+      file: 'f.yaml',
+    });
   });
 
   it('parses --wait with and without a duration, on the commands that take a lease', () => {

@@ -1,14 +1,15 @@
 /**
  * The flags of `pulumi preview|up|destroy|refresh`, declared on our commands so scripts written for `pulumi` keep
- * working: the ones the engine implements are mapped to `OperationFlags`; the rest are accepted and warned about.
+ * working. Each is either mapped to `OperationFlags` (and acted on) or refused with the reason why (docs/cli.md).
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ColorMode } from '../engine/display.js';
 import { parseDurationSeconds } from '../engine/durations.js';
 import type { OperationCommand, OperationFlags } from '../engine/operation.js';
-import { addTargetFlags, toTargetFlags } from './target-flags.js';
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+import { UsageError } from '../output/errors.js';
+import type { ConfigOverride } from '../project/config-overrides.js';
+import { addFlags, type FlagSpec } from './pulumi-flags.js';
+import { toTargetFlags } from './target-flags.js';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -30,84 +31,147 @@ function waitDuration(value: string): number {
   return seconds * 1000;
 }
 
-/** Flags `pulumi` accepts that we take but do not act on, per command. */
-const IGNORED: Record<string, { flags: string; description: string; commands: OperationCommand[]; repeatable?: boolean }> = {
-  configFile: { flags: '--config-file <file>', description: 'use this config file instead of Pulumi.<stack>.yaml', commands: ['preview', 'up', 'destroy', 'refresh'] },
-  config: { flags: '-c, --config <key=value>', description: 'config to use for this run', commands: ['preview', 'up'], repeatable: true },
-  configPath: { flags: '--config-path', description: 'config keys contain a path', commands: ['preview', 'up'] },
-  policyPack: { flags: '--policy-pack <path>', description: 'policy packs to run', commands: ['preview', 'up'], repeatable: true },
-  policyPackConfig: { flags: '--policy-pack-config <path>', description: 'policy pack config', commands: ['preview', 'up'], repeatable: true },
-  showConfig: { flags: '--show-config', description: 'show configuration keys and values', commands: ['preview', 'up'] },
-  showReplacementSteps: { flags: '--show-replacement-steps', description: 'show detailed replacement steps', commands: ['preview', 'up', 'destroy', 'refresh'] },
-  showSames: { flags: '--show-sames', description: 'show unchanged resources', commands: ['preview', 'up', 'destroy', 'refresh'] },
-  showReads: { flags: '--show-reads', description: 'show resources that are read', commands: ['preview', 'up'] },
-  suppressOutputs: { flags: '--suppress-outputs', description: 'do not print stack outputs', commands: ['preview', 'up', 'destroy', 'refresh'] },
-  suppressProgress: { flags: '--suppress-progress', description: 'do not print progress', commands: ['preview', 'up', 'destroy', 'refresh'] },
-  suppressPermalink: { flags: '--suppress-permalink [value]', description: 'do not print the update permalink', commands: ['preview', 'up', 'destroy', 'refresh'] },
-  debug: { flags: '-d, --debug', description: 'print debug information', commands: ['preview', 'up', 'destroy', 'refresh'] },
-  tracing: { flags: '--tracing <url>', description: 'emit tracing', commands: ['preview', 'up', 'destroy', 'refresh'] },
-  plan: { flags: '--plan <file>', description: 'constrain the update to a saved plan', commands: ['up'] },
-  savePlan: { flags: '--save-plan <file>', description: 'save the update plan', commands: ['preview'] },
-  importFile: { flags: '--import-file <file>', description: 'write an import file', commands: ['preview'] },
-  attachDebugger: { flags: '--attach-debugger [what]', description: 'wait for a debugger', commands: ['preview', 'up', 'destroy', 'refresh'] },
-  runProgram: { flags: '--run-program', description: 'run the program first', commands: ['destroy', 'refresh'] },
-  remove: { flags: '--remove', description: 'remove the stack afterwards', commands: ['destroy'] },
-  clearPendingCreates: { flags: '--clear-pending-creates', description: 'clear pending creates', commands: ['refresh'] },
-  skipPendingCreates: { flags: '--skip-pending-creates', description: 'skip pending creates', commands: ['refresh'] },
-  importPendingCreates: { flags: '--import-pending-creates <pairs>', description: 'import pending creates', commands: ['refresh'], repeatable: true },
-  execKind: { flags: '--exec-kind <kind>', description: 'execution kind (internal)', commands: ['preview', 'up', 'destroy', 'refresh'] },
-  execAgent: { flags: '--exec-agent <agent>', description: 'execution agent (internal)', commands: ['preview', 'up', 'destroy', 'refresh'] },
-  secretsProvider: { flags: '--secrets-provider <provider>', description: 'secrets provider for a new stack', commands: ['preview', 'up'] },
-};
+/** `--refresh` alone means true; `--refresh=false` turns a project's `options.refresh: always` off (Go's ParseBool). */
+function boolValue(value: string): boolean {
+  if (/^(1|t|true|TRUE|True)$/.test(value)) return true;
+  if (/^(0|f|false|FALSE|False)$/.test(value)) return false;
+  throw new InvalidArgumentError(`expected true or false, got "${value}"`);
+}
+
+const ALL: OperationCommand[] = ['preview', 'up', 'destroy', 'refresh'];
+const LEASED: OperationCommand[] = ['up', 'destroy', 'refresh'];
+const PROGRAM: OperationCommand[] = ['preview', 'up'];
+
+const NO_POLICY = 'stackyard runs no policy packs (it has no analyzer plugin host)';
+const NO_PLANS = 'update plans are an experimental Pulumi feature stackyard does not implement';
+const NO_CLOUD_AI = 'this Pulumi Cloud AI feature does not exist in stackyard';
+const NO_AGENT = 'an internal flag of Pulumi Deployments agents';
+const NO_PROGRAM_RUN = 'refresh and destroy use the providers recorded in the state, without running the program';
+const OWN_KEY = "each stack's secrets are always encrypted with the stack's own key, held by the backend";
+
+/** A `pulumi` flag of some of the four commands. */
+interface EngineFlag extends FlagSpec {
+  commands: OperationCommand[];
+}
+
+/** Every `pulumi` flag of the four commands, as `pulumi` spells them (hidden ones left out, as in its help). */
+const ENGINE_FLAGS: EngineFlag[] = [
+  { flags: '-s, --stack <name>', description: 'the stack to operate on (default: the selected stack)', commands: ALL },
+  { flags: '--diff', description: 'show changed properties of updates and replacements', commands: ALL },
+  { flags: '-j, --json', description: 'print one JSON document instead of progress lines', commands: ALL },
+  { flags: '-p, --parallel <n>', description: 'run at most this many resource operations at once', commands: ALL, parse: positiveInt },
+  { flags: '-t, --target <urn>', description: 'operate on this resource only; repeatable; wildcards (*, **) are supported', commands: ALL, repeatable: true },
+  { flags: '-m, --message <text>', description: 'message recorded with the update', commands: ALL },
+  { flags: '-v, --verbose <level>', description: 'print engine debug diagnostics', commands: ALL },
+  { flags: '-d, --debug', description: 'print debug diagnostics (as -v)', commands: ALL },
+  { flags: '--color <mode>', description: 'colorize output: always, never, raw or auto (auto: on a terminal unless NO_COLOR is set)', commands: ALL, parse: colorMode },
+  { flags: '--wait [duration]', description: 'if another update holds the stack, wait for it to finish (at most DURATION, e.g. 10m) instead of failing', commands: LEASED, parse: waitDuration },
+  { flags: '-y, --yes', description: 'proceed without asking for confirmation (also PULUMI_SKIP_CONFIRMATIONS=true)', commands: LEASED },
+  { flags: '-f, --skip-preview', description: 'do not preview before proceeding (implies --yes, as in pulumi)', commands: LEASED },
+  { flags: '-r, --refresh [bool]', description: 'refresh the state before the operation (and its preview)', commands: ['preview', 'up', 'destroy'], parse: boolValue },
+  { flags: '--expect-no-changes', description: 'fail if any change is proposed or made', commands: ['preview', 'up', 'refresh'] },
+  { flags: '--preview-only', description: 'only preview, change nothing', commands: ['destroy', 'refresh'] },
+  { flags: '--config-file <file>', description: 'use this file instead of Pulumi.<stack>.yaml', commands: ALL },
+  { flags: '-c, --config <key=value>', description: 'set this config value in the stack file before running (repeatable)', commands: ALL, repeatable: true },
+  { flags: '--config-path', description: '-c keys are property paths (a.b[0])', commands: ALL },
+  { flags: '--show-config', description: 'show the configuration before running', commands: ['preview', 'up', 'destroy'] },
+  { flags: '--show-sames', description: 'also show resources that do not change', commands: ALL },
+  { flags: '--show-reads', description: 'also show resources that are read', commands: PROGRAM },
+  { flags: '--show-replacement-steps', description: 'show the create and delete halves of each replacement', commands: ALL },
+  { flags: '--show-full-output', description: 'never cut lines to the terminal width', commands: ['preview', 'up', 'destroy'] },
+  { flags: '--suppress-outputs', description: 'do not print stack outputs', commands: ALL },
+  { flags: '--suppress-progress', description: 'print one line per step instead of redrawing progress', commands: ALL },
+  { flags: '--suppress-permalink [bool]', description: 'do not print a permalink (stackyard never prints one)', commands: ALL },
+  { flags: '--skip-plugin-pre-install', description: 'do not install plugins first (stackyard never installs plugins)', commands: ALL },
+  { flags: '--event-log <file>', description: 'also write each engine event, one JSON document a line, to this file', commands: ALL },
+  { flags: '--remove', description: 'remove the stack and its config file after destroying it', commands: ['destroy'] },
+  { flags: '--clear-pending-creates', description: 'clear interrupted creates from the state (stackyard always does, with a warning)', commands: ['refresh'] },
+  { flags: '--target-dependents', description: 'also operate on the resources that depend on a --target', commands: ALL },
+  { flags: '-x, --exclude <urn>', description: 'leave this resource (and what it depends on) alone; repeatable; wildcards (*, **) are supported', commands: ['preview', 'destroy', 'refresh'], repeatable: true },
+  { flags: '--exclude <urn>', description: 'leave this resource (and what it depends on) alone; repeatable; wildcards (*, **) are supported', commands: ['up'], repeatable: true },
+  { flags: '--exclude-dependents', description: 'also leave alone the resources that depend on an --exclude', commands: ['preview', 'up', 'refresh'] },
+  { flags: '--replace <urn>', description: 'replace this resource even if it has no changes (repeatable)', commands: PROGRAM, repeatable: true },
+  { flags: '--target-replace <urn>', description: 'replace this resource and operate on it only (repeatable)', commands: PROGRAM, repeatable: true },
+  { flags: '--continue-on-error', description: 'keep going after a failed step, skipping only what depends on it (the run still fails)', commands: ['up', 'destroy'] },
+  { flags: '--exclude-protected', description: 'do not destroy protected resources (nor what they depend on); destroy all others', commands: ['destroy'] },
+  // Refused: they need something stackyard does not have.
+  { flags: '--policy-pack <path>', description: 'run this policy pack', commands: PROGRAM, repeatable: true, refused: NO_POLICY },
+  { flags: '--policy-pack-config <path>', description: 'policy pack config', commands: PROGRAM, repeatable: true, refused: NO_POLICY },
+  { flags: '--show-policy-remediations', description: 'show policy remediations', commands: PROGRAM, refused: NO_POLICY },
+  { flags: '--plan <file>', description: 'constrain the update to a saved plan', commands: ['up'], refused: NO_PLANS },
+  { flags: '--strict', description: 'constrain the update to the plan of its preview', commands: ['up'], refused: NO_PLANS },
+  { flags: '--save-plan <file>', description: 'save the update plan', commands: ['preview'], refused: NO_PLANS },
+  { flags: '--import-file <file>', description: 'write an import file for the resources to create', commands: ['preview'], refused: 'stackyard has no `import` command to read such a file' },
+  { flags: '--run-program [bool]', description: 'run the program to find the providers to refresh with', commands: ALL, refused: NO_PROGRAM_RUN },
+  { flags: '--skip-pending-creates', description: 'leave interrupted creates in the state', commands: ['refresh'], refused: 'refresh always resolves pending operations; `stackyard state repair` clears them without refreshing' },
+  { flags: '--import-pending-creates <pairs>', description: 'import interrupted creates by id', commands: ['refresh'], repeatable: true, refused: 'stackyard has no resource import yet' },
+  { flags: '--ignore-protect', description: 'delete protected resources too', commands: ['preview', 'up', 'destroy'], refused: 'unprotect them first with `stackyard state unprotect`' },
+  { flags: '--skip-config-validation', description: 'skip validation of config against the project schema', commands: ALL, refused: 'stackyard does not check config against a project schema, so there is nothing to skip' },
+  { flags: '--show-secrets', description: 'show secret values in plaintext', commands: PROGRAM, refused: 'secrets are always shown as [secret]; read them with `stackyard stack output --show-secrets`' },
+  { flags: '--urns', description: 'show URNs instead of names', commands: ALL, refused: 'list URNs with `stackyard stack --show-urns`' },
+  { flags: '--attach-debugger [what]', description: 'wait for a debugger', commands: PROGRAM, refused: 'stackyard does not run programs or plugins under a debugger' },
+  { flags: '--secrets-provider <provider>', description: 'secrets provider for a new stack', commands: ['up'], refused: OWN_KEY },
+  { flags: '--client <address>', description: 'the address of a language runtime client', commands: ALL, refused: 'stackyard starts the Node.js program itself; it has no Automation API client mode' },
+  { flags: '--neo', description: 'Pulumi Neo features', commands: ALL, refused: NO_CLOUD_AI },
+  { flags: '--copilot', description: 'Pulumi Copilot features', commands: ALL, refused: NO_CLOUD_AI },
+  { flags: '--neo-task-on-failure', description: 'open a Neo task on failure', commands: PROGRAM, refused: NO_CLOUD_AI },
+  { flags: '--exec-kind <kind>', description: 'execution kind (internal)', commands: ALL, refused: NO_AGENT },
+  { flags: '--exec-agent <agent>', description: 'execution agent (internal)', commands: ALL, refused: NO_AGENT },
+];
 
 /** Declares every `pulumi` flag of `command` on `cmd`. */
 export function addEngineFlags(cmd: Command, command: OperationCommand): Command {
-  cmd.option('-s, --stack <name>', 'the stack to operate on (default: the selected stack)');
-  cmd.option('--diff', 'show changed properties of updates and replacements');
-  cmd.option('-j, --json', 'print one JSON document instead of progress lines');
-  cmd.option('-p, --parallel <n>', 'run at most this many resource operations at once', positiveInt);
-  cmd.option('-m, --message <text>', 'message recorded with the update');
-  cmd.option('-v, --verbose <level>', 'print engine debug diagnostics');
-  cmd.option('--color <mode>', 'colorize output: always, never, raw or auto (auto: on a terminal unless NO_COLOR is set)', colorMode);
-  if (command !== 'preview') {
-    cmd.option('--wait [duration]', "if another update holds the stack, wait for it to finish (at most DURATION, e.g. 10m) instead of failing", waitDuration);
-  }
-  if (command !== 'preview') {
-    cmd.option('-y, --yes', 'proceed without asking for confirmation');
-    cmd.option('-f, --skip-preview', 'do not preview before proceeding');
-  }
-  if (command === 'preview' || command === 'up') cmd.option('-r, --refresh', 'refresh the state before the update');
-  if (command !== 'destroy') cmd.option('--expect-no-changes', 'fail if any change is proposed or made');
-  if (command === 'destroy' || command === 'refresh') cmd.option('--preview-only', 'only preview, change nothing');
-  addTargetFlags(cmd, command);
-  for (const spec of Object.values(IGNORED)) {
-    if (!spec.commands.includes(command)) continue;
-    if (spec.repeatable) cmd.option(spec.flags, `${spec.description} (not supported yet)`, collect);
-    else cmd.option(spec.flags, `${spec.description} (not supported yet)`);
-  }
-  return cmd;
+  return addFlags(cmd, ENGINE_FLAGS.filter((f) => f.commands.includes(command)));
 }
 
-/** Maps parsed options to engine flags; every unsupported flag that was given yields a warning. */
-export function toOperationFlags(opts: Record<string, unknown>): { flags: OperationFlags; warnings: string[]; previewOnly: boolean } {
-  const warnings: string[] = [];
-  for (const [key, spec] of Object.entries(IGNORED)) {
-    if (opts[key] !== undefined && opts[key] !== false) {
-      warnings.push(`warning: ${spec.flags.split(' ').filter((p) => p.startsWith('--'))[0]} is not supported by stackyard yet and was ignored`);
-    }
-  }
+/** The flags that change the stack's config file before a run. */
+export interface ConfigFlags {
+  overrides: ConfigOverride[];
+  path: boolean;
+  file?: string;
+}
+
+/** Reads `-c`, `--config-path` and `--config-file`. */
+export function toConfigFlags(opts: Record<string, unknown>): ConfigFlags {
+  const overrides = (Array.isArray(opts.config) ? (opts.config as string[]) : []).map((text) => {
+    const i = text.indexOf('=');
+    return i < 0 ? { key: text, value: '' } : { key: text.slice(0, i), value: text.slice(i + 1) };
+  });
+  if (overrides.some((o) => o.key === '')) throw new UsageError('-c/--config needs a key: -c <key>=<value>');
+  return { overrides, path: opts.configPath === true, file: typeof opts.configFile === 'string' ? opts.configFile : undefined };
+}
+
+/** `PULUMI_SKIP_CONFIRMATIONS` as Go's `strconv.ParseBool` reads it. */
+function skipConfirmations(env: NodeJS.ProcessEnv): boolean {
+  return /^(1|t|true|TRUE|True)$/.test(env.PULUMI_SKIP_CONFIRMATIONS ?? '') || /^(1|t|true|TRUE|True)$/.test(env.STACKYARD_SKIP_CONFIRMATIONS ?? '');
+}
+
+/** Maps parsed options to engine flags (refused flags never get here: see `assertNoRefusedFlags`). */
+export function toOperationFlags(opts: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): { flags: OperationFlags; previewOnly: boolean; remove: boolean } {
+  const skipPreview = opts.skipPreview === true;
   const flags: OperationFlags = {
-    yes: opts.yes === true,
-    skipPreview: opts.skipPreview === true,
+    // As `pulumi`: --skip-preview and PULUMI_SKIP_CONFIRMATIONS both mean "do not ask".
+    yes: opts.yes === true || skipPreview || skipConfirmations(env),
+    skipPreview,
     diff: opts.diff === true,
     json: opts.json === true,
     ...toTargetFlags(opts),
-    refresh: opts.refresh === true,
+    refresh: opts.refresh === true ? true : opts.refresh === false ? false : undefined,
     expectNoChanges: opts.expectNoChanges === true,
     parallel: typeof opts.parallel === 'number' ? opts.parallel : undefined,
-    verbose: opts.verbose !== undefined,
+    verbose: opts.verbose !== undefined || opts.debug === true,
     color: typeof opts.color === 'string' ? (opts.color as ColorMode) : undefined,
     wait: opts.wait === true ? { timeoutMs: Number.POSITIVE_INFINITY } : typeof opts.wait === 'number' ? { timeoutMs: opts.wait } : undefined,
+    display: {
+      showSames: opts.showSames === true,
+      showReads: opts.showReads === true,
+      showReplacementSteps: opts.showReplacementSteps === true,
+      showConfig: opts.showConfig === true,
+      showFullOutput: opts.showFullOutput === true,
+      suppressOutputs: opts.suppressOutputs === true,
+      suppressProgress: opts.suppressProgress === true,
+    },
+    eventLog: typeof opts.eventLog === 'string' ? opts.eventLog : undefined,
   };
-  return { flags, warnings, previewOnly: opts.previewOnly === true };
+  return { flags, previewOnly: opts.previewOnly === true, remove: opts.remove === true };
 }

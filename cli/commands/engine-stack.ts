@@ -2,6 +2,8 @@
  * Resolves the stack `preview`, `up`, `destroy` and `refresh` run on: the program from Pulumi.yaml, the stack's
  * configuration with its secrets decrypted, and an `OperationBackend` whose runs are updates on the current backend.
  */
+import { rm } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
 import { formatStackRef } from '../../shared/core/names.js';
 import { isNotFound } from '../backend/backend.js';
 import { createOperationBackend } from '../backend/operation-backend.js';
@@ -9,6 +11,7 @@ import { UserError } from '../output/errors.js';
 import { decryptConfig, effectiveConfig, engineConfig, updateConfig } from '../project/config-values.js';
 import { stackConfigPath } from '../project/project.js';
 import { StackConfigFile } from '../project/stack-config.js';
+import { applyConfigOverrides } from '../project/config-overrides.js';
 import { CommandContext, type GlobalOptions } from './context.js';
 import { programFromProject, type ResolveEngineStack } from './engine-command.js';
 
@@ -17,7 +20,7 @@ import { programFromProject, type ResolveEngineStack } from './engine-command.js
  * written after the command name, so the command's `--stack` alone would miss them.
  */
 export function createEngineStackResolver(globals: () => GlobalOptions): ResolveEngineStack {
-  return async ({ stack, message }) => {
+  return async ({ stack, message, config }) => {
     const { stack: globalStack, nonInteractive } = globals();
     const ctx = new CommandContext({ stack: globalStack, nonInteractive });
     const project = await ctx.requireProject();
@@ -38,16 +41,28 @@ export function createEngineStackResolver(globals: () => GlobalOptions): Resolve
     }
     program.organization = ref.org;
 
-    const file = await StackConfigFile.load(stackConfigPath(project, ref.stack));
+    const defaultConfigPath = stackConfigPath(project, ref.stack);
+    const file = await StackConfigFile.load(config?.file ? resolvePath(config.file) : defaultConfigPath);
+    if (config?.overrides.length) {
+      applyConfigOverrides(file, project.name, config.overrides, config.path);
+      await file.save();
+    }
     const entries = effectiveConfig(project, file);
     const plaintexts = await decryptConfig(backend, ref, entries, `Pulumi.${ref.stack}.yaml`);
 
     const tags: Record<string, string> = { ...details.tags, 'pulumi:project': project.name, 'pulumi:runtime': project.runtime ?? 'nodejs' };
     if (project.description) tags['pulumi:description'] = project.description.slice(0, 256);
 
+    const options = (project.raw.options ?? {}) as { refresh?: unknown };
     return {
       program,
       projectPlugins,
+      refreshAlways: options.refresh === 'always',
+      removeStack: async () => {
+        await backend.removeStack(ref, false);
+        await rm(defaultConfigPath, { force: true });
+        return 'The resources in the stack have been deleted, and the history and configuration removed.\n';
+      },
       config: engineConfig(entries, plaintexts),
       backend: createOperationBackend({
         backend,

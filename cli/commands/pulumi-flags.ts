@@ -1,15 +1,17 @@
 /**
- * Declares a `pulumi` command's flags on ours, so scripts written for `pulumi` keep parsing. Flags we do not act on
- * are accepted and named in a warning instead of failing as unknown options.
+ * Declares a `pulumi` command's flags on ours, so scripts written for `pulumi` keep parsing. A flag stackyard does
+ * not implement is declared with the reason it is refused: using it fails the command before anything runs (exit 2),
+ * because a flag accepted and ignored would silently change what the user asked for.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { UsageError } from '../output/errors.js';
 
 export interface FlagSpec {
   /** Commander syntax, e.g. `-j, --json` or `--file <path>`. */
   flags: string;
   description: string;
-  /** Accepted but not acted on: using it prints a warning. */
-  unsupported?: boolean;
+  /** Not implemented: using the flag fails the command with this reason (a sentence that says why, and what to do). */
+  refused?: string;
   /** May be given several times (values collected in a list). */
   repeatable?: boolean;
   /** Parses the value (commander's argParser). */
@@ -21,40 +23,46 @@ export interface FlagSpec {
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** Flags every `pulumi` command inherits that stackyard does not act on; declared per command (see register.ts). */
-export const INHERITED_UNSUPPORTED: FlagSpec[] = [
-  { flags: '-v, --verbose <level>', description: 'enable verbose logging', unsupported: true },
-  { flags: '--tracing <url>', description: 'emit tracing', unsupported: true },
+export const INHERITED_REFUSED: FlagSpec[] = [
+  { flags: '-v, --verbose <level>', description: 'enable verbose logging', refused: 'verbose logging applies to preview, up, destroy and refresh only' },
+  { flags: '--tracing <url>', description: 'emit tracing', refused: 'stackyard does not emit OpenTracing spans' },
 ];
 
-const unsupportedByCommand = new WeakMap<Command, { attribute: string; flag: string }[]>();
+const refusedByCommand = new WeakMap<Command, { attribute: string; flag: string; reason: string }[]>();
 
-/** Adds the flags to `cmd` and remembers which of them are unsupported. */
+/** Adds the flags to `cmd` and remembers which of them are refused. */
 export function addFlags(cmd: Command, specs: FlagSpec[]): Command {
-  const unsupported = unsupportedByCommand.get(cmd) ?? [];
+  const refused = refusedByCommand.get(cmd) ?? [];
   for (const spec of specs) {
-    const option = new Option(spec.flags, spec.unsupported ? `${spec.description} (not supported by stackyard; ignored)` : spec.description);
+    const option = new Option(spec.flags, spec.refused ? `${spec.description} (not supported by stackyard: ${spec.refused})` : spec.description);
     if (spec.repeatable) option.argParser(collect);
     else if (spec.parse) option.argParser(spec.parse);
     if (spec.hidden) option.hideHelp();
     cmd.addOption(option);
-    if (spec.unsupported) unsupported.push({ attribute: option.attributeName(), flag: option.long ?? spec.flags });
+    if (spec.refused) refused.push({ attribute: option.attributeName(), flag: option.long ?? spec.flags, reason: spec.refused });
   }
-  unsupportedByCommand.set(cmd, unsupported);
+  refusedByCommand.set(cmd, refused);
   return cmd;
 }
 
-/** One warning line per unsupported flag given to `cmd` or to one of its parents (the program too if asked). */
-export function unsupportedFlagWarnings(cmd: Command, includeProgram = false): string[] {
-  const warnings: string[] = [];
+/** The reason `flag` (its long name) is refused on `cmd`, if it is. */
+export function refusalReason(cmd: Command, flag: string): string | undefined {
+  return refusedByCommand.get(cmd)?.find((r) => r.flag === flag)?.reason;
+}
+
+/**
+ * Fails with a `UsageError` when a refused flag was given to `cmd` or to one of its parents (the program too if
+ * asked): called before a command runs, so nothing has happened yet.
+ */
+export function assertNoRefusedFlags(cmd: Command, includeProgram = false): void {
   for (let current: Command | null = cmd; current && (includeProgram || current.parent); current = current.parent) {
     const opts = current.opts();
-    for (const { attribute, flag } of unsupportedByCommand.get(current) ?? []) {
+    for (const { attribute, flag, reason } of refusedByCommand.get(current) ?? []) {
       if (opts[attribute] !== undefined && opts[attribute] !== false) {
-        warnings.push(`warning: ${flag} is not supported by stackyard yet and was ignored`);
+        throw new UsageError(`${flag} is not supported by stackyard: ${reason}`, 'Run the command without it; docs/cli.md lists every flag and its status.');
       }
     }
   }
-  return warnings;
 }
 
 /** `--page 2`: a positive whole number. */

@@ -6,7 +6,8 @@ import { Command } from 'commander';
 import { UserError } from '../output/errors.js';
 import type { CommandContext } from './context.js';
 import { engineCommand } from './engine-command.js';
-import { INHERITED_UNSUPPORTED, addFlags, positiveInteger, unsupportedFlagWarnings, type FlagSpec } from './pulumi-flags.js';
+import { ORG_TOKEN_FLAGS, registerAccessCommands } from './access-register.js';
+import { INHERITED_REFUSED, addFlags, assertNoRefusedFlags, positiveInteger, type FlagSpec } from './pulumi-flags.js';
 
 /** A command body: the context, the positional arguments, and the command's own options. */
 export type CommandHandler = (ctx: CommandContext, args: (string | undefined)[], opts: Record<string, unknown>) => Promise<void>;
@@ -25,19 +26,19 @@ const GLOBAL_FLAGS: FlagSpec[] = [
   { flags: '--color <mode>', description: 'colorize output: always, never, raw, auto' },
 ];
 
-/** `pulumi`'s global flags that stackyard accepts without acting on them. */
-const GLOBAL_UNSUPPORTED: FlagSpec[] = [
-  { flags: '-e, --emoji', description: 'enable emojis in the output', unsupported: true },
-  { flags: '-Q, --fully-qualify-stack-names', description: 'show fully-qualified stack names', unsupported: true },
-  { flags: '--disable-integrity-checking', description: 'disable integrity checking of checkpoint files', unsupported: true },
-  { flags: '--logflow', description: 'flow log settings to child processes', unsupported: true },
-  { flags: '--logtostderr', description: 'log to stderr instead of to files', unsupported: true },
-  { flags: '--memprofilerate <rate>', description: 'memory profile rate', unsupported: true },
-  { flags: '--profiling <file>', description: 'emit CPU and memory profiles', unsupported: true },
+/** `pulumi`'s global flags that stackyard refuses (each says why). */
+const GLOBAL_REFUSED: FlagSpec[] = [
+  { flags: '-e, --emoji', description: 'enable emojis in the output', refused: 'stackyard prints no emoji' },
+  { flags: '-Q, --fully-qualify-stack-names', description: 'show fully-qualified stack names', refused: 'names are shown short within the current project and organization and in full otherwise' },
+  { flags: '--disable-integrity-checking', description: 'disable integrity checking of checkpoint files', refused: 'every state is checked before it is saved; a broken state is never accepted' },
+  { flags: '--logflow', description: 'flow log settings to child processes', refused: 'stackyard writes no log files for plugins to share' },
+  { flags: '--logtostderr', description: 'log to stderr instead of to files', refused: 'stackyard writes no log files; engine commands print debug output with -v' },
+  { flags: '--memprofilerate <rate>', description: 'memory profile rate', refused: 'stackyard is not a Go program and writes no memory profiles' },
+  { flags: '--profiling <file>', description: 'emit CPU and memory profiles', refused: 'stackyard is not a Go program and writes no CPU profiles' },
 ];
 
 /** The global flags as every command declares them: accepted, but listed only in the program's help. */
-const COMMAND_GLOBALS: FlagSpec[] = [...GLOBAL_FLAGS, ...GLOBAL_UNSUPPORTED, ...INHERITED_UNSUPPORTED].map((spec) => ({ ...spec, hidden: true }));
+const COMMAND_GLOBALS: FlagSpec[] = [...GLOBAL_FLAGS, ...GLOBAL_REFUSED, ...INHERITED_REFUSED].map((spec) => ({ ...spec, hidden: true }));
 
 function run(load: () => Promise<CommandHandler>) {
   return async (...params: unknown[]) => {
@@ -89,10 +90,10 @@ const HOOK_SCOPE_FLAGS: FlagSpec[] = [
 /** Adds every command (and Pulumi's global flags) to the program. */
 export function registerCommands(program: Command): void {
   program.enablePositionalOptions();
-  addFlags(program, GLOBAL_UNSUPPORTED);
+  addFlags(program, GLOBAL_REFUSED);
   program.addHelpText('after', '\nThe options above (and -v/--verbose, --tracing) are also accepted after any command name.\nSee docs/cli.md.');
   program.hook('preAction', (_program, actionCommand) => {
-    for (const warning of unsupportedFlagWarnings(actionCommand, true)) process.stderr.write(`${warning}\n`);
+    assertNoRefusedFlags(actionCommand, true);
     const cwd = actionCommand.optsWithGlobals().cwd as string | undefined;
     if (cwd) {
       try {
@@ -106,13 +107,13 @@ export function registerCommands(program: Command): void {
   leaf(program, 'login [url]', 'Log in to a stackyard backend (a service URL, file://<folder>, or --local)', [
     { flags: '-l, --local', description: 'keep stacks in $STACKYARD_HOME/local on this machine' },
     { flags: '--cloud-url <url>', description: 'the backend URL (same as the argument)' },
-    { flags: '--default-org <org>', description: 'default organization for new stacks', unsupported: true },
-    { flags: '--insecure', description: 'skip TLS verification', unsupported: true },
-    { flags: '--oidc-token <token>', description: 'exchange an OIDC token', unsupported: true },
-    { flags: '--oidc-org <org>', description: 'organization for the OIDC token exchange', unsupported: true },
-    { flags: '--oidc-team <team>', description: 'team for the OIDC token exchange', unsupported: true },
-    { flags: '--oidc-user <user>', description: 'user for the OIDC token exchange', unsupported: true },
-    { flags: '--oidc-expiration <duration>', description: 'expiration of the exchanged token', unsupported: true },
+    { flags: '--default-org <org>', description: 'default organization for new stacks', refused: 'the local backend has the one organization `organization`, and a service uses your default organization' },
+    { flags: '--insecure', description: 'skip TLS verification', refused: 'TLS certificates are always verified' },
+    { flags: '--oidc-token <token>', description: 'exchange an OIDC token', refused: 'log in with an access token instead (STACKYARD_ACCESS_TOKEN or the prompt)' },
+    { flags: '--oidc-org <org>', description: 'organization for the OIDC token exchange', refused: 'log in with an access token instead (STACKYARD_ACCESS_TOKEN or the prompt)' },
+    { flags: '--oidc-team <team>', description: 'team for the OIDC token exchange', refused: 'log in with an access token instead (STACKYARD_ACCESS_TOKEN or the prompt)' },
+    { flags: '--oidc-user <user>', description: 'user for the OIDC token exchange', refused: 'log in with an access token instead (STACKYARD_ACCESS_TOKEN or the prompt)' },
+    { flags: '--oidc-expiration <duration>', description: 'expiration of the exchanged token', refused: 'log in with an access token instead (STACKYARD_ACCESS_TOKEN or the prompt)' },
   ], async () => (await auth()).login);
 
   leaf(program, 'logout [url]', 'Log out of a backend (the current one by default)', [
@@ -141,9 +142,9 @@ export function registerCommands(program: Command): void {
     STACK_FLAG,
     { flags: '--copy-config-from <stack>', description: 'copy the configuration of another stack of this project' },
     { flags: '--no-select', description: 'do not select the new stack' },
-    { flags: '--secrets-provider <provider>', description: 'secrets provider (stackyard always uses the stack key)', unsupported: true },
-    { flags: '--teams <team>', description: 'teams to give access', unsupported: true, repeatable: true },
-    { flags: '--remote-config', description: 'store config in an ESC environment', unsupported: true },
+    { flags: '--secrets-provider <provider>', description: 'secrets provider (stackyard always uses the stack key)', refused: "each stack's secrets are always encrypted with the stack's own key, held by the backend" },
+    { flags: '--teams <team>', description: 'teams of the organization to give write access (repeatable)', repeatable: true },
+    { flags: '--remote-config', description: 'store config in an ESC environment', refused: 'stackyard has no ESC environments; config lives in Pulumi.<stack>.yaml' },
   ], async () => (await stack()).stackInit);
 
   leaf(stackCmd, 'ls', 'List stacks', [
@@ -157,7 +158,7 @@ export function registerCommands(program: Command): void {
   leaf(stackCmd, 'select [name]', 'Switch the current workspace to the given stack', [
     STACK_FLAG,
     { flags: '-c, --create', description: 'create the stack if it does not exist' },
-    { flags: '--secrets-provider <provider>', description: 'secrets provider for --create', unsupported: true },
+    { flags: '--secrets-provider <provider>', description: 'secrets provider for --create', refused: "each stack's secrets are always encrypted with the stack's own key, held by the backend" },
   ], async () => (await stack()).stackSelect);
 
   leaf(stackCmd, 'unselect', 'Reset the stack selection of the current project', [], async () => (await stack()).stackUnselect);
@@ -167,7 +168,7 @@ export function registerCommands(program: Command): void {
     YES_FLAG,
     { flags: '-f, --force', description: 'remove the stack even if it still has resources (they stay in the cloud)' },
     { flags: '--preserve-config', description: 'keep Pulumi.<stack>.yaml' },
-    { flags: '--remove-backups', description: 'remove backups (DIY backends only)', unsupported: true },
+    { flags: '--remove-backups', description: 'remove backups (DIY backends only)', refused: "stackyard keeps no backup files; every state version stays in the stack's history" },
   ], async () => (await stack()).stackRm);
 
   leaf(stackCmd, 'rename <new-name>', 'Rename an existing stack', [STACK_FLAG], async () => (await stack()).stackRename);
@@ -176,7 +177,7 @@ export function registerCommands(program: Command): void {
     STACK_FLAG,
     JSON_FLAG,
     { flags: '--show-secrets', description: 'display outputs marked as secret in plaintext' },
-    { flags: '--shell', description: 'emit output as a shell script', unsupported: true },
+    { flags: '--shell', description: 'emit output as a shell script', refused: 'print the outputs with --json and convert them' },
   ], async () => (await stack()).stackOutput);
 
   leaf(stackCmd, 'export', 'Export a stack\'s deployment to standard out or a file', [
@@ -224,8 +225,8 @@ export function registerCommands(program: Command): void {
     STACK_FLAG,
     JSON_FLAG,
     { flags: '--show-secrets', description: 'show secret values instead of [secret]' },
-    { flags: '--open', description: 'open environments listed in the stack configuration', unsupported: true },
-    { flags: '--config-file <file>', description: 'use this file instead of Pulumi.<stack>.yaml', unsupported: true },
+    { flags: '--open', description: 'open environments listed in the stack configuration', refused: 'stackyard has no ESC environments to open' },
+    { flags: '--config-file <file>', description: 'use this file instead of Pulumi.<stack>.yaml', refused: 'config commands always use Pulumi.<stack>.yaml' },
     ...COMMAND_GLOBALS,
   ]);
   configCmd.action(run(async () => (await config()).configList));
@@ -234,7 +235,7 @@ export function registerCommands(program: Command): void {
     STACK_FLAG,
     JSON_FLAG,
     { flags: '--path', description: 'the key contains a path to a property in a map or list' },
-    { flags: '--open', description: 'open environments', unsupported: true },
+    { flags: '--open', description: 'open environments', refused: 'stackyard has no ESC environments to open' },
   ], async () => (await config()).configGet);
 
   leaf(configCmd, 'set <key> [value]', 'Set a configuration value', [
@@ -277,6 +278,8 @@ export function registerCommands(program: Command): void {
     { flags: '--role <role>', description: 'admin, member or viewer (default member)' },
   ], async () => (await admin()).orgAddMember);
 
+  registerAccessCommands(program, org, stackCmd, leaf, { json: JSON_FLAG, stack: STACK_FLAG, yes: YES_FLAG });
+
   const user = program.command('user').description('Manage users');
   leaf(user, 'create <login>', 'Create a user and its personal organization (administrators)', [
     { flags: '--name <name>', description: 'display name' },
@@ -286,15 +289,18 @@ export function registerCommands(program: Command): void {
 
   const token = program.command('token').description('Manage API access tokens');
   leaf(token, 'create', 'Create an access token (printed once)', [
+    ...ORG_TOKEN_FLAGS,
     { flags: '--description <text>', description: 'what the token is for' },
     { flags: '--login <login>', description: 'create it for another user (administrators)' },
     { flags: '--expires-in-days <days>', description: 'expire after this many days', parse: positiveInteger },
   ], async () => (await admin()).tokenCreate);
   leaf(token, 'ls', 'List access tokens', [
     JSON_FLAG,
+    ...ORG_TOKEN_FLAGS,
     { flags: '--login <login>', description: 'list another user\'s tokens (administrators)' },
   ], async () => (await admin()).tokenLs);
   leaf(token, 'revoke <id>', 'Revoke an access token', [
+    ...ORG_TOKEN_FLAGS,
     { flags: '--login <login>', description: 'revoke another user\'s token (administrators)' },
   ], async () => (await admin()).tokenRevoke);
 

@@ -6,14 +6,13 @@ import { addEngineFlags, toOperationFlags } from './engine-flags.js';
 function parse(command: OperationCommand, argv: string[]) {
   const cmd = addEngineFlags(new Command(command).exitOverride(), command);
   cmd.parse(argv, { from: 'user' });
-  return toOperationFlags(cmd.opts());
+  return toOperationFlags(cmd.opts(), {});
 }
 
 describe('target, exclude and replace flags', () => {
-  it('maps every constraint flag of up to the engine, without warnings', () => {
-    const { flags, warnings } = parse('up', ['-t', 'urn:a', '--target-dependents', '--replace', 'urn:b', '--target-replace', 'urn:c', '--continue-on-error']);
+  it('maps every constraint flag of up to the engine', () => {
+    const { flags } = parse('up', ['-t', 'urn:a', '--target-dependents', '--replace', 'urn:b', '--target-replace', 'urn:c', '--continue-on-error']);
 
-    expect(warnings).toEqual([]);
     expect(flags).toMatchObject({ target: ['urn:a'], targetDependents: true, replace: ['urn:b'], targetReplace: ['urn:c'], continueOnError: true });
   });
 
@@ -27,6 +26,7 @@ describe('target, exclude and replace flags', () => {
     expect(() => parse('preview', ['--continue-on-error'])).toThrow();
     expect(() => parse('up', ['--exclude-protected'])).toThrow();
     expect(() => parse('destroy', ['--exclude-dependents'])).toThrow();
+    expect(() => parse('up', ['-x', 'urn:a'])).toThrow();
   });
 
   it('refuses --target with --exclude, and --target with --exclude-protected, as pulumi does', () => {

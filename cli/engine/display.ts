@@ -36,8 +36,26 @@ export function colorEnabled(mode: ColorMode | undefined, isTTY: boolean, env: N
   return isTTY && !env.NO_COLOR;
 }
 
+/** What `pulumi`'s display flags ask to show or leave out. */
+export interface DisplayFlags {
+  /** `--show-sames`: resources that do not change too. */
+  showSames?: boolean;
+  /** `--show-reads`: resources read with `get`/`read` too. */
+  showReads?: boolean;
+  /** `--show-replacement-steps`: the create and delete halves of each replacement, one line each. */
+  showReplacementSteps?: boolean;
+  /** `--show-config`: the configuration first. */
+  showConfig?: boolean;
+  /** `--show-full-output`: lines are never cut to the terminal's width. */
+  showFullOutput?: boolean;
+  /** `--suppress-outputs`: no `Outputs:` section. */
+  suppressOutputs?: boolean;
+  /** `--suppress-progress`: one line per step, never a redrawn tree. */
+  suppressProgress?: boolean;
+}
+
 /** Options of the display. */
-export interface DisplayOptions {
+export interface DisplayOptions extends DisplayFlags {
   write: (text: string) => void;
   /** Show property diffs of each step (`--diff`); prints lines even on a terminal. */
   diff?: boolean;
@@ -175,8 +193,27 @@ export function summaryLines(s: Partial<Record<StepOp, number>>, preview: boolea
 export function createDisplay(o: DisplayOptions): Display {
   if (o.json === 'lines') return jsonLinesDisplay(o);
   if (o.json) return digestDisplay(o);
-  if (o.terminal && !o.diff) return new LiveTree(o, o.terminal);
+  if (o.showConfig) o.write(configText(o.config ?? {}));
+  if (o.terminal && !o.diff && !o.suppressProgress && !o.showReplacementSteps) {
+    return new LiveTree(o, o.showFullOutput ? { ...o.terminal, columns: Number.POSITIVE_INFINITY } : o.terminal);
+  }
   return plainDisplay(o);
+}
+
+/** `Configuration:` and one `key: value` line each (secrets as `[secret]`), as `pulumi --show-config` prints it. */
+function configText(config: StackConfig): string {
+  const keys = Object.keys(config).sort();
+  if (keys.length === 0) return '';
+  return `Configuration:\n${keys.map((k) => `    ${k}: ${config[k]!.secret ? '[secret]' : config[k]!.value}\n`).join('')}\n`;
+}
+
+/** Whether a step gets a line of its own in the plain display. */
+function plainShows(e: StepEvent, o: DisplayFlags): boolean {
+  if (e.op === 'delete-replaced' && e.phase === 'failed') return true;
+  if (e.op === 'same') return o.showSames === true;
+  if (e.op === 'read') return o.showReads === true;
+  if (e.op === 'create-replacement' || e.op === 'delete-replaced') return o.showReplacementSteps === true;
+  return true;
 }
 
 function isHidden(d: DiagEvent, verbose?: boolean): boolean {
@@ -187,7 +224,7 @@ function isHidden(d: DiagEvent, verbose?: boolean): boolean {
 function closingText(o: DisplayOptions, result: DeploymentResult, preview: boolean, info: FinishInfo): string {
   let text = '';
   const outs = Object.entries(result.outputs);
-  if (outs.length && !preview) {
+  if (outs.length && !preview && !o.suppressOutputs) {
     text += '\nOutputs:\n';
     for (const [k, v] of outs) text += `    ${k}: ${renderValue(v)}\n`;
   }
@@ -205,8 +242,7 @@ function plainDisplay(o: DisplayOptions): Display {
   return {
     events: {
       step: (e) => {
-        if (e.phase === 'start') return;
-        if (e.op === 'same' || e.op === 'create-replacement' || (e.op === 'delete-replaced' && e.phase === 'done')) return;
+        if (e.phase === 'start' || !plainShows(e, o)) return;
         const [, past, future] = VERBS[e.op];
         const status = e.phase === 'failed' ? paint(o.color, RED, `**${VERBS[e.op][0] || e.op} failed**`) : e.preview ? future : past;
         const keys = o.diff && e.diffKeys?.length ? ` [diff: ${e.diffKeys.join(', ')}]` : '';
@@ -247,9 +283,11 @@ interface PreviewStep {
 }
 
 /** Steps a preview digest lists: Pulumi's defaults hide sames (but not the stack), replacement halves and reads. */
-function digestShows(e: StepEvent): boolean {
-  if (e.op === 'same') return e.type === STACK_TYPE;
-  return e.op !== 'create-replacement' && e.op !== 'delete-replaced' && e.op !== 'read';
+function digestShows(e: StepEvent, o: DisplayFlags): boolean {
+  if (e.op === 'same') return e.type === STACK_TYPE || o.showSames === true;
+  if (e.op === 'read') return o.showReads === true;
+  if (e.op === 'create-replacement' || e.op === 'delete-replaced') return o.showReplacementSteps === true;
+  return true;
 }
 
 function digestDisplay(o: DisplayOptions): Display {
@@ -258,7 +296,7 @@ function digestDisplay(o: DisplayOptions): Display {
   return {
     events: {
       step: (e) => {
-        if (e.phase !== 'start' || !digestShows(e)) return;
+        if (e.phase !== 'start' || !digestShows(e, o)) return;
         const provider = e.new?.provider ?? e.old?.provider;
         steps.push({
           op: e.op,
@@ -466,7 +504,8 @@ class LiveTree implements Display {
     const visible = new Set<string>();
     for (const row of this.rows.values()) {
       if (isDefaultProvider(row.urn, row.type)) continue;
-      if (row.op !== 'same' || row.type === STACK_TYPE) {
+      const shown = row.op === 'same' ? row.type === STACK_TYPE || this.o.showSames : row.op !== 'read' || this.o.showReads;
+      if (shown) {
         for (let u: string | undefined = row.urn; u && this.rows.has(u) && !visible.has(u); u = this.rows.get(u)!.parent) visible.add(u);
       }
     }

@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { diesWithParent, trackChild } from './child-processes.js';
+import { diesWithParent, signalGroup, trackChild } from './child-processes.js';
+import { goJson } from './go-json.js';
 
 /** A configuration value as the program sees it (already decrypted). */
 export interface ConfigValue {
@@ -35,6 +36,11 @@ export interface ProgramSpec {
   /** Pulumi.yaml `main` (file or directory), relative to rootDir. */
   main?: string;
   runtimeOptions?: NodeRuntimeOptions;
+  /**
+   * A runtime other than `nodejs` (Pulumi.yaml `runtime`, name and options): the program runs through the language
+   * plugin `pulumi-language-<name>` (cli/engine/language-plugin.ts). Absent for Node.js programs.
+   */
+  runtime?: { name: string; options: Record<string, unknown> };
   project: string;
   stack: string;
   organization?: string;
@@ -95,7 +101,53 @@ export function configEnv(config: StackConfig): { PULUMI_CONFIG: string; PULUMI_
     values[i < 0 ? key : `${key.slice(0, i)}:config:${key.slice(i + 1)}`] = v.value;
     if (v.secret) secretKeys.push(key);
   }
-  return { PULUMI_CONFIG: JSON.stringify(values), PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(secretKeys) };
+  return { PULUMI_CONFIG: goJson(values), PULUMI_CONFIG_SECRET_KEYS: goJson(secretKeys) };
+}
+
+/**
+ * The environment Pulumi's plugin host adds for a provider plugin (`NewProvider` in pkg/resource/plugin): each
+ * runtime option of Pulumi.yaml as `PULUMI_RUNTIME_<OPTION>`, the project as `PULUMI_PROJECT` (and, for the Node.js
+ * dynamic provider, `PULUMI_NODEJS_PROJECT`, which `pulumi.Config` and `getProject()` read), and as `PULUMI_CONFIG`
+ * the stack config of the plugin's own namespace keyed by bare name.
+ */
+export function providerEnv(pkg: string, spec: Pick<ProgramSpec, 'project' | 'runtimeOptions'>, config: StackConfig): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [option, value] of Object.entries(spec.runtimeOptions ?? {})) {
+    if (value !== undefined) env[`PULUMI_RUNTIME_${option.toUpperCase()}`] = String(value);
+  }
+  if (spec.project) {
+    if (pkg === 'pulumi-nodejs') env.PULUMI_NODEJS_PROJECT = spec.project;
+    env.PULUMI_PROJECT = spec.project;
+  }
+  const own: Record<string, string> = {};
+  for (const [key, v] of Object.entries(config)) {
+    const i = key.indexOf(':');
+    if (i > 0 && key.slice(0, i) === pkg) own[key.slice(i + 1)] = v.value;
+  }
+  env.PULUMI_CONFIG = goJson(own);
+  return env;
+}
+
+/** How long output may still arrive after the program exited. */
+const OUTPUT_DRAIN_MS = 1_000;
+
+/** Cuts text into lines, each handed on with its `\n`; `end` hands on an unterminated last line, `\n` added. */
+export function lineSplitter(emit: (line: string) => void): { push: (text: string) => void; end: () => void } {
+  let partial = '';
+  return {
+    push: (text) => {
+      partial += text;
+      let nl: number;
+      while ((nl = partial.indexOf('\n')) >= 0) {
+        emit(partial.slice(0, nl + 1));
+        partial = partial.slice(nl + 1);
+      }
+    },
+    end: () => {
+      if (partial) emit(`${partial}\n`);
+      partial = '';
+    },
+  };
 }
 
 /** Spawns the program. Output lines go to `onOutput`. */
@@ -144,15 +196,30 @@ export function launchProgram(
   };
   if (ro.tsconfig) env.PULUMI_NODEJS_TSCONFIG_PATH = ro.tsconfig;
   const launch = diesWithParent(process.execPath, argv);
-  const child = spawn(launch.command, launch.args, { cwd: programDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A process group of its own: a terminal's Ctrl-C reaches the CLI only, which stops the program once the steps in
+  // progress are done, and the program's own children are stopped with it.
+  const child = spawn(launch.command, launch.args, { cwd: programDir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   trackChild(child);
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  child.stdout.on('data', (t: string) => opts.onOutput?.('stdout', t));
-  child.stderr.on('data', (t: string) => opts.onOutput?.('stderr', t));
+  const streams = (['stdout', 'stderr'] as const).map((name) => {
+    const stream = child[name];
+    stream.setEncoding('utf8');
+    // Whole lines only, as Pulumi's plugin host scans them: a line one stream leaves open is never glued to the
+    // other stream's output.
+    const lines = lineSplitter((line) => opts.onOutput?.(name, line));
+    stream.on('data', lines.push);
+    return { closed: new Promise<void>((done) => stream.once('close', done)), lines };
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => {
     child.once('exit', (code, signal) => res({ code, signal }));
     child.once('error', () => res({ code: -1, signal: null }));
+  }).then(async (status) => {
+    // The last output arrives after the exit; a process the program left behind may hold the pipes open for good.
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((done) => (timer = setTimeout(done, OUTPUT_DRAIN_MS)));
+    await Promise.race([Promise.all(streams.map((s) => s.closed)), grace]);
+    clearTimeout(timer);
+    for (const s of streams) s.lines.end();
+    return status;
   });
-  return { exited, kill: (signal = 'SIGINT') => void child.kill(signal) };
+  return { exited, kill: (signal = 'SIGINT') => signalGroup(child, signal) };
 }

@@ -3,12 +3,14 @@
  * confirmation, the run itself on a backend session (lease, base state, checkpoints or journal, engine events,
  * completion), and the exit code. A backend (local, or the service over HTTP) supplies an `OperationBackend`.
  */
+import { closeSync, openSync, writeSync } from 'node:fs';
 import type { StackReader } from './builtin-provider.js';
 import type { JournalPersister, SecretsCrypter, SnapshotPersister, UntypedDeployment } from './deployment.js';
-import { colorEnabled, createDisplay, type ColorMode, type TerminalInfo } from './display.js';
+import { colorEnabled, createDisplay, type ColorMode, type DisplayFlags, type TerminalInfo } from './display.js';
 import { createEngineEventLog, type EngineEvent, type OperationStatus } from './engine-events.js';
-import { combineEvents, type ChangeSummary } from './events.js';
+import { combineEvents, type ChangeSummary, type EngineEvents } from './events.js';
 import type { ProgramSpec, StackConfig } from './language-host.js';
+import type { TargetOptions } from './targeting.js';
 import { describeLeaseHolder, type LeaseWaitOptions } from './lease-wait.js';
 import type { ProjectPlugin } from './plugin-discovery.js';
 import { PluginAcquisitionError } from '../plugins/acquire.js';
@@ -86,6 +88,11 @@ export interface OperationBackend {
   crypter: SecretsCrypter;
   /** Reads other stacks for StackReference. */
   readStack?: StackReader;
+  /**
+   * Optional. The error to show when another update is running on the stack right now (its lease is live), else
+   * `undefined`: asked when the state holds pending operations, which are then that update's steps in progress.
+   */
+  activeUpdateConflict?(): Promise<Error | undefined>;
 }
 
 /** Flags shared by the four commands (names as `pulumi` spells them). */
@@ -116,6 +123,10 @@ export interface OperationFlags {
   color?: ColorMode;
   /** `--wait[=DURATION]` (up, destroy, refresh): wait for the stack's lease, at most `timeoutMs`. */
   wait?: { timeoutMs: number };
+  /** What the display shows (`--show-sames`, `--suppress-outputs`, …). */
+  display?: DisplayFlags;
+  /** `--event-log <file>`: every engine event also goes to this file, one JSON document a line. */
+  eventLog?: string;
 }
 
 /** Everything one command needs. */
@@ -169,6 +180,58 @@ interface Phase {
   status: OperationStatus;
 }
 
+/** Appends engine events to a file, one JSON document a line (`--event-log`), as `pulumi` writes it. */
+function openEventLog(path: string): { write(e: EngineEvent): void; close(): void } {
+  const fd = openSync(path, 'a');
+  return {
+    write: (e) => writeSync(fd, `${JSON.stringify(e)}\n`),
+    close: () => closeSync(fd),
+  };
+}
+
+/** The engine's `--target`/`--exclude`/`--replace` options from the command's flags. */
+function targetingOf(flags: OperationFlags): TargetOptions {
+  return {
+    targets: [...(flags.target ?? []), ...(flags.targetReplace ?? [])],
+    targetDependents: flags.targetDependents,
+    excludes: flags.exclude,
+    excludeDependents: flags.excludeDependents,
+    replaces: [...(flags.replace ?? []), ...(flags.targetReplace ?? [])],
+  };
+}
+
+/**
+ * Refreshes a copy of `base` (providers are only read) and returns it, for a preview of `--refresh`. Its steps are
+ * shown as refresh steps of a preview.
+ */
+async function refreshInMemory(
+  req: OperationRequest,
+  base: UntypedDeployment | undefined,
+  events: EngineEvents,
+  signal: AbortSignal | undefined,
+): Promise<{ ok: boolean; cancelled: boolean; base?: UntypedDeployment; result: DeploymentResult }> {
+  const result = await runDeployment({
+    kind: 'refresh',
+    program: req.program,
+    config: req.config,
+    base,
+    crypter: req.backend.crypter,
+    persister: { save: async () => undefined },
+    events: {
+      ...events,
+      step: (e) => events.step?.({ ...e, op: e.op === 'update' ? 'refresh' : e.op, preview: true }),
+    },
+    parallel: req.flags.parallel,
+    targeting: targetingOf(req.flags),
+    env: req.env,
+    projectPlugins: req.projectPlugins,
+    readStack: req.backend.readStack,
+    signal,
+  });
+  const refreshed = result.checkpoint ? (JSON.parse(result.checkpoint.text) as UntypedDeployment) : base;
+  return { ok: result.ok, cancelled: result.cancelled, base: refreshed, result };
+}
+
 /** Runs a command; resolves to the process exit code. */
 export async function runOperation(req: OperationRequest): Promise<number> {
   const { command, flags } = req;
@@ -202,7 +265,9 @@ export async function runOperation(req: OperationRequest): Promise<number> {
       color,
       config: req.config,
       now,
+      ...flags.display,
     });
+    const eventLog = flags.eventLog ? openEventLog(flags.eventLog) : undefined;
     const log = createEngineEventLog({
       config: req.config,
       preview: dryRun,
@@ -211,37 +276,41 @@ export async function runOperation(req: OperationRequest): Promise<number> {
       emit: (e) => {
         session.recordEvents?.([e]);
         display.engineEvent(e);
+        eventLog?.write(e);
       },
     });
     const stops = [req.signal, session.lost].filter((s): s is AbortSignal => s !== undefined);
     let phase: Phase = { status: 'failed' };
     try {
       log.prelude();
+      const events = combineEvents(display.events, log.events);
+      const signal = stops.length > 1 ? AbortSignal.any(stops) : stops[0];
+      // A preview of `--refresh` shows the refresh and previews against its result, persisting neither.
+      const refreshed = dryRun && flags.refresh && kind !== 'refresh' ? await refreshInMemory(req, session.base, events, signal) : undefined;
+      if (refreshed && !refreshed.ok) {
+        phase = { status: refreshed.cancelled ? 'cancelled' : 'failed' };
+        display.finish(refreshed.result, dryRun, { durationMs: now() - started, status: phase.status });
+        return phase;
+      }
       const result = await runDeployment({
         kind,
         dryRun,
         program: req.program,
         config: req.config,
-        base: session.base,
+        base: refreshed?.base ?? session.base,
         crypter: req.backend.crypter,
         persister: session.persister,
         journal: session.journal,
-        events: combineEvents(display.events, log.events),
+        events,
         parallel: flags.parallel,
-        targeting: {
-          targets: [...(flags.target ?? []), ...(flags.targetReplace ?? [])],
-          targetDependents: flags.targetDependents,
-          excludes: flags.exclude,
-          excludeDependents: flags.excludeDependents,
-          replaces: [...(flags.replace ?? []), ...(flags.targetReplace ?? [])],
-        },
+        targeting: targetingOf(flags),
         excludeProtected: flags.excludeProtected,
         continueOnError: flags.continueOnError,
         env: req.env,
         projectPlugins: req.projectPlugins,
         readStack: req.backend.readStack,
         pluginProgress: (line) => (req.writeErr ?? req.write)(`${line}\n`),
-        signal: stops.length > 1 ? AbortSignal.any(stops) : stops[0],
+        signal,
       });
       phase = { result, status: result.cancelled ? 'cancelled' : result.ok ? 'succeeded' : 'failed' };
       const durationMs = now() - started;
@@ -249,8 +318,14 @@ export async function runOperation(req: OperationRequest): Promise<number> {
       display.finish(result, dryRun, { durationMs, status: phase.status });
     } catch (err) {
       if (!(err instanceof PendingOperationsError || err instanceof PluginAcquisitionError)) throw err;
+      if (err instanceof PendingOperationsError) {
+        // A live update's pending operations are its steps in progress, not leftovers of an interrupted one.
+        const live = await req.backend.activeUpdateConflict?.();
+        if (live) throw live;
+      }
       note(`error: ${err.message}\n`);
     } finally {
+      eventLog?.close();
       const outcome = { ok: phase.status === 'succeeded', status: phase.status, summary: phase.result?.summary ?? {}, resourceCount: phase.result?.resourceCount ?? 0 };
       try {
         await session.complete(outcome);
@@ -276,12 +351,15 @@ export async function runOperation(req: OperationRequest): Promise<number> {
     return 0;
   }
 
-  if (!flags.skipPreview || !flags.yes) {
+  // As `pulumi`: without a terminal to ask on, refuse before anything runs (--skip-preview implies --yes).
+  if (!flags.yes && !req.confirm) {
+    throw new OperationUsageError('--yes or --skip-preview or --preview-only must be passed in to proceed when running in non-interactive mode');
+  }
+  if (!flags.skipPreview) {
     if (!flags.json) req.write(`Previewing ${command === 'up' ? 'update' : command}:\n`);
     const preview = await run(kind, true);
     if (preview.status !== 'succeeded') return 1;
-    if (!flags.yes) {
-      if (!req.confirm) throw new OperationUsageError('--yes must be passed in to proceed when running in non-interactive mode');
+    if (!flags.yes && req.confirm) {
       if (!(await req.confirm(QUESTION[command]))) {
         note('confirmation declined, not proceeding\n');
         return 1;
@@ -289,7 +367,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
     }
   }
 
-  if (command === 'up' && flags.refresh) {
+  if ((command === 'up' || command === 'destroy') && flags.refresh) {
     if (!flags.json) req.write('Refreshing:\n');
     const refreshed = await run('refresh', false);
     if (refreshed.status !== 'succeeded') return 1;

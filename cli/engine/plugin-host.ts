@@ -3,7 +3,7 @@
  * port the plugin's gRPC server listens on; later stdout and all stderr are free-form logs, captured for errors.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { diesWithParent, trackChild } from './child-processes.js';
+import { diesWithParent, signalGroup, trackChild } from './child-processes.js';
 
 /** How to start one plugin. */
 export interface PluginCommand {
@@ -63,7 +63,7 @@ export function launchPlugin(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      child.kill('SIGKILL');
+      signalGroup(child, 'SIGKILL');
       reject(err);
     };
     const onStdout = (chunk: string) => {
@@ -86,8 +86,9 @@ export function launchPlugin(
         exited,
         kill: async () => {
           if (child.exitCode === null && child.signalCode === null) {
-            child.kill('SIGTERM');
-            const t = setTimeout(() => child.kill('SIGKILL'), 2_000);
+            // The whole group: a wrapper script's own child is the real plugin.
+            signalGroup(child, 'SIGTERM');
+            const t = setTimeout(() => signalGroup(child, 'SIGKILL'), 2_000);
             await exited;
             clearTimeout(t);
           }

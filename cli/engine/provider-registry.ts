@@ -27,6 +27,8 @@ export interface RegistryOptions {
   timeouts?: ProviderTimeouts;
   onLog?: (pkg: string, line: string) => void;
   builtins: BuiltinProvider;
+  /** Variables added to `env` for one package's plugin (see `providerEnv`). */
+  pluginEnv?: (pkg: string) => Record<string, string>;
   /** Installs a missing plugin (with the version and `pluginDownloadURL` asked for) before it is started. */
   acquirer?: PluginAcquirer;
   /** Warnings for the user (an ambient plugin from PATH is in use, as Pulumi warns). */
@@ -69,7 +71,7 @@ export class ProviderRegistry {
               engineAddress: this.opts.engineAddress(),
               programDir: this.opts.discovery.programDir,
               rootDir: this.opts.rootDir,
-              env: this.opts.env,
+              env: { ...this.opts.env, ...this.opts.pluginEnv?.(pkg) },
               timeouts: this.opts.timeouts,
               onLog: this.opts.onLog ? (line) => this.opts.onLog!(pkg, line) : undefined,
             });

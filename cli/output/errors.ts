@@ -24,11 +24,19 @@ function apiHint(err: ApiError): string | undefined {
   return undefined;
 }
 
+/** A command line that cannot run as written (a refused flag, a bad combination): exit code 2, like commander's. */
+export class UsageError extends UserError {
+  constructor(message: string, hint?: string) {
+    super(message, hint);
+    this.name = 'UsageError';
+  }
+}
+
 /** Renders any error as one clear line on stderr and returns the exit code (1 failure, 2 usage). */
 export function renderError(err: unknown, stderr: NodeJS.WritableStream = process.stderr): number {
   if (err instanceof UserError) {
     stderr.write(`error: ${err.message}${err.hint ? `\n  ${err.hint}` : ''}\n`);
-    return 1;
+    return err instanceof UsageError ? 2 : 1;
   }
   if (err instanceof ApiError) {
     const hint = apiHint(err);

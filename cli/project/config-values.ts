@@ -7,6 +7,7 @@ import { isDomainError } from '../../shared/core/errors.js';
 import { formatStackRef, type StackRef } from '../../shared/core/names.js';
 import { ApiError } from '../api-client/api-error.js';
 import type { Backend } from '../backend/backend.js';
+import { goJson } from '../engine/go-json.js';
 import type { StackConfig } from '../engine/language-host.js';
 import { UserError } from '../output/errors.js';
 import type { Project } from './project.js';
@@ -73,11 +74,14 @@ export async function decryptConfig(backend: Backend, ref: StackRef, entries: Co
   }
 }
 
-/** The text a program receives for a value: strings as they are, other scalars printed, objects as JSON. */
+/**
+ * The text a program receives for a value: strings as they are, other scalars printed, objects as JSON with sorted
+ * keys (Pulumi marshals config objects as Go maps, so a program sees the same text whatever the file's key order).
+ */
 function programText(value: unknown): { text: string; object: boolean } {
   if (typeof value === 'string') return { text: value, object: false };
   if (value === null || typeof value !== 'object') return { text: String(value), object: false };
-  return { text: JSON.stringify(value), object: true };
+  return { text: goJson(value), object: true };
 }
 
 /** What the engine hands the program (`PULUMI_CONFIG`): decrypted, with secret keys marked. */

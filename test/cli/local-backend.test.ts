@@ -219,12 +219,18 @@ describe('stackyard on the local backend', () => {
     expect(result.stderr).toBe("error: no stack named 'nope' found\n  Create it with `stackyard stack init nope`, or pass --create.\n");
   });
 
-  it('warns about a pulumi flag it does not support instead of failing', async () => {
-    const result = await cli('stack', 'init', 'flagged', '--teams', 'ops', '--emoji');
+  it('refuses a pulumi flag it does not implement, saying why, and changes nothing', async () => {
+    const refused = await cli('stack', 'init', 'flagged', '--remote-config');
+    const refusedGlobal = await cli('--emoji', 'stack', 'init', 'flagged');
+    const listed = await cli('stack', 'ls', '--json');
+    const created = await cli('stack', 'init', 'flagged');
 
-    expect(result.status).toBe(0);
-    expect(result.stderr).toContain('warning: --teams is not supported by stackyard yet and was ignored');
-    expect(result.stderr).toContain('warning: --emoji is not supported by stackyard yet and was ignored');
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('error: --remote-config is not supported by stackyard: stackyard has no ESC environments');
+    expect(refusedGlobal.status).toBe(2);
+    expect(refusedGlobal.stderr).toContain('error: --emoji is not supported by stackyard');
+    expect(listed.stdout).not.toContain('flagged');
+    expect(created.status).toBe(0);
   });
 
   it('exits 2 on a usage error', async () => {

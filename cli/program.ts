@@ -1,0 +1,20 @@
+/** The command tree of `stackyard`, built apart from `main` so tests can walk it. */
+import { Command } from 'commander';
+import { registerCommands } from './commands/register.js';
+import { serveCommand } from './commands/serve.js';
+
+/** Builds the command tree; command bodies live in their own files and are imported only when run. */
+export function createProgram(version: string): Command {
+  const program = new Command('stackyard')
+    .description('Pulumi-compatible state backend and CLI')
+    .version(version, '--version')
+    .option('-s, --stack <name>', 'the stack to operate on')
+    .option('-C, --cwd <dir>', 'run as if started in <dir>')
+    .option('--non-interactive', 'never prompt')
+    .option('--color <mode>', 'colorize output: always, never, raw, auto')
+    .showHelpAfterError()
+    .exitOverride();
+  program.addCommand(serveCommand());
+  registerCommands(program);
+  return program;
+}

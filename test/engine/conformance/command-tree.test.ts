@@ -1,0 +1,170 @@
+/**
+ * No flag is accepted and ignored: walks the whole command tree and checks that every flag is either refused (using
+ * it fails with exit code 2 and the reason before the command runs) or implemented, and that each implemented flag
+ * of `preview`, `up`, `refresh`, `destroy`, `stack`, `config` and `state` is exercised by the test file listed here.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command, Option } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { refusalReason } from '../../../cli/commands/pulumi-flags.js';
+import { UsageError } from '../../../cli/output/errors.js';
+import { createProgram } from '../../../cli/program.js';
+
+const REPO = join(import.meta.dirname, '../../..');
+const HERE = 'test/engine/conformance';
+const CLI_FLAGS = `${HERE}/cli-flags.test.ts`;
+const DISPLAY_FLAGS = `${HERE}/display-flags.test.ts`;
+const COMMAND_FLAGS = `${HERE}/command-flags.test.ts`;
+const ENGINE_FLAGS = 'cli/commands/engine-flags.test.ts';
+const LOCAL_ENGINE = 'test/cli/local-engine.test.ts';
+const LOCAL_BACKEND = 'test/cli/local-backend.test.ts';
+const SERVE_BACKEND = 'test/cli/serve-backend.test.ts';
+const STATE_COMMANDS = `${HERE}/state-commands.test.ts`;
+
+/** The commands whose implemented flags must each name the test that exercises them. */
+const AUDITED = /^(preview|up|refresh|destroy|stack|config|state)( |$)/;
+
+/** Implemented flag → the test file exercising it (`<command path> <flag>` for one command, or the flag for all). */
+const EXERCISED: Record<string, string> = {
+  '--stack': LOCAL_BACKEND,
+  '--cwd': LOCAL_BACKEND,
+  '--color': ENGINE_FLAGS,
+  '--non-interactive': COMMAND_FLAGS,
+  // preview, up, refresh, destroy
+  '--diff': 'test/e2e/secrets-at-rest.test.ts',
+  '--json': LOCAL_BACKEND,
+  '--parallel': ENGINE_FLAGS,
+  '--target': ENGINE_FLAGS,
+  '--message': CLI_FLAGS,
+  '--verbose': CLI_FLAGS,
+  '--debug': CLI_FLAGS,
+  '--wait': ENGINE_FLAGS,
+  '--yes': CLI_FLAGS,
+  '--skip-preview': CLI_FLAGS,
+  '--refresh': CLI_FLAGS,
+  '--expect-no-changes': CLI_FLAGS,
+  '--preview-only': ENGINE_FLAGS,
+  '--config-file': CLI_FLAGS,
+  '--config': CLI_FLAGS,
+  '--config-path': CLI_FLAGS,
+  '--show-config': CLI_FLAGS,
+  '--show-sames': CLI_FLAGS,
+  '--show-reads': DISPLAY_FLAGS,
+  '--show-replacement-steps': CLI_FLAGS,
+  '--show-full-output': DISPLAY_FLAGS,
+  '--suppress-outputs': CLI_FLAGS,
+  '--suppress-progress': DISPLAY_FLAGS,
+  '--suppress-permalink': CLI_FLAGS,
+  '--skip-plugin-pre-install': CLI_FLAGS,
+  '--event-log': CLI_FLAGS,
+  '--remove': CLI_FLAGS,
+  '--clear-pending-creates': CLI_FLAGS,
+  // stack
+  'stack --show-ids': COMMAND_FLAGS,
+  'stack --show-name': COMMAND_FLAGS,
+  'stack --show-urns': COMMAND_FLAGS,
+  'stack --show-secrets': SERVE_BACKEND,
+  'stack init --copy-config-from': LOCAL_BACKEND,
+  'stack init --no-select': COMMAND_FLAGS,
+  'stack ls --all': COMMAND_FLAGS,
+  'stack ls --organization': COMMAND_FLAGS,
+  'stack ls --project': COMMAND_FLAGS,
+  'stack ls --tag': COMMAND_FLAGS,
+  'stack select --create': COMMAND_FLAGS,
+  'stack rm --force': LOCAL_BACKEND,
+  'stack rm --preserve-config': COMMAND_FLAGS,
+  'stack output --show-secrets': LOCAL_BACKEND,
+  'stack export --file': SERVE_BACKEND,
+  'stack export --show-secrets': LOCAL_ENGINE,
+  'stack export --version': LOCAL_BACKEND,
+  'stack import --file': LOCAL_BACKEND,
+  'stack import --force': LOCAL_BACKEND,
+  'stack history --full-dates': COMMAND_FLAGS,
+  'stack history --page': COMMAND_FLAGS,
+  'stack history --page-size': COMMAND_FLAGS,
+  'stack history --show-secrets': LOCAL_BACKEND,
+  'stack rollback --to': 'test/cli/rollback.test.ts',
+  // config
+  'config --show-secrets': LOCAL_BACKEND,
+  'config get --path': LOCAL_BACKEND,
+  'config set --path': LOCAL_BACKEND,
+  'config set --secret': LOCAL_BACKEND,
+  'config set --plaintext': COMMAND_FLAGS,
+  'config set --type': COMMAND_FLAGS,
+  'config rm --path': LOCAL_BACKEND,
+  // state
+  'state delete --all': COMMAND_FLAGS,
+  'state delete --force': LOCAL_BACKEND,
+  'state delete --target-dependents': LOCAL_BACKEND,
+  'state unprotect --all': COMMAND_FLAGS,
+  'state protect --all': STATE_COMMANDS,
+  'state untaint --all': STATE_COMMANDS,
+  'state move --source': STATE_COMMANDS,
+  'state move --dest': STATE_COMMANDS,
+  'state move --include-parents': STATE_COMMANDS,
+};
+
+interface Flag {
+  path: string[];
+  command: Command;
+  option: Option;
+}
+
+function flagsOf(command: Command, path: string[] = []): Flag[] {
+  const own = command.options
+    .filter((o) => o.long !== '--help' && !(o.long === '--version' && path.length === 0))
+    .map((option) => ({ path, command, option }));
+  return [...own, ...command.commands.flatMap((sub) => flagsOf(sub, [...path, sub.name()]))];
+}
+
+const program = createProgram('0.0.0-test');
+const flags = flagsOf(program);
+const refused = flags.filter((f) => refusalReason(f.command, f.option.long!) !== undefined);
+const implemented = flags.filter((f) => refusalReason(f.command, f.option.long!) === undefined);
+
+/** Placeholder arguments for a command's required positionals. */
+function requiredArgs(command: Command): string[] {
+  return command.registeredArguments.filter((a) => a.required).map(() => 'x');
+}
+
+describe('the command tree', () => {
+  it('has flags of both kinds (the walk found the tree)', () => {
+    expect(refused.length).toBeGreaterThan(40);
+    expect(implemented.length).toBeGreaterThan(100);
+  });
+
+  it.each(refused.map((f) => [`${f.path.join(' ') || 'stackyard'} ${f.option.long}`, f] as const))('refuses %s with the reason, before running', async (_name, f) => {
+    // Prepare: a fresh tree, so no option value lingers from an earlier parse
+    const fresh = createProgram('0.0.0-test');
+    const value = f.option.required ? ['1'] : [];
+    let target: Command = fresh;
+    for (const name of f.path) target = target.commands.find((c) => c.name() === name)!;
+    // The program's own flags need a command to run.
+    const argv = f.path.length ? [...f.path, ...requiredArgs(target), f.option.long!, ...value] : [f.option.long!, ...value, 'whoami'];
+
+    // Act
+    const run = fresh.parseAsync(argv, { from: 'user' });
+
+    // Assess
+    await expect(run).rejects.toBeInstanceOf(UsageError);
+    await expect(run).rejects.toThrow(`${f.option.long} is not supported by stackyard: ${refusalReason(f.command, f.option.long!)}`);
+  });
+
+  it('names, for every implemented flag of the operation, stack, config and state commands, a test that exercises it', () => {
+    const missing: string[] = [];
+    for (const f of implemented) {
+      const name = f.path.join(' ');
+      if (!AUDITED.test(name)) continue;
+      const file = EXERCISED[`${name} ${f.option.long}`] ?? EXERCISED[f.option.long!];
+      if (!file) {
+        missing.push(`${name} ${f.option.long}: no test named`);
+        continue;
+      }
+      const text = readFileSync(join(REPO, file), 'utf8');
+      const spellings = [f.option.long!, f.option.short].filter((s): s is string => s !== undefined);
+      if (!spellings.some((s) => new RegExp(`(?<![\\w-])${s}(?![\\w-])`).test(text))) missing.push(`${name} ${f.option.long}: not used in ${file}`);
+    }
+    expect(missing).toEqual([]);
+  });
+});

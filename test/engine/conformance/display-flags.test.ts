@@ -1,0 +1,74 @@
+/**
+ * The display flags of `pulumi preview|up|refresh|destroy` (display.Options in pkg/backend/display): what each
+ * shows or leaves out, on the plain display, the live terminal tree and the `--json` preview digest.
+ */
+import { describe, expect, it } from 'vitest';
+import { createDisplay, type DisplayFlags } from '../../../cli/engine/display.js';
+import type { StepEvent } from '../../../cli/engine/events.js';
+import type { DeploymentResult } from '../../../cli/engine/run-deployment.js';
+
+const A = 'urn:pulumi:dev::p::t:index:Thing::a';
+const READ = 'urn:pulumi:dev::p::t:index:Thing::looked-up';
+const LONG = `urn:pulumi:dev::p::t:index:Thing::${'n'.repeat(120)}`;
+
+function step(op: StepEvent['op'], urn: string, phase: StepEvent['phase'], preview = false): StepEvent {
+  return { op, urn, type: 't:index:Thing', phase, preview };
+}
+
+function result(extra: Partial<DeploymentResult> = {}): DeploymentResult {
+  return { ok: true, errors: [], summary: {}, outputs: {}, resourceCount: 0, cancelled: false, ...extra };
+}
+
+/** Runs a read, a same and a replacement through a display and returns what it printed. */
+function render(flags: DisplayFlags & { json?: boolean; terminal?: boolean }): string {
+  let text = '';
+  const { json, terminal, ...display } = flags;
+  const d = createDisplay({ write: (t) => (text += t), json, terminal: terminal ? { columns: 80, rows: 40 } : undefined, throttleMs: 0, ...display });
+  for (const [op, urn] of [['read', READ], ['same', A], ['replace', LONG], ['create-replacement', LONG], ['delete-replaced', LONG]] as const) {
+    d.events.step?.(step(op, urn, 'start', flags.json === true));
+    d.events.step?.(step(op, urn, 'done', flags.json === true));
+  }
+  d.finish(result({ summary: { same: 1, read: 1, replace: 1 }, outputs: { out: 'value' } }), flags.json === true, { durationMs: 10 });
+  return text;
+}
+
+describe('display flags', () => {
+  it('--show-reads: read steps are listed only when asked (plain, terminal and digest)', () => {
+    expect(render({})).not.toContain('looked-up');
+    expect(render({ showReads: true })).toContain('t:index:Thing looked-up read');
+    expect(render({ terminal: true })).not.toContain('looked-up');
+    expect(render({ terminal: true, showReads: true })).toContain('looked-up');
+    expect(render({ json: true })).not.toContain('looked-up');
+    expect(render({ json: true, showReads: true })).toContain('looked-up');
+  });
+
+  it('--show-sames: unchanged resources are listed only when asked', () => {
+    expect(render({})).not.toMatch(/Thing a\b/);
+    expect(render({ showSames: true })).toMatch(/Thing a\b/);
+    expect(render({ terminal: true, showSames: true })).toMatch(/Thing +a\b/);
+    expect((JSON.parse(render({ json: true, showSames: true })) as { steps: { op: string }[] }).steps.map((s) => s.op)).toContain('same');
+  });
+
+  it('--show-replacement-steps: the create and delete halves get lines of their own', () => {
+    expect(render({})).not.toContain('created replacement');
+    expect(render({ showReplacementSteps: true })).toContain('created replacement');
+    expect(render({ showReplacementSteps: true })).toContain('deleted original');
+    expect(render({ terminal: true, showReplacementSteps: true })).toContain('created replacement');
+  });
+
+  it('--suppress-outputs leaves the Outputs section out', () => {
+    expect(render({})).toContain('Outputs:\n    out: "value"');
+    expect(render({ suppressOutputs: true })).not.toContain('Outputs:');
+  });
+
+  it('--suppress-progress prints one line per step on a terminal instead of redrawing a tree', () => {
+    expect(render({ terminal: true })).toMatch(/^ {5}Type +Name/m);
+    expect(render({ terminal: true, suppressProgress: true })).not.toMatch(/Type +Name/);
+    expect(render({ terminal: true, suppressProgress: true })).toContain(' +- t:index:Thing n');
+  });
+
+  it('--show-full-output: terminal lines are not cut to its width', () => {
+    expect(render({ terminal: true })).toContain('…');
+    expect(render({ terminal: true, showFullOutput: true })).toContain('n'.repeat(120));
+  });
+});
