@@ -30,7 +30,7 @@ describe('target, exclude and replace flags', () => {
   });
 
   it('refuses --target with --exclude, and --target with --exclude-protected, as pulumi does', () => {
-    expect(() => parse('up', ['-t', 'urn:a', '-x', 'urn:b'])).toThrow(/--target and --exclude cannot be combined/);
+    expect(() => parse('up', ['-t', 'urn:a', '--exclude', 'urn:b'])).toThrow(/--target and --exclude cannot be combined/);
     expect(() => parse('destroy', ['-t', 'urn:a', '--exclude-protected'])).toThrow(/you cannot specify --target and --exclude-protected/);
   });
 });
