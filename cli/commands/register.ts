@@ -326,6 +326,12 @@ export function registerCommands(program: Command): void {
     );
   });
 
+  leaf(program, 'about', 'Print information about the stackyard environment (CLI, plugins, host, project, stack, backend)', [
+    JSON_FLAG,
+    STACK_FLAG,
+    { flags: '-t, --transitive', description: 'include transitive dependencies', refused: 'stackyard lists the program\'s direct dependencies only' },
+  ], async () => (await import('./about.js')).about);
+
   const pluginCmd = program.command('plugin').description('Manage language and resource provider plugins (the cache shared with pulumi; docs/cli.md)');
   leaf(pluginCmd, 'ls', 'List plugins', [
     { flags: '-p, --project', description: 'list only the plugins used by the current project' },

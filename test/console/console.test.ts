@@ -40,6 +40,7 @@ describe('the web console in Chromium', () => {
   let api: Api;
   let aliceToken: string;
   let malloryToken: string;
+  let viewerToken: string;
   const profiles: string[] = [];
   const contexts: BrowserContext[] = [];
 
@@ -93,6 +94,8 @@ describe('the web console in Chromium', () => {
       ['POST', '/api/orgs', { name: 'globex' }],
       ['POST', '/api/users', { login: 'alice' }],
       ['POST', '/api/orgs/acme/members', { login: 'alice', role: 'member' }],
+      ['POST', '/api/users', { login: 'victor' }],
+      ['POST', '/api/orgs/acme/members', { login: 'victor', role: 'viewer' }],
       ['POST', '/api/users', { login: 'mallory' }],
       ['POST', '/api/orgs/globex/members', { login: 'mallory', role: 'admin' }],
     ] as const) {
@@ -101,6 +104,7 @@ describe('the web console in Chromium', () => {
     }
     aliceToken = (await api('POST', '/api/user/tokens', { login: 'alice', description: 'console test' })).json.tokenValue;
     malloryToken = (await api('POST', '/api/user/tokens', { login: 'mallory', description: 'console test' })).json.tokenValue;
+    viewerToken = (await api('POST', '/api/user/tokens', { login: 'victor', description: 'console test' })).json.tokenValue;
     const hook = await api('POST', '/api/orgs/acme/hooks', { name: 'ci', url: `${receiver.url}/ok/ci` });
     if (hook.status !== 201) throw new Error(`hook add: ${JSON.stringify(hook.json)}`);
 
@@ -155,6 +159,12 @@ describe('the web console in Chromium', () => {
     await page.getByRole('button', { name: 'Reveal dbPassword' }).click();
 
     await expect.poll(() => outputs.innerText()).toContain(SECRET);
+    // A viewer reads the stack but may not decrypt: the decrypt route refuses, and the page says so.
+    const viewerPage = await browser();
+    await signInWithToken(viewerPage, viewerToken);
+    await viewerPage.getByRole('button', { name: 'Reveal dbPassword' }).click();
+    await expect.poll(() => viewerPage.getByTestId('outputs').getByRole('alert').innerText()).toMatch(/./);
+    expect(await viewerPage.content()).not.toContain(SECRET);
   });
 
   it("opens an update's event log and its resource changes", async () => {
@@ -186,22 +196,32 @@ describe('the web console in Chromium', () => {
     await shot(page, 'resources');
   });
 
-  it('shows the lease holder while an `up` runs, and the page changes by itself when it ends', async () => {
+  it('shows the lease holder while an `up` runs, on the stack and organization pages, with a live event log, and the pages change by themselves when it ends', async () => {
     const page = await browser();
     await signInWithToken(page, aliceToken);
     await expect.poll(() => historyRows(page).count()).toBe(2);
     await config('count', '5');
-    await config('delay', '1500');
+    await config('delay', '2500');
 
     const run = project.spawn(['up', '--yes', '--skip-preview', '--parallel', '1']);
     const holder = page.getByTestId('lease-holder');
     await expect.poll(() => holder.innerText(), { timeout: 30_000 }).toMatch(/update running held by admin since/);
     await shot(page, 'lease-holder');
+    const org = await page.context().newPage();
+    await org.goto(`${url}/acme`);
+    await expect.poll(() => org.getByTestId('stack-row-site/dev').innerText()).toMatch(/update running held by admin/);
+    const log = await page.context().newPage();
+    await log.goto(`${url}${await page.getByRole('link', { name: 'Follow its log' }).getAttribute('href')}`);
+    await expect.poll(() => log.getByRole('heading', { level: 2, name: /Event log/ }).innerText()).toMatch(/live/);
+    await expect.poll(() => log.getByTestId('event-log').innerText(), { timeout: 20_000 }).toMatch(/update testprov:index:Thing web-r\d…/);
     expect(await run.exited, run.stderr).toBe(0);
 
     await expect.poll(() => page.getByTestId('lease-panel').innerText(), { timeout: 20_000 }).toBe('No update is running.');
     await expect.poll(() => historyRows(page).count()).toBe(3);
     expect((await historyRows(page).first().innerText())).toMatch(/^3\tupdate\tadmin\t.*Succeeded/s);
+    await expect.poll(() => org.getByTestId('stack-row-site/dev').innerText(), { timeout: 20_000 }).toMatch(/idle/);
+    await expect.poll(() => log.getByTestId('event-log').innerText(), { timeout: 20_000 }).toMatch(/Finished in \d+s/);
+    expect(await log.getByRole('heading', { level: 2, name: /Event log/ }).innerText()).toBe('Event log');
   });
 
   it('cancels a running update from the page after a confirmation naming the holder, and the CLI stops', async () => {
@@ -252,6 +272,10 @@ describe('the web console in Chromium', () => {
     await expect.poll(() => historyRows(page).count()).toBeGreaterThan(0);
     await expect.poll(() => page.getByTestId('outputs').count()).toBe(1);
     await shot(page, 'phone-stack');
+    // admin administers acme: its hooks and their deliveries.
+    await page.goto(`${url}/acme/settings/hooks`);
+    await page.getByRole('button', { name: 'Show deliveries' }).click();
+    await expect.poll(() => page.locator('table').innerText()).toMatch(/update_succeeded\s+succeeded/);
     const again = await browser();
     await again.goto(loginUrl);
     await expect.poll(() => again.getByRole('alert').innerText()).toMatch(/codes work once, within 60 seconds/);
