@@ -19,7 +19,7 @@ const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 describe('AWS SDK warnings', () => {
   it('prints no NodeVersionSupportWarning from the CLI, which builds SDK clients (serve on aws storage)', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
-    const env = {
+    const env: NodeJS.ProcessEnv = {
       ...process.env,
       STACKYARD_HOME: home,
       STACKYARD_STORAGE: 'aws',
