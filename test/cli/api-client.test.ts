@@ -192,3 +192,17 @@ describe('journal entries over HTTP', () => {
     expect(sent).toEqual([[1, 2, 3, 4, 5], [1, 2, 3], [1, 2], [3], [4, 5]]);
   });
 });
+
+describe('the default organization', () => {
+  it.each([
+    [{ GitHubLogin: 'acme' }, 'acme'],
+    [{ gitHubLogin: 'acme' }, 'acme'],
+    [{ githubLogin: 'acme' }, 'acme'],
+    [{ GITHUBLOGIN: 'acme', githublogin: 'last-wins' }, 'last-wins'],
+  ])('is read from %j whatever the case of its key, as Go decodes JSON', async (answer, org) => {
+    const { url } = await serve((req, _n, res) => json(res, 200, req.url === '/api/user/organizations/default' ? answer : { githubLogin: 'me' }));
+    const backend = new HttpBackend(new ApiClient(url, 'sy_token', { sleep: noSleep }));
+
+    expect(await backend.defaultOrg()).toBe(org);
+  });
+});
