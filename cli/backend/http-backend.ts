@@ -103,11 +103,14 @@ export class HttpBackend implements Backend {
         operation: 'list stacks',
       });
       for (const s of page?.stacks ?? []) {
+        // Pulumi's `*int64`/`*int`: absent or null is unknown (shown as n/a), never 0 or "null".
+        const lastUpdate = finiteNumber(s.lastUpdate);
+        const resourceCount = finiteNumber(s.resourceCount);
         stacks.push({
           ref: { org: s.orgName, project: s.projectName, stack: s.stackName },
-          lastUpdate: s.lastUpdate === undefined || s.lastUpdate === 0 ? undefined : s.lastUpdate * 1000,
-          updateInProgress: s.lastUpdate === 0,
-          resourceCount: s.resourceCount,
+          lastUpdate: lastUpdate === undefined || lastUpdate === 0 ? undefined : lastUpdate * 1000,
+          updateInProgress: lastUpdate === 0,
+          ...(resourceCount !== undefined ? { resourceCount } : {}),
         });
       }
       continuationToken = page?.continuationToken ?? undefined;
@@ -480,4 +483,8 @@ export function caseInsensitiveField(object: unknown, name: string): string | un
     if (key.toLowerCase() === name.toLowerCase() && typeof value === 'string') found = value;
   }
   return found;
+}
+
+function finiteNumber(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }

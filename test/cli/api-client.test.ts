@@ -206,3 +206,24 @@ describe('the default organization', () => {
     expect(await backend.defaultOrg()).toBe(org);
   });
 });
+
+describe('stack summaries', () => {
+  it('keeps a null or missing last update and resource count unknown, and 0 as an update in progress', async () => {
+    const { url } = await serve((_req, _n, res) =>
+      json(res, 200, {
+        stacks: [
+          { orgName: 'o', projectName: 'p', stackName: 'a', lastUpdate: null, resourceCount: null },
+          { orgName: 'o', projectName: 'p', stackName: 'b', lastUpdate: 0 },
+          { orgName: 'o', projectName: 'p', stackName: 'c', lastUpdate: 1_700_000_000, resourceCount: 3 },
+        ],
+      }),
+    );
+    const backend = new HttpBackend(new ApiClient(url, 'sy_token', { sleep: noSleep }));
+
+    const [a, b, c] = await backend.listStacks({});
+
+    expect(a).toEqual({ ref: { org: 'o', project: 'p', stack: 'a' }, lastUpdate: undefined, updateInProgress: false });
+    expect(b).toMatchObject({ lastUpdate: undefined, updateInProgress: true });
+    expect(c).toMatchObject({ lastUpdate: 1_700_000_000_000, updateInProgress: false, resourceCount: 3 });
+  });
+});
