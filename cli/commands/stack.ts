@@ -344,8 +344,17 @@ export const stackImport: CommandHandler = async (ctx, _args, opts) => {
     verifyIntegrity((deployment.deployment.resources ?? []) as Parameters<typeof verifyIntegrity>[0]);
   } catch (error) {
     const message = `state file contains errors: ${(error as Error).message}`;
-    if (force) ctx.warn(message);
-    else problems.push(message);
+    if (!force) problems.push(message);
+    else {
+      ctx.warn(message);
+      // Recorded the way the Pulumi CLI records a snapshot it knows is broken, so the service keeps it as it is and
+      // later commands can see why (`stackyard state repair` / `pulumi state repair` fix it).
+      const metadata = (deployment.deployment.metadata ?? {}) as Record<string, unknown>;
+      deployment.deployment.metadata = {
+        ...metadata,
+        integrity_error: { version: String(deployment.version), command: 'stackyard stack import --force', error: (error as Error).message },
+      };
+    }
   }
   if (problems.length > 0) {
     throw new UserError(problems.join('; '), 'Importing this file could be dangerous; rerun with --force to proceed anyway.');
