@@ -5,6 +5,7 @@
  */
 import { isDomainError, type LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
+import type { AccessBackend } from './access-backend.js';
 import type { OrgRole } from '../../shared/ports/identity-store.js';
 import type { UntypedDeployment } from '../../shared/core/service/types.js';
 import type { DeliveryView } from '../../shared/core/hooks/delivery-view.js';
@@ -43,6 +44,8 @@ export interface UpdateInfo {
   version: number;
   resourceChanges?: Record<string, number>;
   resourceCount?: number;
+  /** Login of whoever cancelled the update (`result` is then `failed`, as Pulumi reports it). */
+  cancelledBy?: string;
 }
 
 /** A history entry carried over from another backend: Pulumi's `UpdateInfo` shape plus the state it ended with. */
@@ -98,6 +101,7 @@ export interface TokenInfo {
   /** Epoch milliseconds. */
   createdAt?: number;
   expiresAt?: number;
+  lastUsed?: number;
 }
 
 export interface Backend {
@@ -106,11 +110,14 @@ export interface Backend {
   readonly kind: 'local' | 'service';
 
   whoami(): Promise<WhoAmI>;
+  /** Members, roles, teams, stack permissions, team and organization tokens. */
+  access(): AccessBackend;
   /** The organization of stack names given without one. */
   defaultOrg(): Promise<string>;
 
   listStacks(filter: { org?: string; project?: string; tagName?: string; tagValue?: string }): Promise<StackSummary[]>;
-  createStack(ref: StackRef, tags: Record<string, string>): Promise<void>;
+  /** `teams` (`stack init --teams`): teams of the organization given `write` on the new stack. */
+  createStack(ref: StackRef, tags: Record<string, string>, teams?: string[]): Promise<void>;
   getStack(ref: StackRef): Promise<StackDetails>;
   removeStack(ref: StackRef, force: boolean): Promise<void>;
   renameStack(ref: StackRef, to: { project: string; stack: string }): Promise<void>;

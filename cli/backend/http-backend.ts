@@ -7,6 +7,7 @@ import type { StackRef } from '../../shared/core/names.js';
 import type { OrgRole } from '../../shared/ports/identity-store.js';
 import type { UntypedDeployment } from '../../shared/core/service/types.js';
 import { ApiClient } from '../api-client/api-client.js';
+import { httpAccessBackend, type AccessBackend } from './access-backend.js';
 import { ApiError } from '../api-client/api-error.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
 import type { AddHookRequest, Backend, CarriedHistoryInfo, DeliveryView, HookTarget, HookView, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
@@ -47,6 +48,10 @@ export class HttpBackend implements Backend {
   readonly url: string;
   private user?: Promise<ServiceUser>;
   private org?: Promise<string>;
+
+  access(): AccessBackend {
+    return httpAccessBackend(this.client);
+  }
 
   constructor(private readonly client: ApiClient) {
     this.url = client.baseUrl;
@@ -110,11 +115,11 @@ export class HttpBackend implements Backend {
     return stacks;
   }
 
-  async createStack(ref: StackRef, tags: Record<string, string>): Promise<void> {
+  async createStack(ref: StackRef, tags: Record<string, string>, teams?: string[]): Promise<void> {
     await this.client.request({
       method: 'POST',
       path: `/api/stacks/${ref.org}/${ref.project}`,
-      body: { stackName: ref.stack, tags },
+      body: { stackName: ref.stack, tags, ...(teams?.length ? { teams } : {}) },
       operation: 'create stack',
     });
   }
@@ -400,7 +405,7 @@ export class HttpBackend implements Backend {
   }
 
   async listTokens(login?: string): Promise<TokenInfo[]> {
-    const answer = await this.client.request<{ tokens?: { id: string; description: string; login?: string; createdAt?: number; expiresAt?: number }[] }>({
+    const answer = await this.client.request<{ tokens?: { id: string; description: string; login?: string; createdAt?: number; expiresAt?: number; lastUsed?: number }[] }>({
       method: 'GET',
       path: '/api/user/tokens',
       query: { login },
@@ -412,6 +417,7 @@ export class HttpBackend implements Backend {
       login: t.login,
       createdAt: t.createdAt === undefined ? undefined : t.createdAt * 1000,
       expiresAt: t.expiresAt === undefined ? undefined : t.expiresAt * 1000,
+      lastUsed: t.lastUsed === undefined ? undefined : t.lastUsed * 1000,
     }));
   }
 

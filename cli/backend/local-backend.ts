@@ -8,6 +8,7 @@ import type { StackRef } from '../../shared/core/names.js';
 import type { OrgRole } from '../../shared/ports/identity-store.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { createServices } from '../../shared/core/service/index.js';
+import { localAccessBackend, type AccessBackend } from './access-backend.js';
 import type { Principal, Services, UntypedDeployment } from '../../shared/core/service/types.js';
 import type { Storage } from '../../shared/ports/index.js';
 import type { StackRecord } from '../../shared/ports/stack-store.js';
@@ -57,6 +58,10 @@ export class LocalBackend implements Backend {
     await ignoreConflict(identity.createUser({ login: LOCAL_USER, name: LOCAL_USER, admin: true, createdAt }));
   }
 
+  access(): AccessBackend {
+    return localAccessBackend(this.services, PRINCIPAL);
+  }
+
   async whoami(): Promise<WhoAmI> {
     return { user: LOCAL_USER, organizations: [LOCAL_ORG] };
   }
@@ -76,8 +81,8 @@ export class LocalBackend implements Backend {
     return stacks;
   }
 
-  async createStack(ref: StackRef, tags: Record<string, string>): Promise<void> {
-    await this.services.stacks.create(PRINCIPAL, ref, { tags });
+  async createStack(ref: StackRef, tags: Record<string, string>, teams?: string[]): Promise<void> {
+    await this.services.stacks.create(PRINCIPAL, ref, { tags, ...(teams?.length ? { teams } : {}) });
   }
 
   async getStack(ref: StackRef): Promise<StackDetails> {
@@ -219,7 +224,7 @@ export class LocalBackend implements Backend {
 
   async listTokens(login?: string): Promise<TokenInfo[]> {
     const tokens = await this.services.identity.listTokens(PRINCIPAL, login);
-    return tokens.map((t) => ({ id: t.id, description: t.description, login: t.login, createdAt: t.createdAt, expiresAt: t.expiresAt }));
+    return tokens.map((t) => ({ id: t.id, description: t.description, login: t.login, createdAt: t.createdAt, expiresAt: t.expiresAt, lastUsed: t.lastUsedAt }));
   }
 
   revokeToken(id: string, login?: string): Promise<void> {

@@ -1,6 +1,7 @@
 /** `org`, `user` and `token`: organizations, users and API tokens on the current backend. */
 import { UserError } from '../output/errors.js';
 import { formatTime, table } from './format.js';
+import type { CommandContext } from './context.js';
 import type { CommandHandler } from './register.js';
 
 export const orgCreate: CommandHandler = async (ctx, args) => {
@@ -35,7 +36,15 @@ export const userCreate: CommandHandler = async (ctx, args, opts) => {
 
 /** The token alone goes to stdout, so `TOKEN=$(stackyard token create)` captures exactly it; the rest to stderr. */
 export const tokenCreate: CommandHandler = async (ctx, _args, opts) => {
-  const created = await (await ctx.backend()).createToken({
+  const backend = await ctx.backend();
+  const org = orgTokenOwner(opts);
+  const created = org
+    ? await backend.access().createOrgToken(org.org, {
+        description: (opts.description as string | undefined) ?? 'created with stackyard token create',
+        ...(org.team !== undefined ? { team: org.team } : {}),
+        expiresInDays: opts.expiresInDays as number | undefined,
+      })
+    : await backend.createToken({
     description: (opts.description as string | undefined) ?? 'created with stackyard token create',
     login: opts.login as string | undefined,
     expiresInDays: opts.expiresInDays as number | undefined,
@@ -45,6 +54,8 @@ export const tokenCreate: CommandHandler = async (ctx, _args, opts) => {
 };
 
 export const tokenLs: CommandHandler = async (ctx, _args, opts) => {
+  const org = orgTokenOwner(opts);
+  if (org) return orgTokenLs(ctx, org, opts.json === true);
   const tokens = await (await ctx.backend()).listTokens(opts.login as string | undefined);
   if (opts.json === true) {
     return ctx.json(
@@ -54,18 +65,50 @@ export const tokenLs: CommandHandler = async (ctx, _args, opts) => {
         ...(t.login !== undefined ? { login: t.login } : {}),
         ...(t.createdAt !== undefined ? { createdAt: formatTime(t.createdAt) } : {}),
         ...(t.expiresAt !== undefined ? { expiresAt: formatTime(t.expiresAt) } : {}),
+        ...(t.lastUsed !== undefined ? { lastUsed: formatTime(t.lastUsed) } : {}),
       })),
     );
   }
   ctx.out(
     table(
-      ['ID', 'DESCRIPTION', 'CREATED', 'EXPIRES'],
-      tokens.map((t) => [t.id, t.description, t.createdAt ? formatTime(t.createdAt) : '', t.expiresAt ? formatTime(t.expiresAt) : 'never']),
+      ['ID', 'DESCRIPTION', 'CREATED', 'EXPIRES', 'LAST USED'],
+      tokens.map((t) => [
+        t.id,
+        t.description,
+        t.createdAt ? formatTime(t.createdAt) : '',
+        t.expiresAt ? formatTime(t.expiresAt) : 'never',
+        t.lastUsed ? formatTime(t.lastUsed) : 'never',
+      ]),
     ),
   );
 };
 
 export const tokenRevoke: CommandHandler = async (ctx, args, opts) => {
-  await (await ctx.backend()).revokeToken(args[0]!, opts.login as string | undefined);
+  const org = orgTokenOwner(opts);
+  if (org) await (await ctx.backend()).access().revokeOrgToken(org.org, args[0]!, org.team);
+  else await (await ctx.backend()).revokeToken(args[0]!, opts.login as string | undefined);
   ctx.out(`Revoked token ${args[0]}`);
 };
+
+/** `--org [--team]`: the token commands act on an organization's or team's tokens instead of a user's. */
+function orgTokenOwner(opts: Record<string, unknown>): { org: string; team?: string } | undefined {
+  const org = opts.org as string | undefined;
+  const team = opts.team as string | undefined;
+  if (team !== undefined && org === undefined) throw new UserError('--team needs --org', 'For example: `stackyard token create --org acme --team ci`.');
+  if (org !== undefined && opts.login !== undefined) throw new UserError('--login and --org cannot be combined', 'Use --login for a user\'s tokens, --org [--team] for an organization\'s or team\'s.');
+  return org === undefined ? undefined : { org, ...(team !== undefined ? { team } : {}) };
+}
+
+async function orgTokenLs(ctx: CommandContext, owner: { org: string; team?: string }, json: boolean): Promise<void> {
+  const tokens = await (await ctx.backend()).access().listOrgTokens(owner.org, owner.team);
+  const time = (ms: number | undefined) => (ms === undefined ? undefined : formatTime(ms));
+  if (json) {
+    return ctx.json(tokens.map((t) => ({ ...t, createdAt: time(t.createdAt), expiresAt: time(t.expiresAt), lastUsed: time(t.lastUsed) })));
+  }
+  ctx.out(
+    table(
+      ['ID', 'KIND', 'DESCRIPTION', 'CREATED BY', 'CREATED', 'EXPIRES', 'LAST USED'],
+      tokens.map((t) => [t.id, t.team ? `team ${t.team}` : t.kind, t.description, t.createdBy ?? '', time(t.createdAt) ?? '', time(t.expiresAt) ?? 'never', time(t.lastUsed) ?? 'never']),
+    ),
+  );
+}

@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { UserError } from '../output/errors.js';
 import type { CommandContext } from './context.js';
 import { engineCommand } from './engine-command.js';
+import { ORG_TOKEN_FLAGS, registerAccessCommands } from './access-register.js';
 import { INHERITED_REFUSED, addFlags, assertNoRefusedFlags, positiveInteger, type FlagSpec } from './pulumi-flags.js';
 
 /** A command body: the context, the positional arguments, and the command's own options. */
@@ -143,7 +144,7 @@ export function registerCommands(program: Command): void {
     { flags: '--copy-config-from <stack>', description: 'copy the configuration of another stack of this project' },
     { flags: '--no-select', description: 'do not select the new stack' },
     { flags: '--secrets-provider <provider>', description: 'secrets provider (stackyard always uses the stack key)', refused: "each stack's secrets are always encrypted with the stack's own key, held by the backend" },
-    { flags: '--teams <team>', description: 'teams to give access', refused: 'stackyard has no teams; access follows organization membership', repeatable: true },
+    { flags: '--teams <team>', description: 'teams of the organization to give write access (repeatable)', repeatable: true },
     { flags: '--remote-config', description: 'store config in an ESC environment', refused: 'stackyard has no ESC environments; config lives in Pulumi.<stack>.yaml' },
   ], async () => (await stack()).stackInit);
 
@@ -301,6 +302,8 @@ export function registerCommands(program: Command): void {
     { flags: '--role <role>', description: 'admin, member or viewer (default member)' },
   ], async () => (await admin()).orgAddMember);
 
+  registerAccessCommands(program, org, stackCmd, leaf, { json: JSON_FLAG, stack: STACK_FLAG, yes: YES_FLAG });
+
   const user = program.command('user').description('Manage users');
   leaf(user, 'create <login>', 'Create a user and its personal organization (administrators)', [
     { flags: '--name <name>', description: 'display name' },
@@ -310,15 +313,18 @@ export function registerCommands(program: Command): void {
 
   const token = program.command('token').description('Manage API access tokens');
   leaf(token, 'create', 'Create an access token (printed once)', [
+    ...ORG_TOKEN_FLAGS,
     { flags: '--description <text>', description: 'what the token is for' },
     { flags: '--login <login>', description: 'create it for another user (administrators)' },
     { flags: '--expires-in-days <days>', description: 'expire after this many days', parse: positiveInteger },
   ], async () => (await admin()).tokenCreate);
   leaf(token, 'ls', 'List access tokens', [
     JSON_FLAG,
+    ...ORG_TOKEN_FLAGS,
     { flags: '--login <login>', description: 'list another user\'s tokens (administrators)' },
   ], async () => (await admin()).tokenLs);
   leaf(token, 'revoke <id>', 'Revoke an access token', [
+    ...ORG_TOKEN_FLAGS,
     { flags: '--login <login>', description: 'revoke another user\'s token (administrators)' },
   ], async () => (await admin()).tokenRevoke);
 

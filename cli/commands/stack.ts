@@ -139,7 +139,7 @@ export const stackInit: CommandHandler = async (ctx, args, opts) => {
     copyFrom = await ctx.parseStack(opts.copyConfigFrom);
     await requireExisting(ctx, backend, copyFrom);
   }
-  await backend.createStack(ref, projectTags(project));
+  await backend.createStack(ref, projectTags(project), opts.teams as string[] | undefined);
   if (copyFrom) await copyConfig(backend, project, copyFrom, ref);
   if (opts.select !== false) await selectStack(project, backend.url, formatStackRef(ref), ctx.env);
   ctx.out(`Created stack '${await ctx.displayName(ref)}'`);
@@ -414,6 +414,7 @@ export const stackHistory: CommandHandler = async (ctx, _args, opts) => {
         ...(update.result !== 'in-progress'
           ? { endTime: formatTime((update.endTime ?? update.startTime) * 1000), resourceChanges: update.resourceChanges ?? {} }
           : {}),
+        ...(update.cancelledBy !== undefined ? { cancelledBy: update.cancelledBy } : {}),
       });
     }
     return ctx.json(out);
@@ -429,7 +430,7 @@ export const stackHistory: CommandHandler = async (ctx, _args, opts) => {
     lines.push(
       `Version: ${update.version}`,
       `UpdateKind: ${update.kind}`,
-      `Status: ${update.result}`,
+      `Status: ${update.result}${update.cancelledBy !== undefined ? ` (cancelled by ${update.cancelledBy})` : ''}`,
       `Message: ${update.message}`,
       `+${changes.create ?? 0}-${changes.delete ?? 0}~${changes.update ?? 0} ${changes.same ?? 0} ` +
         `Updated ${opts.fullDates === true ? formatTime(start) : relativeTime(start)} took ${took}s`,

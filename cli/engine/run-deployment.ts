@@ -18,6 +18,7 @@ import {
 } from './deployment.js';
 import type { ChangeSummary, EngineEvents } from './events.js';
 import { launchProgram, programLocation, providerEnv, type ProgramSpec, type StackConfig } from './language-host.js';
+import { runThroughLanguagePlugin } from './language-plugin-run.js';
 import type { ProjectPlugin } from './plugin-discovery.js';
 import { ProgramHost } from './program-host.js';
 import type { ProviderTimeouts } from './provider-client.js';
@@ -53,7 +54,7 @@ export interface DeploymentOptions {
   readStack?: StackReader;
   timeouts?: ProviderTimeouts;
   now?: () => number;
-  /** Minimum spacing of checkpoint saves (default 20 ms); mutations within it share a save. */
+  /** Minimum spacing of saves (default 20 ms for checkpoints, none for journal entries); mutations within it share a save. */
   minSaveIntervalMs?: number;
   /**
    * Stops the run gracefully: steps already talking to a provider finish and are saved, nothing new starts, no
@@ -121,7 +122,10 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
           },
         };
   const journal = dryRun || !opts.journal ? undefined : { persister: opts.journal, base: opts.base?.deployment };
-  const snapshots = new SnapshotManager(base, serializer, journal ? undefined : persister, now, opts.minSaveIntervalMs ?? 20, journal);
+  // A checkpoint is the whole state, so checkpoint saves are spaced out; a journal save sends only what changed, and
+  // the mutations made while one is on the wire already share the next, so journal saves follow each other at once.
+  const saveInterval = opts.minSaveIntervalMs ?? (journal ? 0 : 20);
+  const snapshots = new SnapshotManager(base, serializer, journal ? undefined : persister, now, saveInterval, journal);
   const env = opts.env ?? process.env;
   const { programDir } = programLocation(opts.program);
   const acquirer = new PluginAcquirer({
@@ -133,7 +137,8 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
   });
   if (opts.acquirePlugins !== false && !opts.skipPluginPreInstall) {
     // Before the first step, as Pulumi does: what the program's packages declare and what the state's providers use.
-    const programPlugins = opts.kind === 'preview' || opts.kind === 'update' ? nodeRequiredPlugins(programDir) : [];
+    // A language plugin names the program's plugins itself, once it runs (runThroughLanguagePlugin).
+    const programPlugins = (opts.kind === 'preview' || opts.kind === 'update') && !opts.program.runtime ? nodeRequiredPlugins(programDir) : [];
     await acquirer.ensureAll([...programPlugins, ...statePlugins(base.resources)]);
   }
   let executor: StepExecutor | undefined;
@@ -182,13 +187,15 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     } else if (opts.kind === 'refresh') {
       await ex.refreshAll();
     } else {
-      const outcome = await runProgram(opts, host, ex, dryRun, events);
+      const outcome = opts.program.runtime
+        ? await runThroughLanguagePlugin({ ...opts, program: { ...opts.program, runtime: opts.program.runtime } }, host, ex, dryRun, events, acquirer)
+        : await runProgram(opts, host, ex, dryRun, events);
       // a program stopped because the run was cancelled has not failed on its own
       if (outcome && !ex.cancelled) ex.fail(undefined, outcome);
       else if (!outcome && !host.shutdownSignalled) await runDeletes();
     }
     await ex.idle();
-    if (!dryRun) await snapshots.save().catch((err: unknown) => void ex.fail(undefined, err));
+    if (!dryRun) await snapshots.saveFinal().catch((err: unknown) => void ex.fail(undefined, err));
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     await registry.closeAll();

@@ -57,4 +57,20 @@ describe('SnapshotManager', () => {
     await expect(m.save()).rejects.toThrow('disk full');
     await expect(m.save()).rejects.toThrow('disk full');
   });
+
+  it('in journal mode, refuses a save that breaks a reference, and checks the order of the whole state at the end', async () => {
+    const journal = () => ({ persister: { append: async () => undefined }, base: undefined });
+    const empty = { resources: [], pendingOperations: [] };
+
+    const broken = new SnapshotManager(empty, new DeploymentSerializer(crypter), undefined, () => 0, 0, journal());
+    broken.recordNew(res('b', { dependencies: [res('ghost').urn] }));
+    await expect(broken.save()).rejects.toThrow(/unknown resource/);
+
+    // `a` depends on `b`, which is recorded after it: every reference exists, so only the full check sees the order.
+    const misordered = new SnapshotManager(empty, new DeploymentSerializer(crypter), undefined, () => 0, 0, journal());
+    misordered.recordNew(res('a', { dependencies: [res('b').urn] }));
+    misordered.recordNew(res('b'));
+    await expect(misordered.save()).resolves.toBeUndefined();
+    await expect(misordered.saveFinal()).rejects.toThrow(/resource #0 .*dependenc/s);
+  });
 });

@@ -4,7 +4,9 @@
  * flight, later mutations are folded into the next one.
  *
  * A save writes either a whole checkpoint or, when the backend takes a journal, only what changed since the last
- * save: every mutation is logged and turned into Pulumi journal entries at save time (one batch per save).
+ * save: every mutation is logged and turned into Pulumi journal entries at save time (one batch per save). A journal
+ * save costs what changed, not the stack: integrity is checked incrementally (`SnapshotIntegrity`), and the whole
+ * snapshot is checked only by the last save of a run (`saveFinal`) and, after an alias rename, at each save.
  */
 import { JournalWriter } from '../../shared/core/journal/journal-writer.js';
 import type { DeploymentV3 as StoredDeployment } from '../../shared/core/journal/types.js';
@@ -19,6 +21,7 @@ import {
   type Snapshot,
   type SnapshotPersister,
 } from './deployment.js';
+import { SnapshotIntegrity } from './snapshot-integrity.js';
 
 /** Journal mode: entries go to `persister`; `base` is the stored deployment the update began from. */
 export interface JournalTarget {
@@ -48,6 +51,8 @@ export class SnapshotManager {
   private inflight: Promise<void> | undefined;
   private saveError: unknown;
   private lastSaveEnd = 0;
+  private fullCheckDue = false;
+  private integrity?: SnapshotIntegrity;
   private readonly journal?: { target: JournalTarget; writer: JournalWriter; log: Mutation[]; ops: Map<PendingOperation, number>; newOps: Map<ResourceState, number>; started: boolean };
 
   /**
@@ -66,7 +71,10 @@ export class SnapshotManager {
     this.base = [...base.resources];
     this.base.forEach((r, i) => r && this.baseIndex.set(r, i));
     for (const op of base.pendingOperations) this.pending.add(op);
-    if (journal) this.journal = { target: journal, writer: new JournalWriter(), log: [], ops: new Map(), newOps: new Map(), started: false };
+    if (journal) {
+      this.journal = { target: journal, writer: new JournalWriter(), log: [], ops: new Map(), newOps: new Map(), started: false };
+      this.integrity = new SnapshotIntegrity(base.resources);
+    }
   }
 
   private logMutation(m: Mutation): void {
@@ -91,6 +99,7 @@ export class SnapshotManager {
   recordNew(state: ResourceState, supersedes?: ResourceState): void {
     this.newIndex.set(state, this.news.length);
     this.news.push(state);
+    this.integrity?.add(state);
     const baseIndex = supersedes ? this.baseIndex.get(supersedes) : undefined;
     this.logMutation({ t: 'new', state, baseIndex, baseState: baseIndex === undefined ? undefined : supersedes });
     if (supersedes) this.removeBase(supersedes, false);
@@ -103,6 +112,8 @@ export class SnapshotManager {
     this.news[i] = next;
     this.newIndex.delete(prev);
     this.newIndex.set(next, i);
+    this.integrity?.remove(prev);
+    this.integrity?.add(next);
     this.logMutation({ t: 'outputs', prev, next });
   }
 
@@ -112,6 +123,7 @@ export class SnapshotManager {
     if (i === undefined) return;
     this.base[i] = undefined;
     this.baseIndex.delete(state);
+    this.integrity?.remove(state);
     if (log) this.logMutation({ t: 'removeBase', index: i });
   }
 
@@ -122,6 +134,8 @@ export class SnapshotManager {
     this.base[i] = next;
     this.baseIndex.delete(prev);
     this.baseIndex.set(next, i);
+    this.integrity?.remove(prev);
+    this.integrity?.add(next);
     this.logMutation({ t: 'replaceBase', index: i, next });
   }
 
@@ -173,6 +187,12 @@ export class SnapshotManager {
     };
   }
 
+  /** The last save of a run: like `save`, and it checks the whole snapshot, order included. */
+  saveFinal(): Promise<void> {
+    this.fullCheckDue = true;
+    return this.save();
+  }
+
   /** Persists the current snapshot; concurrent callers share one save loop. Rejects if any save failed. */
   save(): Promise<void> {
     if (!this.persister && !this.journal) return Promise.resolve();
@@ -206,7 +226,7 @@ export class SnapshotManager {
     const j = this.journal!;
     const log = j.log;
     j.log = [];
-    verifyIntegrity(this.snapshot().resources);
+    this.checkIntegrity();
     // the state each mutation writes, base states with references following renames
     const written = new Map<Mutation, ResourceState>();
     for (const m of log) {
@@ -274,6 +294,21 @@ export class SnapshotManager {
     for (const [index, state] of renames) w.outputs({ base: index }, storedOf.get(state)!);
     const entries = w.take();
     if (entries.length) await j.target.persister.append(entries);
+  }
+
+  /**
+   * Checks what changed since the last save, or the whole snapshot when that is due. Renames rewrite references
+   * inside base states the incremental counts were made from, so after one each save checks everything.
+   */
+  private checkIntegrity(): void {
+    if (!this.fullCheckDue && this.renamed.size === 0) {
+      this.integrity!.verify();
+      return;
+    }
+    const { resources } = this.snapshot();
+    verifyIntegrity(resources);
+    this.integrity = new SnapshotIntegrity(resources);
+    this.fullCheckDue = false;
   }
 
   /** Base states whose references follow a rename, rewritten, by base index. */

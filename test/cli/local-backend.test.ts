@@ -220,13 +220,13 @@ describe('stackyard on the local backend', () => {
   });
 
   it('refuses a pulumi flag it does not implement, saying why, and changes nothing', async () => {
-    const refused = await cli('stack', 'init', 'flagged', '--teams', 'ops');
+    const refused = await cli('stack', 'init', 'flagged', '--remote-config');
     const refusedGlobal = await cli('--emoji', 'stack', 'init', 'flagged');
     const listed = await cli('stack', 'ls', '--json');
     const created = await cli('stack', 'init', 'flagged');
 
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toContain('error: --teams is not supported by stackyard: stackyard has no teams');
+    expect(refused.stderr).toContain('error: --remote-config is not supported by stackyard: stackyard has no ESC environments');
     expect(refusedGlobal.status).toBe(2);
     expect(refusedGlobal.stderr).toContain('error: --emoji is not supported by stackyard');
     expect(listed.stdout).not.toContain('flagged');

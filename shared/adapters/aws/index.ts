@@ -7,6 +7,7 @@ import { DynamoDbLeaseStore } from './dynamodb-lease-store.js';
 import { DynamoDbStackStore } from './dynamodb-stack-store.js';
 import { DynamoDbUpdateStore } from './dynamodb-update-store.js';
 import { KmsKeyService } from './kms-key-service.js';
+import { coalesceReads } from './read-coalescing.js';
 import { S3CheckpointStore } from './s3-checkpoint-store.js';
 
 export { createStackyardTable, stackyardTableDefinition, STACKS_BY_NAME_INDEX, TTL_ATTRIBUTE } from './table.js';
@@ -44,15 +45,16 @@ export function createAwsStorage(options: AwsStorageOptions): Storage {
   }
   const now = options.now ?? Date.now;
   const clients = options.clients ?? createAwsClients();
+  const documents = coalesceReads(clients.documents);
   return {
     checkpoints: new S3CheckpointStore(clients.s3, options.bucket),
-    stacks: new DynamoDbStackStore(clients.documents, options.table),
-    updates: new DynamoDbUpdateStore(clients.documents, options.table),
-    leases: new DynamoDbLeaseStore(clients.documents, options.table, now),
+    stacks: new DynamoDbStackStore(documents, options.table),
+    updates: new DynamoDbUpdateStore(documents, options.table),
+    leases: new DynamoDbLeaseStore(documents, options.table, now),
     keys: new KmsKeyService(clients.kms, options.kmsKeyId, now),
-    identity: new DynamoDbIdentityStore(clients.documents, options.table),
-    hooks: new DynamoDbHookStore(clients.documents, options.table),
-    consoleSessions: new DynamoDbConsoleSessionStore(clients.documents, options.table, now),
+    identity: new DynamoDbIdentityStore(documents, options.table),
+    hooks: new DynamoDbHookStore(documents, options.table),
+    consoleSessions: new DynamoDbConsoleSessionStore(documents, options.table, now),
     async close() {
       if (!options.clients) clients.destroy();
     },

@@ -64,15 +64,31 @@ export class DataDir {
     await this.writeAtomic(target, JSON.stringify(value));
   }
 
-  /** Reads JSON; `undefined` when the file does not exist. */
+  /** Reads JSON; `undefined` when the file does not exist. Each caller gets its own parsed copy. */
   async readJson<T>(target: string): Promise<T | undefined> {
-    try {
-      return JSON.parse(await fs.readFile(target, 'utf8')) as T;
-    } catch (error) {
-      if (code(error) === 'ENOENT') return undefined;
-      throw error;
-    }
+    const text = await this.readShared(target);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
   }
+
+  /**
+   * The text of `target`, read once for every caller that asks for it in the same turn of the event loop: fifty
+   * requests on one stack then queue one read of its files on libuv's four threads instead of fifty. A caller joins
+   * only a read that has not started yet, so what it gets was read after it asked, as fresh as a read of its own.
+   */
+  private readShared(target: string): Promise<string | undefined> {
+    const queued = this.queuedReads.get(target);
+    if (queued) return queued;
+    const read = new Promise<string | undefined>((resolve, reject) => {
+      setImmediate(() => {
+        this.queuedReads.delete(target);
+        fs.readFile(target, 'utf8').then(resolve, (error: unknown) => (code(error) === 'ENOENT' ? resolve(undefined) : reject(error)));
+      });
+    });
+    this.queuedReads.set(target, read);
+    return read;
+  }
+
+  private readonly queuedReads = new Map<string, Promise<string | undefined>>();
 
   async mustReadJson<T>(target: string, what: string): Promise<T> {
     const value = await this.readJson<T>(target);

@@ -32,9 +32,13 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
   await fs.mkdir(dir.path('tmp'), { recursive: true, mode: 0o700 });
   await fs.mkdir(dir.path('locks'), { recursive: true, mode: 0o700 });
   const layoutPath = dir.path('layout.json');
-  const temp = await dir.writeTemp(JSON.stringify({ version: LOCAL_LAYOUT_VERSION }));
-  await dir.publishExclusive(temp, layoutPath);
-  const layout = await dir.readJson<{ version?: unknown }>(layoutPath);
+  // Opening a folder that already has its layout writes nothing: a command that only reads (stack ls) pays no fsync.
+  let layout = await dir.readJson<{ version?: unknown }>(layoutPath);
+  if (layout === undefined) {
+    const temp = await dir.writeTemp(JSON.stringify({ version: LOCAL_LAYOUT_VERSION }));
+    await dir.publishExclusive(temp, layoutPath);
+    layout = await dir.readJson<{ version?: unknown }>(layoutPath);
+  }
   if (layout?.version !== LOCAL_LAYOUT_VERSION) {
     throw new UnavailableError(
       `The data folder ${dir.root} has layout version ${String(layout?.version)}; this Stackyard reads version ` +

@@ -44,6 +44,10 @@ export class LocalLeaseStore implements LeaseStore {
 
   async acquire(request: AcquireRequest): Promise<LeaseGrant> {
     const updateId = safeSegment(request.updateId, 'update id');
+    // A refusal needs no lock: files are replaced atomically, so a live lease read here was live when we asked.
+    // Only a grant queues for the lock, and it decides again under it.
+    const seen = await this.read(safeSegment(request.stackId, 'stack id'));
+    if (seen.lease && seen.lease.expiresAt >= this.now()) throw new LeaseHeldError(holderOf(seen.lease));
     return this.change(request.stackId, (file, now) => {
       if (file.lease && file.lease.expiresAt >= now) throw new LeaseHeldError(holderOf(file.lease));
       const token = randomBytes(32).toString('base64url');

@@ -1,4 +1,4 @@
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SendResult } from './transport.js';
 
 /** Invokes Lambda destinations; the SDK's own chain supplies region, credentials and AWS_ENDPOINT_URL_LAMBDA. */
@@ -7,12 +7,20 @@ export interface LambdaInvoker {
   invoke(arn: string, payload: string, mode: 'Event' | 'RequestResponse', timeoutMs: number): Promise<SendResult>;
 }
 
-export function sdkLambdaInvoker(client: LambdaClient = new LambdaClient({})): LambdaInvoker {
+/**
+ * The SDK is loaded on the first invocation, not with this module: every process that can run hooks imports this, and
+ * most of them (the CLI on local storage, API functions whose stacks have no Lambda hooks) never invoke one.
+ */
+export function sdkLambdaInvoker(client?: LambdaClient): LambdaInvoker {
+  let sdk: Promise<{ client: LambdaClient; InvokeCommand: typeof import('@aws-sdk/client-lambda').InvokeCommand }> | undefined;
+  const load = () =>
+    (sdk ??= import('@aws-sdk/client-lambda').then(({ InvokeCommand, LambdaClient: Client }) => ({ client: client ?? new Client({}), InvokeCommand })));
   return {
     async invoke(arn, payload, mode, timeoutMs) {
       const started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);
       try {
+        const { client, InvokeCommand } = await load();
         const output = await client.send(
           new InvokeCommand({ FunctionName: arn, InvocationType: mode, Payload: Buffer.from(payload) }),
           { abortSignal: AbortSignal.timeout(timeoutMs) },

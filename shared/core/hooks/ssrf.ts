@@ -1,4 +1,3 @@
-import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 /**
@@ -78,7 +77,7 @@ export async function resolveAllowedTarget(host: string, allowPrivate: boolean):
   const literal = isIP(bare);
   const addresses = literal
     ? [{ address: bare, family: literal }]
-    : await lookup(bare, { all: true, verbatim: true }).catch((error: NodeJS.ErrnoException) => {
+    : await (await import('node:dns/promises')).lookup(bare, { all: true, verbatim: true }).catch((error: NodeJS.ErrnoException) => {
         throw new ForbiddenDestinationError(`cannot resolve ${bare} (${error.code ?? error.message})`);
       });
   if (addresses.length === 0) throw new ForbiddenDestinationError(`${bare} has no address`);

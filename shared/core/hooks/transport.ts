@@ -1,5 +1,4 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { ForbiddenDestinationError, resolveAllowedTarget } from './ssrf.js';
 
@@ -60,8 +59,9 @@ export async function postJson(url: string, body: string, headers: Record<string
       callback(null, target.address, target.family);
     }
   };
+  // Loaded per delivery: most processes that can deliver hooks (every CLI command on local storage) never do.
+  const { request: send } = secure ? await import('node:https') : await import('node:http');
   return new Promise<SendResult>((resolve) => {
-    const send = secure ? httpsRequest : httpRequest;
     const request = send(
       parsed,
       {

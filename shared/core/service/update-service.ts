@@ -15,7 +15,7 @@
  * clears `activeUpdate`; the lease goes last.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError } from '../errors.js';
+import { ConflictError, ForbiddenError, InvalidInputError, LeaseHeldError, NotFoundError, TooLargeError } from '../errors.js';
 import { negotiateJournalVersion, materializeUpdate } from '../journal/protocol.js';
 import {
   planDeltaCheckpoint,
@@ -433,7 +433,9 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       request: StartUpdateRequest,
     ): Promise<StartedUpdate> {
       const found = await loadStack(deps, principal, ref, 'update');
-      const update = await updateOf(found, updateId);
+      // The holder is read alongside the update, so a start that must be refused is refused by these two reads alone:
+      // it neither asks the gates nor queues a write behind the other contenders. Granting stays one conditional write.
+      const [update, holder] = await Promise.all([updateOf(found, updateId), storage.leases.current(found.id)]);
       if (isTerminal(update)) {
         throw new ConflictError(`Update ${updateId} has already ended (${update.status}); create a new update.`, {
           updateId,
@@ -458,6 +460,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
         const tokenExpiration = epochSeconds(grant.expiresAt);
         return { version: stack.version, token: grant.token, tokenExpiration, journalVersion };
       }
+      if (holder && holder.updateId !== updateId) throw new LeaseHeldError(holder);
       // Gates answer before the lease is taken, so a denied update never holds the stack.
       await runGates(storage.hooks, hooks, found, update, principal);
       const grant = await storage.leases.acquire(grantRequest);

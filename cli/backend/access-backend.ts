@@ -1,0 +1,184 @@
+/** Organization administration from the CLI: members and roles, teams, stack permissions, team and organization tokens. */
+import type { StackRef } from '../../shared/core/names.js';
+import type { DefaultStackPermission, StackPermission } from '../../shared/core/service/permissions.js';
+import type { Principal, Services } from '../../shared/core/service/types.js';
+import type { OrgRole, TokenRecord } from '../../shared/ports/identity-store.js';
+import type { ApiClient } from '../api-client/api-client.js';
+
+export interface MemberInfo {
+  login: string;
+  role: OrgRole;
+}
+
+export interface TeamInfo {
+  name: string;
+  description: string;
+  members: string[];
+}
+
+export interface GrantInfo {
+  subject: 'user' | 'team';
+  name: string;
+  permission: StackPermission;
+}
+
+/** A team's or organization's token as listed (epoch milliseconds); the token itself is never listed. */
+export interface OrgTokenInfo {
+  id: string;
+  description: string;
+  kind: string;
+  team?: string;
+  createdBy?: string;
+  createdAt?: number;
+  expiresAt?: number;
+  lastUsed?: number;
+}
+
+export type GrantTarget = { user: string } | { team: string };
+
+/** The same verbs on both backends; the service enforces who may use them. */
+export interface AccessBackend {
+  listMembers(org: string): Promise<MemberInfo[]>;
+  setMemberRole(org: string, login: string, role: OrgRole): Promise<void>;
+  removeMember(org: string, login: string): Promise<void>;
+  setDefaultPermission(org: string, permission: DefaultStackPermission): Promise<void>;
+  createTeam(org: string, name: string, description?: string): Promise<void>;
+  listTeams(org: string): Promise<TeamInfo[]>;
+  deleteTeam(org: string, name: string): Promise<void>;
+  changeTeamMember(org: string, team: string, login: string, action: 'add' | 'remove'): Promise<void>;
+  listGrants(ref: StackRef): Promise<GrantInfo[]>;
+  setGrant(ref: StackRef, target: GrantTarget, permission: StackPermission | null): Promise<void>;
+  createOrgToken(org: string, request: { description: string; team?: string; expiresInDays?: number }): Promise<{ id: string; token: string }>;
+  listOrgTokens(org: string, team?: string): Promise<OrgTokenInfo[]>;
+  revokeOrgToken(org: string, id: string, team?: string): Promise<void>;
+}
+
+const seg = encodeURIComponent;
+const orgPath = (org: string) => `/api/orgs/${seg(org)}`;
+const tokensPath = (org: string, team?: string) => `${orgPath(org)}${team === undefined ? '' : `/teams/${seg(team)}`}/tokens`;
+const stackPath = (ref: StackRef) => `/api/stacks/${seg(ref.org)}/${seg(ref.project)}/${seg(ref.stack)}`;
+
+interface WireToken {
+  id: string;
+  description: string;
+  kind?: string;
+  team?: string;
+  createdBy?: string;
+  createdAt?: number;
+  expiresAt?: number;
+  lastUsed?: number;
+}
+
+const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
+
+export function httpAccessBackend(client: ApiClient): AccessBackend {
+  return {
+    async listMembers(org) {
+      const answer = await client.request<{ members?: { role: OrgRole; user: { githubLogin: string } }[] }>({
+        method: 'GET',
+        path: `${orgPath(org)}/members`,
+        operation: 'list members',
+      });
+      return (answer?.members ?? []).map((m) => ({ login: m.user.githubLogin, role: m.role }));
+    },
+    async setMemberRole(org, login, role) {
+      await client.request({ method: 'PATCH', path: `${orgPath(org)}/members/${seg(login)}`, body: { role }, operation: 'change role' });
+    },
+    async removeMember(org, login) {
+      await client.request({ method: 'DELETE', path: `${orgPath(org)}/members/${seg(login)}`, operation: 'remove member' });
+    },
+    async setDefaultPermission(org, permission) {
+      await client.request({ method: 'PATCH', path: `${orgPath(org)}/settings`, body: { defaultStackPermission: permission }, operation: 'change settings' });
+    },
+    async createTeam(org, name, description) {
+      await client.request({ method: 'POST', path: `${orgPath(org)}/teams`, body: { name, description }, operation: 'create team' });
+    },
+    async listTeams(org) {
+      const answer = await client.request<{ teams?: TeamInfo[] }>({ method: 'GET', path: `${orgPath(org)}/teams`, operation: 'list teams' });
+      return answer?.teams ?? [];
+    },
+    async deleteTeam(org, name) {
+      await client.request({ method: 'DELETE', path: `${orgPath(org)}/teams/${seg(name)}`, operation: 'delete team' });
+    },
+    async changeTeamMember(org, team, login, action) {
+      await client.request({
+        method: 'PATCH',
+        path: `${orgPath(org)}/teams/${seg(team)}`,
+        body: { memberAction: action, member: login },
+        operation: 'change team',
+      });
+    },
+    async listGrants(ref) {
+      const answer = await client.request<{ permissions?: GrantInfo[] }>({ method: 'GET', path: `${stackPath(ref)}/permissions`, operation: 'list permissions' });
+      return answer?.permissions ?? [];
+    },
+    async setGrant(ref, target, permission) {
+      await client.request({ method: 'PATCH', path: `${stackPath(ref)}/permissions`, body: { ...target, permission }, operation: 'set permission' });
+    },
+    async createOrgToken(org, request) {
+      const { team, ...body } = request;
+      const answer = await client.request<{ id: string; tokenValue: string }>({ method: 'POST', path: tokensPath(org, team), body, operation: 'create token' });
+      return { id: answer.id, token: answer.tokenValue };
+    },
+    async listOrgTokens(org, team) {
+      const answer = await client.request<{ tokens?: WireToken[] }>({ method: 'GET', path: tokensPath(org, team), operation: 'list tokens' });
+      return (answer?.tokens ?? []).map((t) => ({
+        id: t.id,
+        description: t.description,
+        kind: t.kind ?? 'organization',
+        ...(t.team !== undefined ? { team: t.team } : {}),
+        ...(t.createdBy !== undefined ? { createdBy: t.createdBy } : {}),
+        createdAt: ms(t.createdAt),
+        expiresAt: ms(t.expiresAt),
+        lastUsed: ms(t.lastUsed),
+      }));
+    },
+    async revokeOrgToken(org, id, team) {
+      await client.request({ method: 'DELETE', path: `${tokensPath(org, team)}/${seg(id)}`, operation: 'revoke token' });
+    },
+  };
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function listed(token: TokenRecord): OrgTokenInfo {
+  return {
+    id: token.id,
+    description: token.description,
+    kind: token.kind ?? 'personal',
+    ...(token.team !== undefined ? { team: token.team } : {}),
+    ...(token.createdBy !== undefined ? { createdBy: token.createdBy } : {}),
+    createdAt: token.createdAt,
+    expiresAt: token.expiresAt,
+    lastUsed: token.lastUsedAt,
+  };
+}
+
+/** `login --local`: the same service calls, in-process, as the local user (administrator of its organization). */
+export function localAccessBackend(services: Services, principal: Principal): AccessBackend {
+  const access = services.access;
+  return {
+    listMembers: async (org) => (await access.listMembers(principal, org)).map((m) => ({ login: m.login, role: m.role })),
+    setMemberRole: (org, login, role) => access.setMemberRole(principal, org, login, role),
+    removeMember: (org, login) => access.removeMember(principal, org, login),
+    setDefaultPermission: (org, permission) => access.setDefaultStackPermission(principal, org, permission),
+    createTeam: async (org, name, description) => {
+      await access.createTeam(principal, org, name, description);
+    },
+    listTeams: async (org) => (await access.listTeams(principal, org)).map(({ name, description, members }) => ({ name, description, members })),
+    deleteTeam: (org, name) => access.deleteTeam(principal, org, name),
+    changeTeamMember: (org, team, login, action) => access.changeTeamMember(principal, org, team, login, action),
+    listGrants: (ref) => access.listStackGrants(principal, ref),
+    setGrant: (ref, target, permission) => access.setStackGrant(principal, ref, target, permission),
+    createOrgToken: async (org, request) => {
+      const { token, record } = await access.createOrgToken(principal, org, {
+        description: request.description,
+        ...(request.team !== undefined ? { team: request.team } : {}),
+        ...(request.expiresInDays !== undefined ? { expiresInMs: Math.round(request.expiresInDays * DAY_MS) } : {}),
+      });
+      return { id: record.id, token };
+    },
+    listOrgTokens: async (org, team) => (await access.listOrgTokens(principal, org, team)).map(listed),
+    revokeOrgToken: (org, id, team) => access.revokeOrgToken(principal, org, id, team),
+  };
+}

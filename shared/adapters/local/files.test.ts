@@ -1,0 +1,41 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DataDir } from './files.js';
+
+const roots: string[] = [];
+afterEach(() => roots.splice(0).forEach((root) => rmSync(root, { recursive: true, force: true })));
+
+function dataDir(): DataDir {
+  const root = mkdtempSync(join(tmpdir(), 'stackyard-files-'));
+  roots.push(root);
+  mkdirSync(join(root, 'tmp'));
+  return new DataDir(root);
+}
+
+describe('DataDir.readJson', () => {
+  it('answers concurrent readers of one file with separate copies', async () => {
+    const dir = dataDir();
+    const target = dir.path('lease.json');
+    await dir.writeJson(target, { n: 1 });
+
+    const copies = await Promise.all(Array.from({ length: 50 }, () => dir.readJson<{ n: number }>(target)));
+    copies[0]!.n = 99;
+
+    expect(copies.slice(1).every((copy) => copy?.n === 1)).toBe(true);
+  });
+
+  it('reads what was written before it was asked, and undefined for a missing file', async () => {
+    const dir = dataDir();
+    const target = dir.path('lease.json');
+    const missing = dir.readJson(target);
+    await dir.writeJson(target, { n: 1 });
+    const first = dir.readJson<{ n: number }>(target);
+    await dir.writeJson(target, { n: 2 });
+
+    expect(await missing).toBeUndefined();
+    expect((await first)?.n).toBeGreaterThanOrEqual(1);
+    expect((await dir.readJson<{ n: number }>(target))?.n).toBe(2);
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * The bundled CLI against `stackyard serve` (local storage) with several users: roles, teams, `stack init --teams`,
+ * stack permissions, team and organization tokens, refusals as users read them, and `cancel` recording who
+ * cancelled in `stack history` (needs `npm run build`).
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok, PulumiWire } from '../api/pulumi-wire.js';
+import { startServe, type ServeProcess } from '../api/serve-process.js';
+import { createAndStart, stackPath } from '../api/wire-fixtures.js';
+import { CliSandbox, removeSandboxes, type CliResult } from './cli-harness.js';
+
+describe('organization administration from the CLI', () => {
+  let serve: ServeProcess;
+  let wire: PulumiWire;
+  const users: Record<string, CliSandbox> = {};
+  const projects: Record<string, string> = {};
+  const as = (who: string, ...args: string[]): Promise<CliResult> => users[who]!.run(projects[who]!, args);
+
+  async function loginAs(who: string, token: string): Promise<void> {
+    users[who] = new CliSandbox({ STACKYARD_ACCESS_TOKEN: token });
+    projects[who] = users[who].project('demo', 'name: demo\nruntime: nodejs\n');
+    const login = await as(who, 'login', serve.url);
+    expect(login.status, login.stderr).toBe(0);
+  }
+
+  async function userToken(login: string): Promise<string> {
+    const created = await as('admin', 'token', 'create', '--login', login, '--description', login);
+    expect(created.status, created.stderr).toBe(0);
+    return created.stdout.trim();
+  }
+
+  beforeAll(async () => {
+    serve = await startServe({ storage: 'local', adminToken: `sy_${randomBytes(24).toString('hex')}` });
+    wire = new PulumiWire(serve.url);
+    await loginAs('admin', serve.adminToken);
+    for (const args of [
+      ['org', 'create', 'acme'],
+      ['user', 'create', 'carol'],
+      ['user', 'create', 'vic'],
+      ['org', 'add-member', 'acme', 'carol'],
+      ['org', 'add-member', 'acme', 'vic', '--role', 'viewer'],
+      ['org', 'set-default-permission', 'acme', 'none'],
+      ['team', 'create', 'acme', 'ops', '--description', 'on call'],
+      ['team', 'add-member', 'acme', 'ops', 'carol'],
+      ['stack', 'init', 'acme/dev', '--teams', 'ops'],
+    ]) {
+      const result = await as('admin', ...args);
+      expect(result.status, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+    }
+    await loginAs('carol', await userToken('carol'));
+    await loginAs('vic', await userToken('vic'));
+  });
+
+  afterAll(async () => {
+    wire?.close();
+    await serve?.stop();
+    removeSandboxes();
+  });
+
+  it('lists members, teams and the stack\'s permissions', async () => {
+    const members = JSON.parse((await as('admin', 'org', 'member', 'ls', 'acme', '--json')).stdout) as unknown[];
+    const teams = JSON.parse((await as('admin', 'team', 'ls', 'acme', '--json')).stdout) as unknown[];
+    const grants = JSON.parse((await as('admin', 'stack', 'permission', 'ls', '--stack', 'acme/dev', '--json')).stdout) as unknown[];
+
+    expect(members).toEqual(expect.arrayContaining([{ login: 'carol', role: 'member' }, { login: 'vic', role: 'viewer' }]));
+    expect(teams).toEqual([{ name: 'ops', description: 'on call', members: ['carol'] }]);
+    expect(grants).toEqual([{ subject: 'team', name: 'ops', permission: 'write' }]);
+  });
+
+  it('lets a team member write but not delete, and a viewer only read, each refusal saying what to do', async () => {
+    const tagged = await as('carol', 'stack', 'tag', 'set', 'owner', 'carol', '--stack', 'acme/dev');
+    const removed = await as('carol', 'stack', 'rm', 'acme/dev', '--yes');
+    const viewerList = await as('vic', 'stack', 'ls', '--all', '--json');
+    const viewerTag = await as('vic', 'stack', 'tag', 'set', 'owner', 'vic', '--stack', 'acme/dev');
+    const viewerAdmin = await as('vic', 'team', 'create', 'acme', 'vics');
+
+    expect(tagged.status, tagged.stderr).toBe(0);
+    expect(removed.status).toBe(1);
+    expect(removed.stderr).toContain("[403] 'carol' has 'write' permission on stack 'acme/demo/dev', and delete needs 'admin'");
+    expect((JSON.parse(viewerList.stdout) as { name: string }[]).map((s) => s.name)).toContain('acme/demo/dev');
+    expect(viewerTag.stderr).toContain("'vic' has 'read' permission on stack 'acme/demo/dev', and tags needs 'write'");
+    expect(viewerAdmin.stderr).toContain("Only administrators of organization 'acme' may manage teams, and 'vic' is a viewer");
+  });
+
+  it('gives, changes and removes a member\'s permission on one stack', async () => {
+    const given = await as('admin', 'stack', 'permission', 'set', 'admin', '--user', 'vic', '--stack', 'acme/dev');
+    const bad = await as('admin', 'stack', 'permission', 'set', 'owner', '--user', 'vic', '--stack', 'acme/dev');
+    const removed = await as('admin', 'stack', 'permission', 'set', 'none', '--user', 'vic', '--stack', 'acme/dev');
+
+    expect(given.stdout).toBe("'vic' now has 'admin' on 'acme/demo/dev'\n");
+    expect(bad.stderr).toContain("invalid permission 'owner'");
+    expect(removed.stdout).toBe("Removed the permission of 'vic' on 'acme/demo/dev'\n");
+    expect(JSON.parse((await as('admin', 'stack', 'permission', 'ls', '--stack', 'acme/dev', '--json')).stdout)).toEqual([
+      { subject: 'team', name: 'ops', permission: 'write' },
+    ]);
+  });
+
+  it('creates team tokens that act with only the team\'s rights, lists them with their last use, and revokes them', async () => {
+    const created = await as('admin', 'token', 'create', '--org', 'acme', '--team', 'ops', '--description', 'deploys');
+    const teamToken = created.stdout.trim();
+    await loginAs('ci', teamToken);
+    const whoami = await as('ci', 'whoami', '--json');
+    const history = await as('ci', 'stack', 'history', '--stack', 'acme/dev');
+    const teamAdmin = await as('ci', 'team', 'ls', 'acme');
+    const listed = JSON.parse((await as('admin', 'token', 'ls', '--org', 'acme', '--team', 'ops', '--json')).stdout) as Record<string, string>[];
+    const revoked = await as('admin', 'token', 'revoke', listed[0]!.id!, '--org', 'acme', '--team', 'ops');
+    const after = await as('ci', 'stack', 'history', '--stack', 'acme/dev');
+
+    expect(created.stdout).toMatch(/^sy_\S+\n$/);
+    expect(JSON.parse(whoami.stdout)).toMatchObject({ organizations: ['acme'] });
+    expect(history.status, history.stderr).toBe(0);
+    expect(teamAdmin.stderr).toContain('A team token cannot manage teams');
+    expect(listed).toEqual([expect.objectContaining({ description: 'deploys', kind: 'team', team: 'ops', createdBy: 'admin' })]);
+    expect(listed[0]).not.toHaveProperty('expiresAt');
+    expect(listed[0]!.lastUsed).toMatch(/^\d{4}-/);
+    expect(revoked.status, revoked.stderr).toBe(0);
+    expect(after.stderr).toMatch(/\[401\]/);
+  });
+
+  it('records who cancelled an update, in stack history (text and --json) and in the API', async () => {
+    // Arrange: carol's team may write; an update of the admin's is running.
+    const running = await createAndStart(wire, serve.adminToken, { org: 'acme', project: 'demo', stack: 'dev' }, 'update', { dryRun: false });
+
+    // Act
+    const cancel = await as('carol', 'cancel', '--stack', 'acme/dev', '--yes');
+    const text = await as('admin', 'stack', 'history', '--stack', 'acme/dev');
+    const json = JSON.parse((await as('admin', 'stack', 'history', '--stack', 'acme/dev', '--json')).stdout) as Record<string, unknown>[];
+    const api = ok(await wire.call('GET', `${stackPath({ org: 'acme', project: 'demo', stack: 'dev' })}/updates`, { auth: { token: serve.adminToken } }));
+
+    // Assess
+    expect(cancel.status, cancel.stderr).toBe(0);
+    expect(text.stdout).toContain('Status: failed (cancelled by carol)');
+    expect(json[0]).toMatchObject({ result: 'failed', cancelledBy: 'carol' });
+    expect(api.updates[0]).toMatchObject({ updateID: running.updateId, result: 'failed', requestedBy: 'admin', cancelledBy: 'carol' });
+  });
+});
