@@ -215,6 +215,16 @@ export function registerCommands(program: Command): void {
   leaf(tag, 'rm <name>', 'Remove a stack tag', [STACK_FLAG], async () => (await stack()).tagRm);
   leaf(tag, 'set <name> <value>', 'Set a stack tag', [STACK_FLAG], async () => (await stack()).tagSet);
 
+  leaf(program, 'migrate', 'Move stacks (state, tags, history, config) from a Pulumi DIY backend, a Pulumi-compatible service or another stackyard backend into this one (docs/migration.md)', [
+    { flags: '--from <source>', description: 'file://<dir> or s3://<bucket>[/<prefix>] (Pulumi DIY), https://<service>, or a stackyard data folder' },
+    { flags: '--from-local', description: 'from the `login --local` data folder' },
+    { flags: '--from-token <token>', description: 'access token for a service source (or STACKYARD_FROM_TOKEN)' },
+    { flags: '--stack <glob>', description: 'only stacks matching project/stack (repeatable; * and ?)', repeatable: true },
+    { flags: '--org <org>', description: 'organization of the new stacks (default: your default organization)' },
+    { flags: '--project-dir <dir>', description: 'also migrate the Pulumi.<stack>.yaml files of this project (repeatable)', repeatable: true },
+    { flags: '--dry-run', description: 'print the plan (stacks, resources, secrets, conflicts) and change nothing' },
+  ], async () => (await import('./migrate.js')).migrate);
+
   leaf(program, 'console', 'Open the current stack in the web console (signed in through a one-time code)', [
     { flags: '-s, --stack <name>', description: 'the name of the stack to view' },
     { flags: '--print-url', description: 'print the sign-in URL (valid once, for 60 seconds) instead of opening a browser' },

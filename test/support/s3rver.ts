@@ -7,6 +7,8 @@ import { spawnReadyChild, stopChild, tsxNodeArgs } from './processes.js';
 /** A running s3rver (with conditional writes) over a temporary directory. Access key `S3RVER`, path-style. */
 export interface S3Local {
   endpoint: string;
+  /** Where s3rver keeps the objects (for tests that scan what is stored). */
+  directory: string;
   stop(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export async function startS3rver(): Promise<S3Local> {
     );
     return {
       endpoint: `http://127.0.0.1:${port}`,
+      directory,
       stop: async () => {
         await stopChild(child);
         await rm(directory, { recursive: true, force: true });

@@ -19,6 +19,11 @@ export interface HandlerSpec {
   readonly handler?: string;
   readonly memorySize?: number;
   readonly timeout?: Duration;
+  /**
+   * A built web console (`npm run build` → dist/console) to ship as `console/` beside the bundle; the handler serves
+   * it for paths outside /api/. Absent from the bundle when the folder was not built (those paths then say so).
+   */
+  readonly consoleDir?: string;
 }
 
 /** Props for {@link ApiFunctions}. */
@@ -54,6 +59,18 @@ export const BUNDLING = {
   bundleAwsSDK: true,
   forceDockerBundling: false,
 } as const;
+
+/** Copies a built console into the bundle after esbuild ran (local bundling: a shell command on this machine). */
+function consoleCopy(consoleDir: string) {
+  const quoted = (path: string) => `'${path.replace(/'/g, "'\\''")}'`;
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (_inputDir: string, outputDir: string) => [
+      `if [ -f ${quoted(`${consoleDir}/index.html`)} ]; then cp -R ${quoted(consoleDir)} ${quoted(`${outputDir}/console`)}; fi`,
+    ],
+  };
+}
 
 /** Every API handler as a `NodejsFunction`, sharing one least-privilege role. */
 export class ApiFunctions extends Construct {
@@ -99,7 +116,11 @@ export class ApiFunctions extends Construct {
           NODE_OPTIONS: '--enable-source-maps',
           POWERTOOLS_SERVICE_NAME: 'stackyard',
         },
-        bundling: { ...BUNDLING, mainFields: [...BUNDLING.mainFields] },
+        bundling: {
+          ...BUNDLING,
+          mainFields: [...BUNDLING.mainFields],
+          ...(spec.consoleDir ? { commandHooks: consoleCopy(spec.consoleDir) } : {}),
+        },
       });
       NagSuppressions.addResourceSuppressions(fn, [
         {
