@@ -7,7 +7,7 @@ import { UserError } from '../output/errors.js';
 import { PluginAcquisitionError } from '../plugins/acquire.js';
 import { hasExactPlugin, listInstalledPlugins, selectPlugin } from '../plugins/cache.js';
 import { installPlugin, PluginInstallError } from '../plugins/install.js';
-import { nodeProjectPlugins } from '../plugins/project-plugins.js';
+import { projectPluginReport } from '../engine/project-plugins.js';
 import { currentPlatform, PluginSourceError, sourceFor } from '../plugins/sources.js';
 import { describeSpec, isPluginKind, type PluginSpec } from '../plugins/types.js';
 import { parseTolerant } from '../plugins/version.js';
@@ -94,7 +94,7 @@ export const pluginInstall: CommandHandler = async (ctx, args, opts) => {
     if (file) throw new UserError('--file (-f) is only valid if a specific package is being installed');
     if (opts.checksum) throw new UserError('--checksum is only valid if a specific package is being installed');
     const project = await ctx.requireProject();
-    specs = nodeProjectPlugins(project.raw, project.dir).filter((s) => !isBundled(s));
+    specs = (await projectPluginReport(project.raw, project.dir, ctx.env, STACKYARD_VERSION)).plugins.filter((s) => !isBundled(s));
   }
   const installed = listInstalledPlugins(ctx.env);
   const tasks = specs

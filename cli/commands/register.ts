@@ -209,6 +209,10 @@ export function registerCommands(program: Command): void {
     { flags: '--to <version>', description: 'the version to restore (see `stack history`)', parse: positiveInteger },
   ], async () => (await import('./rollback.js')).stackRollback);
 
+  leaf(stackCmd, 'change-secrets-provider <provider>', 'Move a stack\'s config and state secrets to the stack\'s own key (provider `default`)', [
+    STACK_FLAG,
+  ], async () => (await import('./change-secrets-provider.js')).changeSecretsProvider);
+
   const tag = stackCmd.command('tag').description('Manage stack tags');
   leaf(tag, 'get <name>', 'Get a single stack tag value', [STACK_FLAG], async () => (await stack()).tagGet);
   leaf(tag, 'ls', 'List all stack tags', [STACK_FLAG, JSON_FLAG], async () => (await stack()).tagLs);
@@ -349,6 +353,12 @@ export function registerCommands(program: Command): void {
       { stdout: (line) => process.stdout.write(`${line}\n`), stderr: (line) => process.stderr.write(`${line}\n`) },
     );
   });
+
+  leaf(program, 'about', 'Print information about the stackyard environment (CLI, plugins, host, project, stack, backend)', [
+    JSON_FLAG,
+    STACK_FLAG,
+    { flags: '-t, --transitive', description: 'include transitive dependencies', refused: 'stackyard lists the program\'s direct dependencies only' },
+  ], async () => (await import('./about.js')).about);
 
   const pluginCmd = program.command('plugin').description('Manage language and resource provider plugins (the cache shared with pulumi; docs/cli.md)');
   leaf(pluginCmd, 'ls', 'List plugins', [

@@ -63,6 +63,8 @@ describe('language plugins', () => {
     const up = await cli('up', '--yes');
     const outputs = await cli('stack', 'output', '--json');
     const exported = JSON.parse((await cli('stack', 'export')).stdout) as Exported;
+    const about = await cli('about', '--json');
+    const projectPlugins = await cli('plugin', 'ls', '--project', '--json');
     const destroy = await cli('destroy', '--yes');
     const afterDestroy = JSON.parse((await cli('stack', 'export')).stdout) as Exported;
 
@@ -74,6 +76,19 @@ describe('language plugins', () => {
     expect(JSON.parse(outputs.stdout)).toEqual({ firstValue: 41, madeBy: 'testprov' });
     expect(exported.deployment.resources!.map((r) => r.type).sort()).toEqual(['pulumi:providers:testprov', 'pulumi:pulumi:Stack', 'testprov:index:Thing', 'testprov:index:Thing']);
     expect(exported.deployment.resources!.find((r) => r.urn.endsWith('::second'))?.outputs).toMatchObject({ value: 42, createdBy: 'testprov' });
+    expectOk(about);
+    expect(JSON.parse(about.stdout)).toMatchObject({
+      plugins: [
+        { kind: 'resource', name: 'testprov', version: '1.0.0' },
+        { kind: 'language', name: 'yaml', version: '0.1.0' },
+      ],
+      runtime: { language: 'yaml', version: '0.1.0' },
+      currentStack: { name: 'dev', fullyQualifiedName: 'organization/yamlprog/dev', pendingOps: [] },
+      backend: { name: 'local' },
+      errors: [],
+    });
+    expect((JSON.parse(about.stdout) as { currentStack: { resources: unknown[] } }).currentStack.resources).toHaveLength(4);
+    expect((JSON.parse(projectPlugins.stdout) as { name: string; kind: string }[]).map((p) => `${p.kind} ${p.name}`).sort()).toEqual(['language yaml', 'resource testprov']);
     expectOk(destroy);
     expect(afterDestroy.deployment.resources ?? []).toEqual([]);
     expect(existsSync(join(sandbox.home, '.pulumi/plugins/language-yaml-v0.1.0.lastused'))).toBe(true);

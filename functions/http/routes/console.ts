@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError, UnauthorizedError } from '../../../shared/core/errors.js';
 import { CONSOLE_SESSION_MS, type ConsoleSignIn } from '../../../shared/core/console/index.js';
 import type { RouteContext } from '../context.js';

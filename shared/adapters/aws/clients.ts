@@ -18,17 +18,14 @@ export interface AwsClients {
  * and only the checksums S3 requires (s3rver stores `aws-chunked` framing as data otherwise).
  */
 export function createAwsClients(env: NodeJS.ProcessEnv = process.env): AwsClients {
-  const dynamodb = new DynamoDBClient({});
-  const documents = DynamoDBDocumentClient.from(dynamodb, {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-  });
+  const { dynamodb, documents } = createDocumentClients();
   const localS3 = Boolean(env.AWS_ENDPOINT_URL_S3);
   const s3 = new S3Client(
     localS3
       ? { forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }
       : {},
   );
-  const kms = new KMSClient({});
+  const kms = createKmsClient();
   return {
     dynamodb,
     documents,
@@ -41,4 +38,18 @@ export function createAwsClients(env: NodeJS.ProcessEnv = process.env): AwsClien
       kms.destroy();
     },
   };
+}
+
+/** The DynamoDB client and the document client over it, as every store uses them. */
+export function createDocumentClients(): { dynamodb: DynamoDBClient; documents: DynamoDBDocumentClient } {
+  const dynamodb = new DynamoDBClient({});
+  const documents = DynamoDBDocumentClient.from(dynamodb, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+  return { dynamodb, documents };
+}
+
+/** A KMS client from the SDK's configuration chain (AWS_ENDPOINT_URL_KMS included). */
+export function createKmsClient(): KMSClient {
+  return new KMSClient({});
 }
