@@ -1,3 +1,4 @@
+import { sessionCookie } from './console-session.js';
 import type { HttpRequest } from './types.js';
 
 /**
@@ -13,7 +14,7 @@ export interface AccessLogEntry {
   requestId: string;
   /** The authenticated user's login; `null` for update-token calls and unauthenticated requests. */
   principal: string | null;
-  /** The Authorization scheme the request used (`token`, `update-token`), or `none`. */
+  /** The Authorization scheme the request used (`token`, `update-token`), `console-session` (the web console's cookie), or `none`. */
   credential: string;
 }
 
@@ -24,7 +25,7 @@ const KNOWN_SCHEMES = new Set(['token', 'update-token', 'bearer']);
 /** The Authorization scheme, lower-cased, when it is one we know; never anything after it. */
 export function credentialScheme(request: Pick<HttpRequest, 'headers'>): string {
   const header = request.headers.authorization?.trim();
-  if (!header) return 'none';
+  if (!header) return sessionCookie(request) !== undefined ? 'console-session' : 'none';
   const scheme = header.split(/\s+/, 1)[0]!.toLowerCase();
   return KNOWN_SCHEMES.has(scheme) ? scheme : 'other';
 }

@@ -7,6 +7,7 @@ import { createServices } from '../../shared/core/service/index.js';
 import type { Services } from '../../shared/core/service/types.js';
 import type { Storage } from '../../shared/ports/index.js';
 import { createApi, type ApiHandler } from './api.js';
+import type { AccessLogEntry } from './access-log.js';
 import type { ConsoleAssets } from './console-assets.js';
 import type { HttpRequest, HttpResponse } from './types.js';
 
@@ -33,6 +34,7 @@ describe('the console API', () => {
   let clock: number;
   let aliceToken: string;
   let malloryToken: string;
+  let accessLog: AccessLogEntry[];
 
   async function call(method: string, path: string, options: Call = {}): Promise<HttpResponse & { json: any }> {
     const headers: Record<string, string> = { ...options.headers };
@@ -66,7 +68,8 @@ describe('the console API', () => {
     clock = Date.parse('2026-11-01T10:00:00Z');
     storage = await createLocalStorage({ dataDir, now: () => clock });
     services = createServices(storage, { now: () => clock, serviceUrl: 'http://127.0.0.1:1' });
-    api = createApi({ services, logger: silent, consoleAssets: assets });
+    accessLog = [];
+    api = createApi({ services, logger: silent, consoleAssets: assets, accessLog: (entry) => accessLog.push(entry) });
     await services.identity.ensureAdmin('admin', ADMIN_TOKEN);
     const admin = await services.identity.authenticate(ADMIN_TOKEN);
     await services.identity.createOrg(admin, 'acme');
@@ -113,6 +116,8 @@ describe('the console API', () => {
     const genuine = await call('PATCH', '/api/stacks/acme/web/dev/tags', { cookie, csrf, body: { team: 'web' } });
 
     expect(stacks.json.stacks.map((s: { stackName: string }) => s.stackName)).toEqual(['dev']);
+    expect(accessLog.find((entry) => entry.route === 'GET /api/user/stacks')).toMatchObject({ principal: 'alice', credential: 'console-session' });
+    expect(JSON.stringify(accessLog)).not.toContain(cookie);
     expect([forged.status, wrongCsrf.status]).toEqual([403, 403]);
     expect(tagsAfterForgery).not.toHaveProperty('team');
     expect(genuine.status).toBe(200);
