@@ -60,6 +60,14 @@ const EXERCISED: Record<string, string> = {
   '--event-log': CLI_FLAGS,
   '--remove': CLI_FLAGS,
   '--clear-pending-creates': CLI_FLAGS,
+  // the engine's targeting and replacement flags (issue 14, helper e14)
+  '--target-dependents': `${HERE}/targets.test.ts`,
+  '--exclude': `${HERE}/targets.test.ts`,
+  '--exclude-dependents': `${HERE}/targets.test.ts`,
+  '--exclude-protected': `${HERE}/targets.test.ts`,
+  '--replace': `${HERE}/replace.test.ts`,
+  '--target-replace': `${HERE}/replace.test.ts`,
+  '--continue-on-error': `${HERE}/continue-on-error.test.ts`,
   // stack
   'stack --show-ids': COMMAND_FLAGS,
   'stack --show-name': COMMAND_FLAGS,
