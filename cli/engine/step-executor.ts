@@ -105,11 +105,11 @@ export class StepExecutor {
   }
 
   /** Marks the run failed and reports the error once; without `continueOnError` no new step starts. */
-  fail(urn: string | undefined, err: unknown): StepError {
+  fail(urn: string | undefined, err: unknown, options: { keepGoing?: boolean } = {}): StepError {
     if (err instanceof StepError) return err;
     const message = err instanceof Error ? err.message : String(err);
     this.failed = true;
-    if (!this.o.continueOnError) this.stopped = true;
+    if (!this.o.continueOnError && !options.keepGoing) this.stopped = true;
     this.errors.push(urn ? `${urn}: ${message}` : message);
     this.o.events.diag?.({ severity: 'error', message, urn });
     return new StepError(urn ?? '', message);
@@ -831,7 +831,7 @@ export class StepExecutor {
     const urn = s.urn;
     try {
       if (s.protect && !s.delete) {
-        throw new Error(`unable to delete resource "${urn}" as it is currently marked for protection; to unprotect it, set \`protect: false\` and run \`stackyard up\`, or use \`stackyard state unprotect\``);
+        throw new ProtectedDeleteError(`unable to delete resource "${urn}" as it is currently marked for protection; to unprotect it, set \`protect: false\` and run \`stackyard up\`, or use \`stackyard state unprotect\``);
       }
       this.assertRunning();
       this.emit(op, urn, s.type, 'start', { old: s });
@@ -857,9 +857,16 @@ export class StepExecutor {
     } catch (err) {
       if (err instanceof ShuttingDownError) throw err;
       this.emit(op, urn, s.type, 'failed', { error: err instanceof Error ? err.message : String(err), old: s });
+      // as Pulumi: nothing was attempted, so the other deletes go on and every protected resource is reported
+      if (err instanceof ProtectedDeleteError) throw this.fail(urn, err, { keepGoing: true });
       throw this.fail(urn, err);
     }
   }
+}
+
+/** A delete refused because the resource is protected (no provider call was made). */
+class ProtectedDeleteError extends Error {
+  override readonly name = 'ProtectedDeleteError';
 }
 
 const OP_NOUN: Record<PendingOperationType, string> = { creating: 'create', updating: 'update', deleting: 'delete', reading: 'read' };
