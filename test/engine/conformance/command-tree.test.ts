@@ -21,6 +21,8 @@ const LOCAL_ENGINE = 'test/cli/local-engine.test.ts';
 const LOCAL_BACKEND = 'test/cli/local-backend.test.ts';
 const SERVE_BACKEND = 'test/cli/serve-backend.test.ts';
 const STATE_COMMANDS = `${HERE}/state-commands.test.ts`;
+const TARGET_FLAGS = 'cli/commands/target-flags.test.ts';
+const CLI_CONFORMANCE = 'test/cli/engine-conformance.test.ts';
 
 /** The commands whose implemented flags must each name the test that exercises them. */
 const AUDITED = /^(preview|up|refresh|destroy|stack|config|state)( |$)/;
@@ -60,6 +62,14 @@ const EXERCISED: Record<string, string> = {
   '--event-log': CLI_FLAGS,
   '--remove': CLI_FLAGS,
   '--clear-pending-creates': CLI_FLAGS,
+  // the engine's constraints (scenarios in targets/replace/continue-on-error.test.ts of this folder)
+  '--target-dependents': CLI_CONFORMANCE,
+  '--replace': CLI_CONFORMANCE,
+  '--exclude': TARGET_FLAGS,
+  '--exclude-dependents': TARGET_FLAGS,
+  '--target-replace': TARGET_FLAGS,
+  '--continue-on-error': TARGET_FLAGS,
+  '--exclude-protected': TARGET_FLAGS,
   // stack
   'stack --show-ids': COMMAND_FLAGS,
   'stack --show-name': COMMAND_FLAGS,
