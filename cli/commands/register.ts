@@ -2,7 +2,7 @@
  * The command tree, in Pulumi's grammar. Only names and flags live here: each command's body is imported when it
  * runs, so `stackyard --version` loads nothing but commander.
  */
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { UserError } from '../output/errors.js';
 import type { CommandContext } from './context.js';
 import { engineCommand } from './engine-command.js';
@@ -86,6 +86,12 @@ const HOOK_SCOPE_FLAGS: FlagSpec[] = [
   { flags: '-s, --stack <name>', description: 'the stack whose hooks to use (default: the selected stack)' },
   { flags: '--org <org>', description: 'the organization\'s hooks instead, which see every stack of it' },
 ];
+
+/** An integer flag value (negative allowed), as cobra's IntVar reads it. */
+function integer(value: string): number {
+  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError('must be an integer');
+  return Number(value);
+}
 
 /** Adds every command (and Pulumi's global flags) to the program. */
 export function registerCommands(program: Command): void {
@@ -330,6 +336,14 @@ export function registerCommands(program: Command): void {
     );
   });
 
+  leaf(program, 'install', 'Install the current program\'s dependencies and the plugins it needs', [
+    { flags: '--parallel <n>', description: 'the max number of concurrent plugin installs (less than 1: unbounded)', parse: integer },
+    { flags: '--reinstall', description: 'reinstall a plugin even if it already exists' },
+    { flags: '--no-plugins', description: 'skip installing plugins' },
+    { flags: '--no-dependencies', description: 'skip installing dependencies' },
+    { flags: '--use-language-version-tools', description: 'use language version tools to set up and install the language runtime' },
+  ], async () => (await import('./install.js')).install);
+
   leaf(program, 'about', 'Print information about the stackyard environment (CLI, plugins, host, project, stack, backend)', [
     JSON_FLAG,
     STACK_FLAG,
@@ -347,7 +361,7 @@ export function registerCommands(program: Command): void {
     { flags: '-f, --file <path>', description: 'install a plugin from a binary, folder or tarball, instead of downloading it' },
     { flags: '--reinstall', description: 'reinstall a plugin even if it already exists' },
     { flags: '--checksum <sha256>', description: 'the expected SHA256 checksum for the plugin archive' },
-    { flags: '--parallel <n>', description: 'the max number of concurrent installs (less than 1: unbounded)', parse: (v: string) => Number.parseInt(v, 10) },
+    { flags: '--parallel <n>', description: 'the max number of concurrent installs (less than 1: unbounded)', parse: integer },
   ], async () => (await pluginCommands.install()).pluginInstall);
   leaf(pluginCmd, 'rm [kind] [name] [version]', 'Remove one or more plugins from the download cache (VERSION may be a range)', [
     { flags: '-a, --all', description: 'remove all plugins' },

@@ -166,8 +166,12 @@ export class LanguagePlugin {
   }
 
   /** InstallDependencies: streams the plugin's output to `write`. */
-  installDependencies(info: LanguageProgramInfo, isTerminal: boolean, write: (stream: 'stdout' | 'stderr', chunk: Buffer) => void): Promise<void> {
-    const req = new langproto.InstallDependenciesRequest().setIsTerminal(isTerminal).setInfo(programInfo(info));
+  installDependencies(
+    info: LanguageProgramInfo,
+    o: { isTerminal: boolean; useLanguageVersionTools: boolean },
+    write: (stream: 'stdout' | 'stderr', chunk: Buffer) => void,
+  ): Promise<void> {
+    const req = new langproto.InstallDependenciesRequest().setIsTerminal(o.isTerminal).setUseLanguageVersionTools(o.useLanguageVersionTools).setInfo(programInfo(info));
     return new Promise((resolve, reject) => {
       const stream = this.client.installDependencies(req) as grpcTypes.ClientReadableStream<InstanceType<typeof langproto.InstallDependenciesResponse>>;
       stream.on('data', (m: InstanceType<typeof langproto.InstallDependenciesResponse>) => {

@@ -7,7 +7,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import type { StackReader } from './builtin-provider.js';
 import type { JournalPersister, SecretsCrypter, SnapshotPersister, UntypedDeployment } from './deployment.js';
 import { colorEnabled, createDisplay, type ColorMode, type DisplayFlags, type TerminalInfo } from './display.js';
-import { createEngineEventLog, type EngineEvent, type OperationStatus } from './engine-events.js';
+import { createEngineEventLog, serviceEventLog, type EngineEvent, type OperationStatus } from './engine-events.js';
 import { combineEvents, type ChangeSummary, type EngineEvents } from './events.js';
 import type { ProgramSpec, StackConfig } from './language-host.js';
 import type { TargetOptions } from './targeting.js';
@@ -268,13 +268,15 @@ export async function runOperation(req: OperationRequest): Promise<number> {
       ...flags.display,
     });
     const eventLog = flags.eventLog ? openEventLog(flags.eventLog) : undefined;
+    const serviceLog = serviceEventLog();
     const log = createEngineEventLog({
       config: req.config,
       preview: dryRun,
       debug: flags.verbose,
       now,
       emit: (e) => {
-        session.recordEvents?.([e]);
+        const recorded = serviceLog.record(e);
+        if (recorded) session.recordEvents?.([recorded]);
         display.engineEvent(e);
         eventLog?.write(e);
       },

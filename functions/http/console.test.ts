@@ -137,6 +137,21 @@ describe('the console API', () => {
     expect(after.status).toBe(401);
   });
 
+  it('acts with the token it was opened with: an organization token sees its organization, and revoking it ends the session', async () => {
+    const orgToken = await call('POST', '/api/orgs/acme/tokens', { token: ADMIN_TOKEN, body: { description: 'automation' } });
+    const asOrg = await signIn(orgToken.json.tokenValue);
+    const asAlice = await signIn(aliceToken);
+    const aliceTokenId = (await call('GET', '/api/user/tokens', { token: aliceToken })).json.tokens[0].id;
+
+    const orgStacks = await call('GET', '/api/console/orgs/acme/stacks', { cookie: asOrg.cookie });
+    await call('DELETE', `/api/user/tokens/${aliceTokenId}`, { token: aliceToken });
+    const afterRevoke = await call('GET', '/api/console/session', { cookie: asAlice.cookie });
+
+    expect(orgStacks.json.stacks.map((s: { stack: string }) => s.stack)).toEqual(['dev']);
+    expect(afterRevoke.status).toBe(401);
+    expect(afterRevoke.json.message).toMatch(/token it was opened with was revoked/);
+  });
+
   it('expires a session on the server after 12 hours', async () => {
     const { cookie } = await signIn(aliceToken);
 

@@ -94,6 +94,25 @@ describe('language plugins', () => {
     expect(existsSync(join(sandbox.home, '.pulumi/plugins/language-yaml-v0.1.0.lastused'))).toBe(true);
   }, 180_000);
 
+  it('stackyard install asks the language plugin to install dependencies, then installs the program\'s plugins', async () => {
+    const sandbox = new CliSandbox({ PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^github://api.github.com/pulumi/pulumi-testprov=${server.url}/releases` });
+    const dir = sandbox.project('installprog', PROGRAM.replace('name: yamlprog', 'name: installprog'));
+    const cli = (...args: string[]) => sandbox.run(dir, args);
+    expectOk(await cli('plugin', 'install', 'language', 'yaml', '0.1.0', '--server', `${server.url}/lang`));
+
+    const installed = await cli('install');
+    const again = await cli('install', '--no-dependencies');
+    const listed = JSON.parse((await cli('plugin', 'ls', '--json')).stdout) as { name: string; kind: string }[];
+
+    expectOk(installed);
+    expect(installed.stdout).toContain('nothing to install for the test language');
+    expect(installed.stderr).toContain('[resource plugin testprov-1.0.0] installing');
+    expectOk(again);
+    expect(again.stdout).not.toContain('nothing to install');
+    expect(again.stderr).not.toContain('installing');
+    expect(listed.map((p) => `${p.kind} ${p.name}`).sort()).toEqual(['language yaml', 'resource testprov']);
+  }, 120_000);
+
   it('fails clearly, naming the install command, when the language plugin is missing', async () => {
     const sandbox = new CliSandbox({ PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^github://=${server.url}/nothing` });
     const dir = sandbox.project('nolang', PROGRAM.replace('name: yamlprog', 'name: nolang'));

@@ -45,7 +45,7 @@ describe('the web console in Chromium', () => {
   const contexts: BrowserContext[] = [];
 
   /** A browser with a fresh profile of its own (a new user data dir each time). */
-  async function browser(viewport = { width: 1280, height: 900 }): Promise<Page> {
+  async function browser(viewport = { width: 1280, height: 900 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
     const profile = mkdtempSync(join(tmpdir(), 'stackyard-chromium-'));
     profiles.push(profile);
     const context = await chromium.launchPersistentContext(profile, {
@@ -53,6 +53,7 @@ describe('the web console in Chromium', () => {
       headless: true,
       args: CHROMIUM_FLAGS,
       viewport,
+      colorScheme,
     });
     contexts.push(context);
     return context.pages()[0] ?? (await context.newPage());
@@ -168,7 +169,7 @@ describe('the web console in Chromium', () => {
   });
 
   it("opens an update's event log and its resource changes", async () => {
-    const page = await browser();
+    const page = await browser(undefined, 'dark');
     await signInWithToken(page, aliceToken);
 
     await historyRows(page).first().getByRole('link', { name: '2' }).click();

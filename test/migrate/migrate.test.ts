@@ -6,6 +6,7 @@
  * plaintext secret. Also: the dry run changes nothing, re-runs skip, an interrupted run finishes, a failing stack
  * does not stop the others.
  */
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -141,6 +142,20 @@ describe('from a DIY folder (both layouts) into serve with local storage, then f
   }, 180_000);
 });
 
+/** Every item of the serve's DynamoDB table (stack records, updates with their config, history). */
+async function scanTable(aws: AwsStandIns): Promise<unknown[]> {
+  const client = new DynamoDBClient({ endpoint: aws.dynamodb.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  const items: unknown[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: aws.table, ExclusiveStartKey: start as never }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  client.destroy();
+  return items;
+}
+
 describe('from a DIY bucket in S3 (s3rver, both layouts) into serve with AWS storage', () => {
   let aws: AwsStandIns;
   let serve: ServeProcess;
@@ -171,12 +186,15 @@ describe('from a DIY bucket in S3 (s3rver, both layouts) into serve with AWS sto
     for (const fixture of [...PROJECT_LAYOUT, ...LEGACY_LAYOUT]) await expectMigrated(user, fixture);
     const hits = plaintextHits([aws.s3.directory, user.sandbox.root], PASSWORDS);
     expect(hits).toEqual([]);
+    const items = JSON.stringify(await scanTable(aws));
+    expect(items).toContain('stackyard:migrated-from');
+    expect(PASSWORDS.filter((password) => items.includes(password))).toEqual([]);
   }, 240_000);
 });
 
 describe('into --local', () => {
-  it('migrates a DIY folder; a conflicting stack fails alone with the exit code set', async () => {
-    const { user, projectFolder } = await userWithDiyFolders();
+  it('migrates DIY folders of both layouts; a conflicting stack fails alone with the exit code set', async () => {
+    const { user, projectFolder, legacyFolder } = await userWithDiyFolders();
     await user.run('web', ['login', '--local']);
     await user.run('web', ['stack', 'init', 'prod', '--no-select']);
 
@@ -186,7 +204,9 @@ describe('into --local', () => {
     expect(first.stderr).toContain('web/prod: failed: organization/web/prod already exists in the target and was not migrated from this source');
     expect(first.stdout).toContain('Migrated 2 stack(s)');
     expect(first.stderr).toContain('1 stack(s) were not migrated');
-    for (const fixture of PROJECT_LAYOUT.filter((s) => s.stack !== 'prod' || s.project !== 'web')) await expectMigrated(user, fixture);
+    const legacy = await user.migrate(['--from', legacyFolder], PASS_ENV);
+    expect(legacy.status, legacy.stderr).toBe(0);
+    for (const fixture of [...PROJECT_LAYOUT.filter((s) => s.stack !== 'prod' || s.project !== 'web'), ...LEGACY_LAYOUT]) await expectMigrated(user, fixture);
     expect(plaintextHits([user.sandbox.root], PASSWORDS)).toEqual([]);
   }, 180_000);
 

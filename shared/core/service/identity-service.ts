@@ -45,21 +45,6 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
     return orgs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /** A user acting as themselves without a token (a signed-in console session): the user's own roles. */
-  async function userPrincipal(login: string, unknownUser: string): Promise<Principal> {
-    const user = await identity.getUser(login).catch((error: unknown) => {
-      if (error instanceof NotFoundError) throw new UnauthorizedError(unknownUser);
-      throw error;
-    });
-    const orgs = await orgsOf(user.login);
-    return {
-      login: user.login,
-      orgs: orgs.map((org) => org.name),
-      admin: user.admin,
-      roles: Object.fromEntries(orgs.map((org) => [org.name, org.role])),
-    };
-  }
-
   /** The login a token operation is about: the caller's own, or (administrators only) someone else's. */
   async function tokenOwner(principal: Principal, login: string | undefined): Promise<string> {
     if (principal.token && principal.token.kind !== 'personal') {
@@ -106,23 +91,26 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
     };
   }
 
+  async function authenticateHash(tokenHash: string): Promise<Principal> {
+    const record = await identity.findToken(tokenHash);
+    if (!record || !sameHash(record.tokenHash, tokenHash)) throw new UnauthorizedError(INVALID_TOKEN);
+    const now = deps.now();
+    if (record.expiresAt !== undefined && record.expiresAt <= now) throw new UnauthorizedError(INVALID_TOKEN);
+    const principal = await principalOf(record);
+    // Last use is bookkeeping: a failure to record it never fails the request.
+    await identity.touchToken(tokenHash, now, LAST_USED_RESOLUTION_MS).catch(() => undefined);
+    return principal;
+  }
+
   return {
     async authenticate(token) {
       if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH) {
         throw new UnauthorizedError(INVALID_TOKEN);
       }
-      const tokenHash = hashApiToken(token);
-      const record = await identity.findToken(tokenHash);
-      if (!record || !sameHash(record.tokenHash, tokenHash)) throw new UnauthorizedError(INVALID_TOKEN);
-      const now = deps.now();
-      if (record.expiresAt !== undefined && record.expiresAt <= now) throw new UnauthorizedError(INVALID_TOKEN);
-      const principal = await principalOf(record);
-      // Last use is bookkeeping: a failure to record it never fails the request.
-      await identity.touchToken(tokenHash, now, LAST_USED_RESOLUTION_MS).catch(() => undefined);
-      return principal;
+      return authenticateHash(hashApiToken(token));
     },
 
-    principalOf: (login) => userPrincipal(login, 'This user no longer exists: sign in again as another user.'),
+    authenticateHash,
 
     async getUser(principal) {
       if (principal.token && principal.token.kind !== 'personal') {
