@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { renderError } from './output/errors.js';
+import { dropSdkNodeVersionWarning } from './sdk-warnings.js';
 import { createProgram } from './program.js';
 
 declare const __STACKYARD_VERSION__: string;
@@ -19,4 +20,5 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+dropSdkNodeVersionWarning();
 process.exitCode = await main(process.argv);

@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { awsStorageOptionsFromEnv, createAwsStorage } from '../shared/adapters/aws/index.js';
 import { createServices } from '../shared/core/service/index.js';
 import type { Services } from '../shared/core/service/types.js';
+import type { AccessLogEntry } from './http/access-log.js';
 import { createApi, type ApiHandler } from './http/api.js';
 import { findConsoleAssets } from './http/console-assets.js';
 import type { HandlerGroup } from './http/router.js';
@@ -32,12 +33,14 @@ function lambdaServices(event: APIGatewayProxyEventV2): Services {
 export function lambdaHandler(group: HandlerGroup): ApiGatewayHandler {
   const logger = createApiLogger(group);
   let api: ApiHandler | undefined;
+  const accessLog = (entry: AccessLogEntry) => logger.info('access', { ...entry });
   return createApiGatewayHandler(
     logger,
     (event) =>
       (api ??= createApi({
         services: lambdaServices(event),
         logger,
+        accessLog,
         // The bundle's `console/` folder (infra copies dist/console next to each handler).
         consoleAssets: findConsoleAssets(dirname(fileURLToPath(import.meta.url))),
       })),

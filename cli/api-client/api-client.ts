@@ -34,9 +34,25 @@ export interface ApiClientOptions {
   fetch?: typeof fetch;
   /** Delay between retries; tests pass a no-op. */
   sleep?: (ms: number) => Promise<void>;
-  /** Attempts for retryable calls (default 4, as the Pulumi CLI). */
+  /** Most attempts of a retryable call (default 10). */
   attempts?: number;
+  /** Most time spent waiting between attempts of one call (default 60 s, `STACKYARD_RETRY_BUDGET_SECONDS`). */
+  retryBudgetMs?: number;
+  /** Where "retrying in …" notices go (default: stderr). */
+  notify?: (message: string) => void;
+  /** Random number in [0, 1) for jitter; tests pin it. */
+  random?: () => number;
 }
+
+/**
+ * Which calls are retried (docs/cli.md, "Retries"): GET and HEAD, and calls marked `idempotent` — every
+ * update-token call (checkpoint, verbatim, delta and journal saves, events, renew, complete: the service makes each
+ * safe to repeat) and the few API calls that are (cancel, encrypt, decrypt). Retried on network errors, 429 and 5xx.
+ */
+const DEFAULT_ATTEMPTS = 10;
+const DEFAULT_RETRY_BUDGET_MS = 60_000;
+const BASE_DELAY_MS = 500;
+const MAX_DELAY_MS = 8_000;
 
 /** Trims trailing slashes, as `pulumi login` does, so `https://host/` and `https://host` are one backend. */
 export function normalizeServiceUrl(url: string): string {
@@ -48,6 +64,9 @@ export class ApiClient {
   private readonly fetchImpl: typeof fetch;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly attempts: number;
+  private readonly retryBudgetMs: number;
+  private readonly notify: (message: string) => void;
+  private readonly random: () => number;
 
   constructor(
     baseUrl: string,
@@ -57,7 +76,11 @@ export class ApiClient {
     this.baseUrl = normalizeServiceUrl(baseUrl);
     this.fetchImpl = options.fetch ?? fetch;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-    this.attempts = options.attempts ?? 4;
+    this.attempts = options.attempts ?? DEFAULT_ATTEMPTS;
+    const budgetSeconds = Number(process.env.STACKYARD_RETRY_BUDGET_SECONDS);
+    this.retryBudgetMs = options.retryBudgetMs ?? (Number.isFinite(budgetSeconds) && budgetSeconds >= 0 ? budgetSeconds * 1000 : DEFAULT_RETRY_BUDGET_MS);
+    this.notify = options.notify ?? ((message) => process.stderr.write(`${message}\n`));
+    this.random = options.random ?? Math.random;
   }
 
   /** Performs the call and returns the decoded JSON body (`undefined` for an empty body). */
@@ -81,23 +104,39 @@ export class ApiClient {
     }
     const retryable = call.method === 'GET' || call.method === 'HEAD' || call.idempotent === true;
     const attempts = retryable ? this.attempts : 1;
+    const what = call.operation ?? `${call.method} ${call.path}`;
+    let waited = 0;
+    /** Waits before the next attempt, or answers false when the attempts or the time budget are spent. */
+    const pause = async (attempt: number, reason: string, retryAfterMs: number | undefined): Promise<boolean> => {
+      if (attempt >= attempts) return false;
+      // Full jitter on an exponential step, so clients that failed together do not come back together; a
+      // Retry-After is honoured as a floor, with a little jitter on top for the same reason.
+      const step = Math.min(BASE_DELAY_MS * 2 ** (attempt - 1), MAX_DELAY_MS);
+      const delay = Math.round(
+        retryAfterMs === undefined ? step / 2 + (this.random() * step) / 2 : retryAfterMs + this.random() * BASE_DELAY_MS,
+      );
+      if (waited + delay > this.retryBudgetMs) return false;
+      this.notify(
+        `${reason}; retrying ${what} in ${(delay / 1000).toFixed(1)} s (attempt ${attempt + 1} of at most ${attempts}, ` +
+          `${Math.round((this.retryBudgetMs - waited) / 1000)} s of retries left).`,
+      );
+      waited += delay;
+      await this.sleep(delay);
+      return true;
+    };
     for (let attempt = 1; ; attempt++) {
       let response: Response;
       try {
         response = await this.fetchImpl(url, { method: call.method, headers, body: body === undefined ? undefined : new Uint8Array(body) });
       } catch (error) {
-        if (attempt < attempts) {
-          await this.sleep(backoff(attempt));
-          continue;
-        }
         const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+        if (await pause(attempt, `Cannot reach ${this.baseUrl} (${cause})`, undefined)) continue;
         throw new ApiError(0, `cannot reach ${this.baseUrl}: ${cause}`, undefined, call.operation);
       }
       if (response.status < 400) return (await decodeBody(response)) as T;
       const error = await toApiError(response, call.operation);
       const transient = error.status >= 500 || error.status === 429;
-      if (transient && attempt < attempts) {
-        await this.sleep(retryAfter(response) ?? backoff(attempt));
+      if (transient && (await pause(attempt, `${this.baseUrl} answered ${error.status} (${error.message})`, retryAfter(response)))) {
         continue;
       }
       throw error;
@@ -114,14 +153,11 @@ export class ApiClient {
   }
 }
 
-function backoff(attempt: number): number {
-  return Math.min(200 * 2 ** (attempt - 1), 2000);
-}
-
+/** `Retry-After` in seconds (an HTTP date is not worth parsing from our own service), in milliseconds. */
 function retryAfter(response: Response): number | undefined {
   const header = response.headers.get('retry-after');
-  const seconds = header === null ? NaN : Number(header);
-  return Number.isFinite(seconds) ? Math.min(seconds, 10) * 1000 : undefined;
+  const seconds = header === null || header.trim() === '' ? NaN : Number(header);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
 }
 
 async function decodeBody(response: Response): Promise<unknown> {

@@ -126,7 +126,13 @@ export async function openForeignSecrets(
   const ciphertexts = [...new Set(sealed.map((s) => s.ciphertext!))];
   if (await opensAll(backend, ref, ciphertexts)) return undefined;
   const decrypter = await decrypterForProvider(spec, options);
-  const plaintexts = await decrypter.decrypt(ciphertexts);
+  const plaintexts = await decrypter.decrypt(ciphertexts).catch((error: unknown) => {
+    if (error instanceof UserError) throw error;
+    throw new UserError(
+      `the deployment's secrets could not be decrypted with the ${decrypter.description} secrets provider it names: ${(error as Error).message}`,
+      'Make sure you may decrypt that stack\'s secrets there, or export it with `--show-secrets` and import that file.',
+    );
+  });
   const byCiphertext = new Map(ciphertexts.map((c, i) => [c, plaintexts[i]!]));
   for (const secret of sealed) {
     secret.plaintext = byCiphertext.get(secret.ciphertext!)!;

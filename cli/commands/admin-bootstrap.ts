@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import { createAwsStorage, hashToken } from '../../shared/adapters/aws/index.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../shared/core/errors.js';
 import { validateOrgName } from '../../shared/core/names.js';
+import { API_TOKEN_PREFIX } from '../../shared/core/service/identity-service.js';
 import type { IdentityStore, UserRecord } from '../../shared/ports/identity-store.js';
 
 /** Options of `stackyard admin bootstrap`. */
@@ -59,7 +60,7 @@ export async function bootstrapAdministrator(
   await ignoreConflict(identity.createOrg({ name: login, createdAt }));
   await ignoreConflict(identity.addMember({ org: login, login, role: 'admin' }));
 
-  const token = random(32).toString('base64url');
+  const token = API_TOKEN_PREFIX + random(32).toString('base64url');
   const tokenId = `bootstrap-${random(6).toString('hex')}`;
   await identity.putToken({ id: tokenId, tokenHash: hashToken(token), login, description: DESCRIPTION, createdAt });
   return { login, tokenId, token };

@@ -15,11 +15,20 @@ describe('programFromProject', () => {
       'dev',
     );
     expect(program).toMatchObject({ rootDir: '/root', project: 'p', stack: 'dev', main: 'src/', runtimeOptions: { typescript: false, nodeargs: '--max-old-space-size=512' } });
-    expect(projectPlugins).toEqual([{ name: 'acme', path: './bin', version: undefined }]);
+    expect(projectPlugins).toEqual([{ name: 'acme', path: './bin', kind: 'resource' }]);
+    expect(program.runtime).toBeUndefined();
   });
 
-  it('refuses runtimes other than nodejs', () => {
-    expect(() => programFromProject({ name: 'p', runtime: 'python' }, '/root', 'dev')).toThrow(/runtime "python" is not supported/);
+  it('hands every other runtime, with its options, to a language plugin', () => {
+    const { program, projectPlugins } = programFromProject(
+      { name: 'p', runtime: { name: 'python', options: { toolchain: 'uv' } }, plugins: { languages: [{ name: 'python', path: './lang', version: '3.1.0' }] } },
+      '/root',
+      'dev',
+    );
+    expect(program.runtime).toEqual({ name: 'python', options: { toolchain: 'uv' } });
+    expect(program.runtimeOptions).toBeUndefined();
+    expect(projectPlugins).toEqual([{ name: 'python', path: './lang', kind: 'language', version: '3.1.0' }]);
+    expect(programFromProject({ name: 'p', runtime: 'yaml' }, '/root', 'dev').program.runtime).toEqual({ name: 'yaml', options: {} });
   });
 });
 

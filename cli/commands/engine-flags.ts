@@ -9,6 +9,7 @@ import type { OperationCommand, OperationFlags } from '../engine/operation.js';
 import { UsageError } from '../output/errors.js';
 import type { ConfigOverride } from '../project/config-overrides.js';
 import { addFlags, type FlagSpec } from './pulumi-flags.js';
+import { toTargetFlags } from './target-flags.js';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -59,7 +60,7 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--diff', description: 'show changed properties of updates and replacements', commands: ALL },
   { flags: '-j, --json', description: 'print one JSON document instead of progress lines', commands: ALL },
   { flags: '-p, --parallel <n>', description: 'run at most this many resource operations at once', commands: ALL, parse: positiveInt },
-  { flags: '-t, --target <urn>', description: 'operate on this resource only (repeatable)', commands: ALL, repeatable: true },
+  { flags: '-t, --target <urn>', description: 'operate on this resource only; repeatable; wildcards (*, **) are supported', commands: ALL, repeatable: true },
   { flags: '-m, --message <text>', description: 'message recorded with the update', commands: ALL },
   { flags: '-v, --verbose <level>', description: 'print engine debug diagnostics', commands: ALL },
   { flags: '-d, --debug', description: 'print debug diagnostics (as -v)', commands: ALL },
@@ -85,14 +86,14 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--event-log <file>', description: 'also write each engine event, one JSON document a line, to this file', commands: ALL },
   { flags: '--remove', description: 'remove the stack and its config file after destroying it', commands: ['destroy'] },
   { flags: '--clear-pending-creates', description: 'clear interrupted creates from the state (stackyard always does, with a warning)', commands: ['refresh'] },
-  // Owned by the engine work of issue 14: refused until the engine implements them.
-  { flags: '-x, --exclude <urn>', description: 'leave this resource out (repeatable)', commands: ALL, repeatable: true, refused: 'not implemented yet' },
-  { flags: '--exclude-dependents', description: 'also leave out the dependents of --exclude', commands: ALL, refused: 'not implemented yet' },
-  { flags: '--target-dependents', description: 'also target the dependents of --target', commands: ALL, refused: 'not implemented yet' },
-  { flags: '--replace <urn>', description: 'replace this resource (repeatable)', commands: PROGRAM, repeatable: true, refused: 'not implemented yet' },
-  { flags: '--target-replace <urn>', description: 'replace this resource, targeting only it (repeatable)', commands: PROGRAM, repeatable: true, refused: 'not implemented yet' },
-  { flags: '--continue-on-error', description: 'keep going after a failed step', commands: ['up', 'destroy'], refused: 'not implemented yet' },
-  { flags: '--exclude-protected', description: 'leave protected resources (and their dependencies) alone', commands: ['destroy'], refused: 'not implemented yet' },
+  { flags: '--target-dependents', description: 'also operate on the resources that depend on a --target', commands: ALL },
+  { flags: '-x, --exclude <urn>', description: 'leave this resource (and what it depends on) alone; repeatable; wildcards (*, **) are supported', commands: ['preview', 'destroy', 'refresh'], repeatable: true },
+  { flags: '--exclude <urn>', description: 'leave this resource (and what it depends on) alone; repeatable; wildcards (*, **) are supported', commands: ['up'], repeatable: true },
+  { flags: '--exclude-dependents', description: 'also leave alone the resources that depend on an --exclude', commands: ['preview', 'up', 'refresh'] },
+  { flags: '--replace <urn>', description: 'replace this resource even if it has no changes (repeatable)', commands: PROGRAM, repeatable: true },
+  { flags: '--target-replace <urn>', description: 'replace this resource and operate on it only (repeatable)', commands: PROGRAM, repeatable: true },
+  { flags: '--continue-on-error', description: 'keep going after a failed step, skipping only what depends on it (the run still fails)', commands: ['up', 'destroy'] },
+  { flags: '--exclude-protected', description: 'do not destroy protected resources (nor what they depend on); destroy all others', commands: ['destroy'] },
   // Refused: they need something stackyard does not have.
   { flags: '--policy-pack <path>', description: 'run this policy pack', commands: PROGRAM, repeatable: true, refused: NO_POLICY },
   { flags: '--policy-pack-config <path>', description: 'policy pack config', commands: PROGRAM, repeatable: true, refused: NO_POLICY },
@@ -154,7 +155,7 @@ export function toOperationFlags(opts: Record<string, unknown>, env: NodeJS.Proc
     skipPreview,
     diff: opts.diff === true,
     json: opts.json === true,
-    target: Array.isArray(opts.target) ? (opts.target as string[]) : undefined,
+    ...toTargetFlags(opts),
     refresh: opts.refresh === true ? true : opts.refresh === false ? false : undefined,
     expectNoChanges: opts.expectNoChanges === true,
     parallel: typeof opts.parallel === 'number' ? opts.parallel : undefined,

@@ -5,11 +5,10 @@
  */
 import { UserError } from '../output/errors.js';
 import { PluginAcquisitionError } from '../plugins/acquire.js';
-import { hasExactPlugin, listInstalledPlugins, selectPlugin } from '../plugins/cache.js';
-import { installPlugin, PluginInstallError } from '../plugins/install.js';
-import { nodeProjectPlugins } from '../plugins/project-plugins.js';
-import { currentPlatform, PluginSourceError, sourceFor } from '../plugins/sources.js';
-import { describeSpec, isPluginKind, type PluginSpec } from '../plugins/types.js';
+import { installMany } from '../plugins/install-many.js';
+import { projectPluginReport } from '../engine/project-plugins.js';
+import { currentPlatform, sourceFor } from '../plugins/sources.js';
+import { isPluginKind, type PluginSpec } from '../plugins/types.js';
 import { parseTolerant } from '../plugins/version.js';
 import { STACKYARD_VERSION } from '../version.js';
 import type { CommandHandler } from './register.js';
@@ -67,24 +66,6 @@ async function withLatestVersion(spec: PluginSpec, env: NodeJS.ProcessEnv): Prom
   }
 }
 
-/** Runs `tasks` with at most `limit` at once (`limit` < 1: all at once). */
-async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promise<PromiseSettledResult<void>[]> {
-  if (limit < 1) return Promise.allSettled(tasks.map((t) => t()));
-  const results: PromiseSettledResult<void>[] = new Array(tasks.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < tasks.length) {
-      const i = next++;
-      results[i] = await tasks[i]!().then(
-        () => ({ status: 'fulfilled', value: undefined }) as const,
-        (reason: unknown) => ({ status: 'rejected', reason }) as const,
-      );
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
-  return results;
-}
-
 export const pluginInstall: CommandHandler = async (ctx, args, opts) => {
   const file = typeof opts.file === 'string' ? opts.file : undefined;
   let specs: PluginSpec[];
@@ -94,26 +75,21 @@ export const pluginInstall: CommandHandler = async (ctx, args, opts) => {
     if (file) throw new UserError('--file (-f) is only valid if a specific package is being installed');
     if (opts.checksum) throw new UserError('--checksum is only valid if a specific package is being installed');
     const project = await ctx.requireProject();
-    specs = nodeProjectPlugins(project.raw, project.dir).filter((s) => !isBundled(s));
+    specs = (await projectPluginReport(project.raw, project.dir, ctx.env, STACKYARD_VERSION)).plugins.filter((s) => !isBundled(s));
   }
-  const installed = listInstalledPlugins(ctx.env);
-  const tasks = specs
-    .filter((spec) => opts.reinstall === true || !(opts.exact === true ? hasExactPlugin(spec, ctx.env) : selectPlugin(installed, spec)))
-    .map((spec) => async () => {
-      const label = `[${spec.kind} plugin ${describeSpec(spec)}]`;
-      process.stderr.write(`${label} installing\n`);
-      const target = await withLatestVersion(spec, ctx.env);
-      await installPlugin(target, file ? { from: 'file', path: file } : { from: 'download' }, {
-        env: ctx.env,
-        reinstall: opts.reinstall === true,
-        userAgent: `stackyard/${STACKYARD_VERSION}`,
-        onProgress: (p) => {
-          if (p.phase === 'downloading') process.stderr.write(`Downloading plugin ${describeSpec(p.spec)} from ${p.url}\n`);
-        },
-      });
+  try {
+    await installMany(specs, {
+      env: ctx.env,
+      reinstall: opts.reinstall === true,
+      exact: opts.exact === true,
+      parallel: typeof opts.parallel === 'number' ? opts.parallel : 4,
+      content: file ? { from: 'file', path: file } : { from: 'download' },
+      userAgent: `stackyard/${STACKYARD_VERSION}`,
+      withVersion: (spec) => withLatestVersion(spec, ctx.env),
+      write: (line) => void process.stderr.write(`${line}\n`),
     });
-  const parallel = typeof opts.parallel === 'number' ? opts.parallel : 4;
-  const failures = (await runLimited(tasks, parallel)).flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-  if (failures.length === 1 && (failures[0] instanceof PluginInstallError || failures[0] instanceof PluginSourceError)) throw new UserError((failures[0] as Error).message);
-  if (failures.length) throw new UserError(new PluginAcquisitionError(failures.map((f) => (f instanceof Error ? f : new Error(String(f))))).message);
+  } catch (err) {
+    if (err instanceof PluginAcquisitionError) throw new UserError(err.message);
+    throw err;
+  }
 };

@@ -1,10 +1,12 @@
 /** `stackyard plugin ls [--project] [--json]`: the plugin cache as `pulumi plugin ls` shows it. */
 import { listInstalledPlugins, pluginFileInfo } from '../plugins/cache.js';
 import { formatBytes } from '../plugins/format.js';
-import { declaredPlugins, nodeProjectPlugins } from '../plugins/project-plugins.js';
+import { projectPluginReport } from '../engine/project-plugins.js';
+import { declaredPlugins } from '../plugins/project-plugins.js';
 import { resolvePlugin } from '../plugins/resolve.js';
 import type { InstalledPlugin } from '../plugins/types.js';
 import { compareVersions } from '../plugins/version.js';
+import { STACKYARD_VERSION } from '../version.js';
 import type { CommandHandler } from './register.js';
 
 /** Pulumi's JSON time format: milliseconds and the zone, in UTC. */
@@ -35,7 +37,9 @@ async function projectPlugins(ctx: Parameters<CommandHandler>[0]): Promise<Insta
   const project = await ctx.requireProject();
   const declared = declaredPlugins(project.raw);
   const found: InstalledPlugin[] = [];
-  for (const spec of nodeProjectPlugins(project.raw, project.dir)) {
+  const report = await projectPluginReport(project.raw, project.dir, ctx.env, STACKYARD_VERSION);
+  const specs = [...report.plugins, ...(report.language.name === 'nodejs' ? [] : [{ kind: 'language' as const, name: report.language.name }])];
+  for (const spec of specs) {
     const hit = resolvePlugin(spec, { env: ctx.env, projectPlugins: declared, projectDir: project.dir });
     if (hit?.source === 'cache') found.push({ kind: spec.kind, name: spec.name, version: hit.version ?? spec.version ?? '', path: hit.path.slice(0, hit.path.lastIndexOf('/')) });
   }

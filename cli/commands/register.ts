@@ -2,7 +2,7 @@
  * The command tree, in Pulumi's grammar. Only names and flags live here: each command's body is imported when it
  * runs, so `stackyard --version` loads nothing but commander.
  */
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { UserError } from '../output/errors.js';
 import type { CommandContext } from './context.js';
 import { engineCommand } from './engine-command.js';
@@ -86,6 +86,12 @@ const HOOK_SCOPE_FLAGS: FlagSpec[] = [
   { flags: '-s, --stack <name>', description: 'the stack whose hooks to use (default: the selected stack)' },
   { flags: '--org <org>', description: 'the organization\'s hooks instead, which see every stack of it' },
 ];
+
+/** An integer flag value (negative allowed), as cobra's IntVar reads it. */
+function integer(value: string): number {
+  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError('must be an integer');
+  return Number(value);
+}
 
 /** Adds every command (and Pulumi's global flags) to the program. */
 export function registerCommands(program: Command): void {
@@ -208,11 +214,25 @@ export function registerCommands(program: Command): void {
     { flags: '--to <version>', description: 'the version to restore (see `stack history`)', parse: positiveInteger },
   ], async () => (await import('./rollback.js')).stackRollback);
 
+  leaf(stackCmd, 'change-secrets-provider <provider>', 'Move a stack\'s config and state secrets to the stack\'s own key (provider `default`)', [
+    STACK_FLAG,
+  ], async () => (await import('./change-secrets-provider.js')).changeSecretsProvider);
+
   const tag = stackCmd.command('tag').description('Manage stack tags');
   leaf(tag, 'get <name>', 'Get a single stack tag value', [STACK_FLAG], async () => (await stack()).tagGet);
   leaf(tag, 'ls', 'List all stack tags', [STACK_FLAG, JSON_FLAG], async () => (await stack()).tagLs);
   leaf(tag, 'rm <name>', 'Remove a stack tag', [STACK_FLAG], async () => (await stack()).tagRm);
   leaf(tag, 'set <name> <value>', 'Set a stack tag', [STACK_FLAG], async () => (await stack()).tagSet);
+
+  leaf(program, 'migrate', 'Move stacks (state, tags, history, config) from a Pulumi DIY backend, a Pulumi-compatible service or another stackyard backend into this one (docs/migration.md)', [
+    { flags: '--from <source>', description: 'file://<dir> or s3://<bucket>[/<prefix>] (Pulumi DIY), https://<service>, or a stackyard data folder' },
+    { flags: '--from-local', description: 'from the `login --local` data folder' },
+    { flags: '--from-token <token>', description: 'access token for a service source (or STACKYARD_FROM_TOKEN)' },
+    { flags: '--stack <glob>', description: 'only stacks matching project/stack (repeatable; * and ?)', repeatable: true },
+    { flags: '--org <org>', description: 'organization of the new stacks (default: your default organization)' },
+    { flags: '--project-dir <dir>', description: 'also migrate the Pulumi.<stack>.yaml files of this project (repeatable)', repeatable: true },
+    { flags: '--dry-run', description: 'print the plan (stacks, resources, secrets, conflicts) and change nothing' },
+  ], async () => (await import('./migrate.js')).migrate);
 
   leaf(program, 'console', 'Open the current stack in the web console (signed in through a one-time code)', [
     { flags: '-s, --stack <name>', description: 'the name of the stack to view' },
@@ -316,6 +336,20 @@ export function registerCommands(program: Command): void {
     );
   });
 
+  leaf(program, 'install', 'Install the current program\'s dependencies and the plugins it needs', [
+    { flags: '--parallel <n>', description: 'the max number of concurrent plugin installs (less than 1: unbounded)', parse: integer },
+    { flags: '--reinstall', description: 'reinstall a plugin even if it already exists' },
+    { flags: '--no-plugins', description: 'skip installing plugins' },
+    { flags: '--no-dependencies', description: 'skip installing dependencies' },
+    { flags: '--use-language-version-tools', description: 'use language version tools to set up and install the language runtime' },
+  ], async () => (await import('./install.js')).install);
+
+  leaf(program, 'about', 'Print information about the stackyard environment (CLI, plugins, host, project, stack, backend)', [
+    JSON_FLAG,
+    STACK_FLAG,
+    { flags: '-t, --transitive', description: 'include transitive dependencies', refused: 'stackyard lists the program\'s direct dependencies only' },
+  ], async () => (await import('./about.js')).about);
+
   const pluginCmd = program.command('plugin').description('Manage language and resource provider plugins (the cache shared with pulumi; docs/cli.md)');
   leaf(pluginCmd, 'ls', 'List plugins', [
     { flags: '-p, --project', description: 'list only the plugins used by the current project' },
@@ -327,7 +361,7 @@ export function registerCommands(program: Command): void {
     { flags: '-f, --file <path>', description: 'install a plugin from a binary, folder or tarball, instead of downloading it' },
     { flags: '--reinstall', description: 'reinstall a plugin even if it already exists' },
     { flags: '--checksum <sha256>', description: 'the expected SHA256 checksum for the plugin archive' },
-    { flags: '--parallel <n>', description: 'the max number of concurrent installs (less than 1: unbounded)', parse: (v: string) => Number.parseInt(v, 10) },
+    { flags: '--parallel <n>', description: 'the max number of concurrent installs (less than 1: unbounded)', parse: integer },
   ], async () => (await pluginCommands.install()).pluginInstall);
   leaf(pluginCmd, 'rm [kind] [name] [version]', 'Remove one or more plugins from the download cache (VERSION may be a range)', [
     { flags: '-a, --all', description: 'remove all plugins' },

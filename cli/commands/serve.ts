@@ -32,18 +32,32 @@ export function serveSettings(flags: { port?: number; host?: string; dataDir?: s
   };
 }
 
-/** Resolves once SIGINT or SIGTERM arrives. */
-function untilStopped(): Promise<void> {
+/**
+ * Resolves at the first SIGINT or SIGTERM. From then on the process exits within `graceMs` whatever happens, and a
+ * second signal exits at once (someone pressing Ctrl-C twice means it).
+ */
+function untilStopped(graceMs: number): Promise<void> {
   return new Promise((resolve) => {
-    const stop = () => {
+    const stop = (signal: NodeJS.Signals) => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      process.stderr.write(`Received ${signal}: no new connections; finishing the requests in flight.\n`);
+      const force = () => process.exit(130);
+      process.once('SIGINT', force);
+      process.once('SIGTERM', force);
+      setTimeout(() => {
+        process.stderr.write(`Requests still running after ${graceMs / 1000} s; exiting anyway.\n`);
+        process.exit(1);
+      }, graceMs).unref();
       resolve();
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
 }
+
+/** From the first signal to exit, at most: what process supervisors usually allow before SIGKILL. */
+const STOP_GRACE_MS = 10_000;
 
 /** `stackyard serve`: the Stackyard API over HTTP on this machine; the server code is loaded only when it runs. */
 export function serveCommand(): Command {
@@ -61,6 +75,7 @@ export function serveCommand(): Command {
         '  STACKYARD_ADMIN_TOKEN        make this token an administrator\'s (re-applied at every start)\n' +
         '  STACKYARD_ADMIN_USER         that administrator\'s login (default: admin)\n' +
         '  STACKYARD_PUBLIC_URL         the URL users log in with, when it is not http://<host>:<port>\n' +
+        '  STACKYARD_ACCESS_LOG=off     no access log (default: one JSON line per request on stdout)\n' +
         '  STACKYARD_HOOKS_ALLOW_PRIVATE=true   let hooks call http:// and private addresses (receivers on this machine)\n' +
         '  STACKYARD_HOOKS_DISPATCH_MS  pause between hook dispatcher runs (default: 1000)\n' +
         '  STACKYARD_HOOKS_MAX_ATTEMPTS, STACKYARD_HOOKS_BASE_DELAY_MS, STACKYARD_HOOKS_MAX_DELAY_MS   delivery retries (default: 5, 2000, 300000)\n' +
@@ -75,7 +90,8 @@ export function serveCommand(): Command {
         env: process.env,
         print: (line) => process.stdout.write(`${line}\n`),
       });
-      await untilStopped();
+      await untilStopped(STOP_GRACE_MS);
       await running.close();
+      process.stderr.write('Stopped.\n');
     });
 }

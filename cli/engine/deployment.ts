@@ -19,6 +19,8 @@ export interface ResourceState {
   outputs?: PropertyMap;
   parent?: string;
   protect?: boolean;
+  /** Replaced on the next update (`state taint`), as Pulumi does; the replacement is not tainted. */
+  taint?: boolean;
   external?: boolean;
   dependencies?: string[];
   initErrors?: string[];
@@ -210,7 +212,7 @@ export class DeploymentSerializer {
 }
 
 const RESOURCE_KEYS: (keyof ResourceState)[] = [
-  'urn', 'custom', 'delete', 'id', 'type', 'inputs', 'outputs', 'parent', 'protect', 'external', 'dependencies',
+  'urn', 'custom', 'delete', 'id', 'type', 'inputs', 'outputs', 'parent', 'protect', 'taint', 'external', 'dependencies',
   'initErrors', 'provider', 'propertyDependencies', 'pendingReplacement', 'additionalSecretOutputs', 'aliases',
   'customTimeouts', 'importID', 'retainOnDelete', 'deletedWith', 'created', 'modified', 'sourcePosition',
   'ignoreChanges', 'replaceOnChanges',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ResourceState } from './deployment.js';
-import { createEngineEventLog, type EngineEvent } from './engine-events.js';
+import { createEngineEventLog, serviceEventLog, type EngineEvent } from './engine-events.js';
 import { makeSecret } from './properties.js';
 
 const urn = 'urn:pulumi:dev::p::t:index:Thing::a';
@@ -92,4 +92,33 @@ describe('engine events', () => {
     verbose.l.events.diag?.({ severity: 'debug', message: 'noise' });
     expect(verbose.events).toHaveLength(1);
   });
+
+  it('records for the service every event but the same steps of resources other than the stack, numbered from 0', () => {
+    const { l, events } = log();
+    const thing: ResourceState = { urn, custom: true, type: 't:index:Thing', id: 'a-1', inputs: { size: 1 }, outputs: { size: 1 } };
+    const stack: ResourceState = { urn: 'urn:pulumi:dev::p::pulumi:pulumi:Stack::p-dev', custom: false, type: 'pulumi:pulumi:Stack', outputs: { url: 'u' } };
+    const changed: ResourceState = { ...thing, urn: `${urn}-b`, inputs: { size: 2 } };
+    l.prelude();
+    for (const phase of ['start', 'done'] as const) {
+      l.events.step?.({ op: 'same', urn: stack.urn, type: stack.type, phase, preview: false, old: stack, new: stack });
+      l.events.step?.({ op: 'same', urn, type: thing.type, phase, preview: false, old: thing, new: thing });
+      l.events.step?.({ op: 'update', urn: changed.urn, type: changed.type, phase, preview: false, old: thing, new: changed, diffKeys: ['size'] });
+    }
+    l.summary({ changes: { same: 2, update: 1 }, durationMs: 1_000, status: 'succeeded' });
+    const service = serviceEventLog();
+
+    const recorded = events.map((e) => service.record(e)).filter((e): e is EngineEvent => e !== undefined);
+
+    expect(recorded.map((e) => e.sequence)).toEqual([0, 1, 2, 3, 4, 5]);
+    const steps = recorded.flatMap((e) => ('resourcePreEvent' in e ? [e.resourcePreEvent.metadata] : 'resOutputsEvent' in e ? [e.resOutputsEvent.metadata] : []));
+    expect(steps.map((m) => [m.op, m.urn])).toEqual([
+      ['same', stack.urn],
+      ['update', changed.urn],
+      ['same', stack.urn],
+      ['update', changed.urn],
+    ]);
+    expect(steps[2]!.new?.outputs).toEqual({ url: 'u' });
+    expect(recorded.at(-1)).toMatchObject({ summaryEvent: { resourceChanges: { same: 2, update: 1 } } });
+  });
 });
+

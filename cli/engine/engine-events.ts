@@ -190,3 +190,25 @@ export function createEngineEventLog(o: EngineEventLogOptions): EngineEventLog {
       }),
   };
 }
+
+const STACK_TYPE = 'pulumi:pulumi:Stack';
+
+/**
+ * The events the service records, numbered from 0 in their own sequence: `record(event)` gives the event to send, or
+ * `undefined` when the service's log leaves it out, which is the start and end of a `same` step of any resource but
+ * the stack. Such a step changed nothing, and neither Pulumi's display (without `--show-sames`) nor the console shows
+ * it; the summary still counts it (`resourceChanges.same`), which is what `stack history` reads. The log of an update
+ * that changes one resource of a thousand then costs what changed, not the stack. Everything else is recorded as
+ * made, the stack's own events included (their outputs are the stack's outputs). `--json` and `--event-log` keep
+ * every event, as Pulumi prints them.
+ */
+export function serviceEventLog(): { record(event: EngineEvent): EngineEvent | undefined } {
+  let sequence = 0;
+  return {
+    record(event) {
+      const payload = 'resourcePreEvent' in event ? event.resourcePreEvent : 'resOutputsEvent' in event ? event.resOutputsEvent : undefined;
+      if (payload && payload.metadata.op === 'same' && payload.metadata.type !== STACK_TYPE) return undefined;
+      return { ...event, sequence: sequence++ };
+    },
+  };
+}

@@ -36,6 +36,11 @@ export interface ProgramSpec {
   /** Pulumi.yaml `main` (file or directory), relative to rootDir. */
   main?: string;
   runtimeOptions?: NodeRuntimeOptions;
+  /**
+   * A runtime other than `nodejs` (Pulumi.yaml `runtime`, name and options): the program runs through the language
+   * plugin `pulumi-language-<name>` (cli/engine/language-plugin.ts). Absent for Node.js programs.
+   */
+  runtime?: { name: string; options: Record<string, unknown> };
   project: string;
   stack: string;
   organization?: string;

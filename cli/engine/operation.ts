@@ -7,9 +7,10 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import type { StackReader } from './builtin-provider.js';
 import type { JournalPersister, SecretsCrypter, SnapshotPersister, UntypedDeployment } from './deployment.js';
 import { colorEnabled, createDisplay, type ColorMode, type DisplayFlags, type TerminalInfo } from './display.js';
-import { createEngineEventLog, type EngineEvent, type OperationStatus } from './engine-events.js';
+import { createEngineEventLog, serviceEventLog, type EngineEvent, type OperationStatus } from './engine-events.js';
 import { combineEvents, type ChangeSummary, type EngineEvents } from './events.js';
 import type { ProgramSpec, StackConfig } from './language-host.js';
+import type { TargetOptions } from './targeting.js';
 import { describeLeaseHolder, type LeaseWaitOptions } from './lease-wait.js';
 import type { ProjectPlugin } from './plugin-discovery.js';
 import { PluginAcquisitionError } from '../plugins/acquire.js';
@@ -101,6 +102,20 @@ export interface OperationFlags {
   diff?: boolean;
   json?: boolean;
   target?: string[];
+  /** `--target-dependents`. */
+  targetDependents?: boolean;
+  /** `--exclude` (`-x`). */
+  exclude?: string[];
+  /** `--exclude-dependents`. */
+  excludeDependents?: boolean;
+  /** `--replace`: replaced even without a diff. */
+  replace?: string[];
+  /** `--target-replace`: targeted and replaced. */
+  targetReplace?: string[];
+  /** `--continue-on-error` (up, destroy). */
+  continueOnError?: boolean;
+  /** `destroy --exclude-protected`. */
+  excludeProtected?: boolean;
   refresh?: boolean;
   expectNoChanges?: boolean;
   parallel?: number;
@@ -174,6 +189,17 @@ function openEventLog(path: string): { write(e: EngineEvent): void; close(): voi
   };
 }
 
+/** The engine's `--target`/`--exclude`/`--replace` options from the command's flags. */
+function targetingOf(flags: OperationFlags): TargetOptions {
+  return {
+    targets: [...(flags.target ?? []), ...(flags.targetReplace ?? [])],
+    targetDependents: flags.targetDependents,
+    excludes: flags.exclude,
+    excludeDependents: flags.excludeDependents,
+    replaces: [...(flags.replace ?? []), ...(flags.targetReplace ?? [])],
+  };
+}
+
 /**
  * Refreshes a copy of `base` (providers are only read) and returns it, for a preview of `--refresh`. Its steps are
  * shown as refresh steps of a preview.
@@ -196,6 +222,7 @@ async function refreshInMemory(
       step: (e) => events.step?.({ ...e, op: e.op === 'update' ? 'refresh' : e.op, preview: true }),
     },
     parallel: req.flags.parallel,
+    targeting: targetingOf(req.flags),
     env: req.env,
     projectPlugins: req.projectPlugins,
     readStack: req.backend.readStack,
@@ -241,13 +268,15 @@ export async function runOperation(req: OperationRequest): Promise<number> {
       ...flags.display,
     });
     const eventLog = flags.eventLog ? openEventLog(flags.eventLog) : undefined;
+    const serviceLog = serviceEventLog();
     const log = createEngineEventLog({
       config: req.config,
       preview: dryRun,
       debug: flags.verbose,
       now,
       emit: (e) => {
-        session.recordEvents?.([e]);
+        const recorded = serviceLog.record(e);
+        if (recorded) session.recordEvents?.([recorded]);
         display.engineEvent(e);
         eventLog?.write(e);
       },
@@ -276,7 +305,9 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         journal: session.journal,
         events,
         parallel: flags.parallel,
-        targets: flags.target,
+        targeting: targetingOf(flags),
+        excludeProtected: flags.excludeProtected,
+        continueOnError: flags.continueOnError,
         env: req.env,
         projectPlugins: req.projectPlugins,
         readStack: req.backend.readStack,

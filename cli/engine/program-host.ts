@@ -8,7 +8,8 @@ import { grpcError } from './grpc-util.js';
 import { emptyproto, engproto, engrpc, grpc, provproto, resproto, resrpc } from './proto.js';
 import { fromStruct, toStruct, stripSecrets, downgradeResourceRefs, type PropertyMap } from './properties.js';
 import { parseDurationSeconds } from './durations.js';
-import { ShuttingDownError, StepError, type AliasSpec, type RegisterGoal, type StepExecutor } from './step-executor.js';
+import type { StepExecutor } from './step-executor.js';
+import { ShuttingDownError, StepError, type AliasSpec, type RegisterGoal } from './step-types.js';
 import { CallbackInvoker, type CallbackRef } from './transforms.js';
 import { STACK_TYPE } from './urn.js';
 
@@ -175,7 +176,7 @@ export class ProgramHost {
     if (own.length) this.resourceTransforms.set(res.urn, own);
     const out = new resproto.RegisterResourceResponse().setUrn(res.urn).setId(res.id);
     out.setObject(toStruct(forCaller(res.outputs, req.getAcceptsecrets(), req.getAcceptresources())));
-    out.setResult(res.result === 'skip' ? resproto.Result.SKIP : resproto.Result.SUCCESS);
+    out.setResult(res.result === 'skip' ? resproto.Result.SKIP : res.result === 'fail' ? resproto.Result.FAIL : resproto.Result.SUCCESS);
     return out;
   }
 }

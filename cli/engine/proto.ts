@@ -19,6 +19,10 @@ export const engrpc = require('@pulumi/pulumi/proto/engine_grpc_pb.js') as typeo
 export const provproto = require('@pulumi/pulumi/proto/provider_pb.js') as typeof import('@pulumi/pulumi/proto/provider_pb.js');
 /** Resource provider client. */
 export const provrpc = require('@pulumi/pulumi/proto/provider_grpc_pb.js') as typeof import('@pulumi/pulumi/proto/provider_grpc_pb.js');
+/** Language runtime messages. */
+export const langproto = require('@pulumi/pulumi/proto/language_pb.js') as typeof import('@pulumi/pulumi/proto/language_pb.js');
+/** Language runtime client. */
+export const langrpc = require('@pulumi/pulumi/proto/language_grpc_pb.js') as typeof import('@pulumi/pulumi/proto/language_grpc_pb.js');
 /** Plugin info messages. */
 export const pluginproto = require('@pulumi/pulumi/proto/plugin_pb.js') as typeof import('@pulumi/pulumi/proto/plugin_pb.js');
 /** Callback (transforms) messages. */

@@ -12,12 +12,14 @@ import {
   type Checkpoint,
   type JournalPersister,
   type PendingOperation,
+  type ResourceState,
   type SecretsCrypter,
   type SnapshotPersister,
   type UntypedDeployment,
 } from './deployment.js';
 import type { ChangeSummary, EngineEvents } from './events.js';
 import { launchProgram, programLocation, providerEnv, type ProgramSpec, type StackConfig } from './language-host.js';
+import { runThroughLanguagePlugin } from './language-plugin-run.js';
 import type { ProjectPlugin } from './plugin-discovery.js';
 import { ProgramHost } from './program-host.js';
 import type { ProviderTimeouts } from './provider-client.js';
@@ -25,6 +27,7 @@ import { ProviderRegistry } from './provider-registry.js';
 import type { PropertyMap } from './properties.js';
 import { SnapshotManager } from './snapshot-manager.js';
 import { StepExecutor } from './step-executor.js';
+import { protectedExcludes, type TargetOptions } from './targeting.js';
 import { STACK_TYPE } from './urn.js';
 
 /** What to do. `preview` is a dry run of `update`; `dryRun` previews a destroy or refresh. */
@@ -47,7 +50,12 @@ export interface DeploymentOptions {
   events?: EngineEvents;
   /** Concurrent steps (default 16). */
   parallel?: number;
-  targets?: string[];
+  /** `--target`, `--target-dependents`, `--exclude`, `--exclude-dependents`, `--replace` (Pulumi's semantics). */
+  targeting?: TargetOptions;
+  /** `destroy --exclude-protected`: protected resources and what they depend on are left alone. */
+  excludeProtected?: boolean;
+  /** `--continue-on-error`: a failed step skips only what depends on it; the run still fails. */
+  continueOnError?: boolean;
   env?: NodeJS.ProcessEnv;
   projectPlugins?: ProjectPlugin[];
   readStack?: StackReader;
@@ -134,7 +142,8 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
   });
   if (opts.acquirePlugins !== false) {
     // Before the first step, as Pulumi does: what the program's packages declare and what the state's providers use.
-    const programPlugins = opts.kind === 'preview' || opts.kind === 'update' ? nodeRequiredPlugins(programDir) : [];
+    // A language plugin names the program's plugins itself, once it runs (runThroughLanguagePlugin).
+    const programPlugins = (opts.kind === 'preview' || opts.kind === 'update') && !opts.program.runtime ? nodeRequiredPlugins(programDir) : [];
     await acquirer.ensureAll([...programPlugins, ...statePlugins(base.resources)]);
   }
   let executor: StepExecutor | undefined;
@@ -163,13 +172,16 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     snapshots,
     base,
     events,
-    targets: opts.targets?.length ? new Set(opts.targets) : undefined,
+    targeting: targetingOf(opts, base.resources),
+    continueOnError: opts.continueOnError,
   });
   executor = ex;
   let deletesRan = false;
   const runDeletes = async () => {
-    if (deletesRan || ex.failed || host?.programErrored) return;
+    if (deletesRan || ex.stopped || host?.programErrored) return;
     deletesRan = true;
+    // a target naming nothing fails the run (Pulumi's checkTargets), and nothing is deleted then
+    if (!ex.verifyTargets(true)) return;
     await ex.deleteAll(ex.deletionCandidates()).catch(() => undefined);
   };
   host = new ProgramHost({ executor: ex, events, onShutdown: runDeletes, rootDir: opts.program.rootDir });
@@ -179,14 +191,19 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     if (opts.kind === 'destroy') {
-      await ex.deleteAll(ex.allBase()).catch(() => undefined);
+      if (opts.excludeProtected && opts.targeting?.targets?.length) ex.fail(undefined, new Error('you cannot specify --target and --exclude-protected'));
+      else await ex.deleteAll(ex.allBase()).catch(() => undefined);
     } else if (opts.kind === 'refresh') {
       await ex.refreshAll();
-    } else {
-      const outcome = await runProgram(opts, host, ex, dryRun, events);
+    } else if (ex.verifyTargets(false, 'replaces')) {
+      const outcome = opts.program.runtime
+        ? await runThroughLanguagePlugin({ ...opts, program: { ...opts.program, runtime: opts.program.runtime } }, host, ex, dryRun, events, acquirer)
+        : await runProgram(opts, host, ex, dryRun, events);
       // a program stopped because the run was cancelled has not failed on its own
       if (outcome && !ex.cancelled) ex.fail(undefined, outcome);
       else if (!outcome && !host.shutdownSignalled) await runDeletes();
+      await ex.idle();
+      ex.finalizeStackOutputs(ex.failed || host.programErrored || outcome !== undefined);
     }
     await ex.idle();
     if (!dryRun) await snapshots.saveFinal().catch((err: unknown) => void ex.fail(undefined, err));
@@ -208,6 +225,12 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     resourceCount: snap.resources.length,
     cancelled: ex.cancelled,
   };
+}
+
+/** The run's constraints; `--exclude-protected` becomes exclusions computed from the base state (as Pulumi's CLI does). */
+function targetingOf(opts: DeploymentOptions, base: readonly ResourceState[]): TargetOptions | undefined {
+  if (!opts.excludeProtected) return opts.targeting;
+  return { ...opts.targeting, excludes: [...(opts.targeting?.excludes ?? []), ...protectedExcludes(base)] };
 }
 
 /** Grace period for a program told to stop (SIGINT) before it is killed. */

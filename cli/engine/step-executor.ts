@@ -1,151 +1,97 @@
 /**
- * Turns resource registrations into steps (same, create, update, replace, read, delete) against providers and
- * records their results in the snapshot. Independent registrations run concurrently up to `parallel`; the program
- * itself orders dependents after their dependencies.
+ * Runs the steps of one deployment: turns registrations into steps (with `step-generator.ts` deciding which, and
+ * `replacement.ts` planning delete-before-replace), applies `--target`/`--exclude`/`--replace` (`targeting.ts`),
+ * talks to providers and records results in the snapshot. Independent registrations run concurrently up to
+ * `parallel`; the program itself orders dependents after their dependencies.
  */
 import { randomBytes } from 'node:crypto';
-import type { BuiltinProvider } from './builtin-provider.js';
+import { AliasResolver } from './aliases.js';
 import { defaultProviderInputs } from './config.js';
-import type { PendingOperation, PendingOperationType, ResourceState, Snapshot } from './deployment.js';
-import type { ChangeSummary, EngineEvents, StepOp } from './events.js';
-import type { StackConfig } from './language-host.js';
-import { ResourceInitError, type DiffResult, type ResourceRef } from './provider-client.js';
+import type { PendingOperationType, ResourceState } from './deployment.js';
+import { deleteDependents } from './delete-order.js';
+import type { ChangeSummary, StepOp } from './events.js';
+import { ResourceInitError, type ResourceRef } from './provider-client.js';
 import { pluginDownloadUrlOf, withPluginDownloadUrl } from './provider-internals.js';
 import { defaultProviderUrn, ProviderRegistry, versionOf, type Provider } from './provider-registry.js';
 import {
   applyIgnoreChanges,
   changedKeys,
+  containsUnknowns,
   deepEqual,
   markSecretOutputs,
-  parsePropertyPath,
   resolveOutputValues,
   UNKNOWN,
   withUnknownKeys,
   type PropertyMap,
 } from './properties.js';
+import { ReplacementPlanner } from './replacement.js';
 import { Semaphore } from './semaphore.js';
-import type { SnapshotManager } from './snapshot-manager.js';
-import { createUrn, formatProviderRef, isProviderType, packageOfType, parseProviderRef, urnName } from './urn.js';
+import { decideStep, forcedReplacement, normalizeDiff, type StepDecision } from './step-generator.js';
+import {
+  ShuttingDownError,
+  StepError,
+  type ExecutorOptions,
+  type PendingStart,
+  type ReadGoal,
+  type RegisterGoal,
+  type RegisterResult,
+  type StepDetails,
+} from './step-types.js';
+import { requiredUrns, Targeting, unknownTargetMessage, untargetedDeleteMessage, untargetedDependencyMessage } from './targeting.js';
+import { createUrn, formatProviderRef, isProviderType, packageOfType, parseProviderRef, STACK_TYPE, urnName } from './urn.js';
 
-/** An alias given as a spec (resolved against the resource's own name, type and parent). */
-export interface AliasSpec {
-  name?: string;
-  type?: string;
-  stack?: string;
-  project?: string;
-  parentUrn?: string;
-  noParent?: boolean;
-}
-
-/** What the program asked for in RegisterResource (after transforms). */
-export interface RegisterGoal {
-  type: string;
-  name: string;
-  parent?: string;
-  custom: boolean;
-  inputs: PropertyMap;
-  protect?: boolean;
-  dependencies: string[];
-  propertyDependencies: Record<string, string[]>;
-  provider?: string;
-  version?: string;
-  /** The `pluginDownloadURL` resource option: where the provider plugin is downloaded from. */
-  pluginDownloadURL?: string;
-  deleteBeforeReplace?: boolean;
-  ignoreChanges: string[];
-  replaceOnChanges: string[];
-  additionalSecretOutputs: string[];
-  aliasSpecs: AliasSpec[];
-  aliasUrns: string[];
-  customTimeouts?: { create?: number; update?: number; delete?: number };
-  retainOnDelete?: boolean;
-  deletedWith?: string;
-  importId?: string;
-  sourcePosition?: string;
-}
-
-/** What the program asked for in ReadResource. */
-export interface ReadGoal {
-  type: string;
-  name: string;
-  id: string;
-  parent?: string;
-  inputs: PropertyMap;
-  provider?: string;
-  version?: string;
-  dependencies: string[];
-  additionalSecretOutputs: string[];
-}
-
-/** A registration's answer. */
-export interface RegisterResult {
-  urn: string;
-  id: string;
-  outputs: PropertyMap;
-  result: 'success' | 'skip';
-}
-
-/** Settings of one executor. */
-export interface ExecutorOptions {
-  stack: string;
-  project: string;
-  preview: boolean;
-  parallel: number;
-  config: StackConfig;
-  registry: ProviderRegistry;
-  builtins: BuiltinProvider;
-  snapshots: SnapshotManager;
-  base: Snapshot;
-  events: EngineEvents;
-  /** Only these URNs are created, updated or deleted (`--target`). */
-  targets?: ReadonlySet<string>;
-}
-
-/** A step failed; the run is marked failed and the message is shown once. */
-export class StepError extends Error {
-  override readonly name = 'StepError';
-  constructor(readonly urn: string, message: string) {
-    super(message);
-  }
-}
-
-/** Raised for registrations that arrive after the run failed. */
-export class ShuttingDownError extends Error {
-  override readonly name = 'ShuttingDownError';
-}
-
-/** Extra details of a step event. */
-type StepDetails = { diffKeys?: string[]; replaceKeys?: string[]; error?: string; old?: ResourceState; new?: ResourceState };
+export { ShuttingDownError, StepError } from './step-types.js';
+export type { AliasSpec, ExecutorOptions, ReadGoal, RegisterGoal, RegisterResult } from './step-types.js';
 
 /** Runs steps for one deployment. */
 export class StepExecutor {
-  /** Set once any step failed or the run was cancelled; no new step starts and deletes are skipped. */
+  /** Set once any step failed or the run was cancelled: the run fails. */
   failed = false;
+  /** Set when no new step may start: a failure (unless `continueOnError`) or a cancel. Deletes are skipped. */
+  stopped = false;
   /** Set by `cancel()`: the run stops after the steps in progress, and that is not a step failure. */
   cancelled = false;
   readonly errors: string[] = [];
   readonly summary: ChangeSummary = {};
 
+  /** Base states not claimed by a registration yet (including ones deleted for a replacement: `pendingReplacement`). */
   private readonly live = new Map<string, ResourceState>();
   private readonly pendingDeletes: ResourceState[] = [];
-  /** Deleted for a delete-before-replace, kept in state (`pendingReplacement`) until the replacement exists. */
-  private readonly awaitingReplacement = new Map<string, ResourceState>();
   private readonly registeredUrns = new Set<string>();
   private readonly registered = new Map<string, ResourceState>();
-  private readonly aliasesOf = new Map<string, string[]>();
+  /** Base states kept unchanged ahead of their registration (untargeted resources and what they need). */
+  private readonly carried = new Set<ResourceState>();
+  /** New resources not created because they are not targeted (Pulumi's skipped creates). */
+  private readonly skippedCreates = new Set<string>();
+  /** Resources whose step failed or was skipped under `continueOnError`; what depends on them is skipped. */
+  private readonly skipped = new Set<string>();
   private readonly baseProviders = new Map<string, ResourceState>();
+  private readonly baseUrns: Set<string>;
   private readonly defaults = new Map<string, Promise<string>>();
+  private readonly replacementDeletes = new Map<string, Promise<ResourceState>>();
   private readonly sem: Semaphore;
   private readonly inflight = new Set<Promise<unknown>>();
+  private readonly aliases: AliasResolver;
+  private readonly targeting: Targeting;
+  private readonly planner: ReplacementPlanner;
+  /** The stack's outputs as the program registered them; finalized once the run's outcome is known. */
+  private stackOutputs?: PropertyMap;
 
   constructor(private readonly o: ExecutorOptions) {
     this.sem = new Semaphore(Math.max(1, o.parallel));
+    this.aliases = new AliasResolver(o.stack, o.project);
+    this.targeting = new Targeting(o.targeting);
+    this.baseUrns = new Set(o.base.resources.map((r) => r.urn));
     for (const r of o.base.resources) {
       if (r.delete) this.pendingDeletes.push(r);
-      else if (r.pendingReplacement) this.awaitingReplacement.set(r.urn, r);
       else this.live.set(r.urn, r);
       if (isProviderType(r.type) && r.id) this.baseProviders.set(formatProviderRef(r.urn, r.id), r);
     }
+    this.planner = new ReplacementPlanner(
+      () => this.live.values(),
+      (r) => this.live.delete(r.urn),
+      (d, keys) => this.diffForcesReplacement(d, keys),
+    );
   }
 
   /** A resource of this run or of the base state, for `getResource`. */
@@ -158,14 +104,23 @@ export class StepExecutor {
     this.o.events.step?.({ op, urn, type, phase, preview: this.o.preview, ...extra });
   }
 
-  /** Marks the run failed and reports the error once. */
+  /** Marks the run failed and reports the error once; without `continueOnError` no new step starts. */
   fail(urn: string | undefined, err: unknown): StepError {
     if (err instanceof StepError) return err;
     const message = err instanceof Error ? err.message : String(err);
     this.failed = true;
+    if (!this.o.continueOnError) this.stopped = true;
     this.errors.push(urn ? `${urn}: ${message}` : message);
     this.o.events.diag?.({ severity: 'error', message, urn });
-    return err instanceof StepError ? err : new StepError(urn ?? '', message);
+    return new StepError(urn ?? '', message);
+  }
+
+  /** Reports a run-level error (targets, constraints) and stops the run. */
+  private refuse(message: string, urn?: string): void {
+    this.failed = true;
+    this.stopped = true;
+    this.errors.push(message);
+    this.o.events.diag?.({ severity: 'error', message, urn });
   }
 
   /**
@@ -176,6 +131,7 @@ export class StepExecutor {
     if (this.cancelled) return;
     this.cancelled = true;
     this.failed = true;
+    this.stopped = true;
   }
 
   /** Resolves once no registration, read, invoke or delete is in progress. */
@@ -192,7 +148,7 @@ export class StepExecutor {
 
   private assertRunning(): void {
     if (this.cancelled) throw new ShuttingDownError('the operation was cancelled');
-    if (this.failed) throw new ShuttingDownError('resource monitor shut down after an earlier failure');
+    if (this.stopped) throw new ShuttingDownError('resource monitor shut down after an earlier failure');
   }
 
   /**
@@ -215,8 +171,22 @@ export class StepExecutor {
     if (!this.o.preview) await this.o.snapshots.save();
   }
 
-  private targeted(urn: string): boolean {
-    return !this.o.targets || this.o.targets.has(urn);
+  // ----- targets -----
+
+  /**
+   * Reports each literal `--target`/`--exclude`/`--replace` naming no resource (Pulumi's `checkTargets`); with
+   * `includeRegistered`, resources registered this run count. False when any was unknown (the run then fails).
+   */
+  verifyTargets(includeRegistered: boolean, only: 'all' | 'replaces' = 'all'): boolean {
+    const known = (u: string) => this.baseUrns.has(u) || (includeRegistered && this.registeredUrns.has(u));
+    const missing = only === 'replaces' ? this.targeting.replaces.literalUrns.filter((u) => !known(u)) : this.targeting.unknownTargets(known);
+    for (const urn of missing) this.refuse(unknownTargetMessage(urn));
+    return missing.length === 0;
+  }
+
+  /** A resource a registration needs but which was not created (not targeted), if any. */
+  private skippedDependency(state: ResourceState): string | undefined {
+    return requiredUrns(state).find((u) => this.skippedCreates.has(u));
   }
 
   // ----- registration -----
@@ -229,57 +199,40 @@ export class StepExecutor {
   private async registerNow(goal: RegisterGoal): Promise<RegisterResult> {
     this.assertRunning();
     const urn = createUrn(this.o.stack, this.o.project, goal.parent, goal.type, goal.name);
+    let old: ResourceState | undefined;
     try {
       if (this.registeredUrns.has(urn)) throw new Error(`Duplicate resource URN '${urn}'; try giving it a unique name`);
       this.registeredUrns.add(urn);
-      const aliases = this.resolveAliases(goal, urn);
-      this.aliasesOf.set(urn, aliases);
-      const old = this.claimOld(urn, aliases);
+      old = this.claimOld(urn, this.aliases.aliasesOf(goal, urn));
       if (isProviderType(goal.type)) return await this.registerProvider(goal, urn, old);
       if (!goal.custom) return await this.registerComponent(goal, urn, old);
       return await this.registerCustom(goal, urn, old);
     } catch (err) {
       if (err instanceof ShuttingDownError) throw err;
-      throw this.fail(urn, err);
+      const failure = this.fail(urn, err);
+      if (!this.o.continueOnError) throw failure;
+      this.skipped.add(urn);
+      return { urn, id: old?.id ?? '', outputs: old?.outputs ?? {}, result: 'fail' };
     }
   }
 
-  private resolveAliases(goal: RegisterGoal, urn: string): string[] {
-    const out = new Set<string>(goal.aliasUrns);
-    for (const a of goal.aliasSpecs) {
-      const parent = a.noParent ? undefined : a.parentUrn || goal.parent;
-      out.add(createUrn(a.stack || this.o.stack, a.project || this.o.project, parent, a.type || goal.type, a.name || goal.name));
-    }
-    if (goal.parent) {
-      const parentName = urnName(goal.parent);
-      for (const parentAlias of this.aliasesOf.get(goal.parent) ?? []) {
-        const name = goal.name.startsWith(parentName) ? urnName(parentAlias) + goal.name.slice(parentName.length) : goal.name;
-        out.add(createUrn(this.o.stack, this.o.project, parentAlias, goal.type, name));
-      }
-    }
-    out.delete(urn);
-    return [...out];
-  }
-
+  /** Takes the base state registered under `urn` or one of its aliases out of the pool of unclaimed states. */
   private claimOld(urn: string, aliases: string[]): ResourceState | undefined {
-    let old = this.live.get(urn);
-    if (old) {
-      this.live.delete(urn);
-      return old;
-    }
-    for (const a of aliases) {
-      old = this.live.get(a);
-      if (old && !this.registeredUrns.has(a)) {
-        this.live.delete(a);
-        this.o.snapshots.rename(a, urn);
-        return old;
+    for (const candidate of [urn, ...aliases]) {
+      const old = this.live.get(candidate);
+      if (!old || (candidate !== urn && this.registeredUrns.has(candidate))) continue;
+      this.live.delete(candidate);
+      if (candidate !== urn) {
+        this.aliases.recordMatch(urn, candidate);
+        this.o.snapshots.rename(candidate, urn);
       }
+      return old;
     }
     return undefined;
   }
 
   private newState(goal: RegisterGoal, urn: string, extra: Partial<ResourceState>): ResourceState {
-    const s: ResourceState = {
+    return {
       urn,
       custom: goal.custom,
       type: goal.type,
@@ -297,23 +250,68 @@ export class StepExecutor {
       replaceOnChanges: goal.replaceOnChanges.length ? goal.replaceOnChanges : undefined,
       sourcePosition: goal.sourcePosition || undefined,
     };
-    return s;
   }
 
+  /** Records a state of this run; `supersedes` (the old state) leaves the snapshot. */
   private record(urn: string, state: ResourceState, supersedes?: ResourceState): void {
-    const awaiting = this.awaitingReplacement.get(urn);
-    if (awaiting && !supersedes) {
-      this.awaitingReplacement.delete(urn);
-      supersedes = awaiting;
+    if (supersedes && this.carried.has(supersedes)) {
+      this.carried.delete(supersedes);
+      this.o.snapshots.replaceNew(supersedes, state);
+    } else {
+      this.o.snapshots.recordNew(state, supersedes);
     }
-    this.o.snapshots.recordNew(state, supersedes);
     this.registered.set(urn, state);
+  }
+
+  /**
+   * Keeps an untargeted (or skipped) resource's old state as it is. What it needs and has not been registered is
+   * kept first, so the state stays ordered (Pulumi's untargeted same steps).
+   */
+  private carry(old: ResourceState, emit: boolean): void {
+    for (const u of requiredUrns(old)) {
+      const dep = this.live.get(u);
+      if (!dep || this.registeredUrns.has(u)) continue;
+      this.live.delete(u);
+      this.carry(dep, false);
+    }
+    this.o.snapshots.recordNew(old, old);
+    this.carried.add(old);
+    this.registered.set(old.urn, old);
+    if (emit) {
+      this.emit('same', old.urn, old.type, 'start', { old, new: old });
+      this.emit('same', old.urn, old.type, 'done', { old, new: old });
+    }
+  }
+
+  /**
+   * Applies `--target`/`--exclude` and `continueOnError` skips to a registration. Returns the answer for a
+   * resource left alone, or undefined when it takes part in the run.
+   */
+  private leftAlone(proposed: ResourceState, old: ResourceState | undefined): RegisterResult | undefined {
+    const urn = proposed.urn;
+    const kept = (result: RegisterResult['result']): RegisterResult => {
+      if (old) this.carry(old, result === 'success');
+      return { urn, id: old?.id ?? '', outputs: old?.outputs ?? {}, result };
+    };
+    if (requiredUrns(proposed).some((u) => this.skipped.has(u))) {
+      this.skipped.add(urn);
+      return kept('skip');
+    }
+    if (this.targeting.includes(proposed, proposed.type === STACK_TYPE)) {
+      const missing = this.skippedDependency(proposed);
+      if (missing) throw new Error(untargetedDependencyMessage(urn, missing));
+      return undefined;
+    }
+    if (!old) this.skippedCreates.add(urn);
+    return kept(old ? 'success' : 'skip');
   }
 
   private async registerComponent(goal: RegisterGoal, urn: string, old: ResourceState | undefined): Promise<RegisterResult> {
     const inputs = resolveOutputValues(goal.inputs);
-    const op: StepOp = !old ? 'create' : deepEqual(old.inputs ?? {}, inputs) ? 'same' : 'update';
     const state = this.newState(goal, urn, { inputs, outputs: old?.outputs ?? {} });
+    const alone = this.leftAlone(state, old);
+    if (alone) return { ...alone, id: '', outputs: {} };
+    const op: StepOp = !old ? 'create' : deepEqual(old.inputs ?? {}, inputs) ? 'same' : 'update';
     this.emit(op, urn, goal.type, 'start', { old, new: state });
     this.record(urn, state, old);
     if (op !== 'same') await this.save();
@@ -328,12 +326,69 @@ export class StepExecutor {
 
   private async registerOutputsNow(urn: string, outputs: PropertyMap): Promise<void> {
     const cur = this.registered.get(urn);
-    if (!cur) throw new Error(`cannot register outputs of unknown resource ${urn}`);
-    const next: ResourceState = { ...cur, outputs: resolveOutputValues(outputs) };
-    this.o.snapshots.replaceNew(cur, next);
-    this.registered.set(urn, next);
+    if (!cur) {
+      // an untargeted or skipped component still registers its outputs; there is nothing to record
+      if (this.skippedCreates.has(urn) || this.skipped.has(urn)) return;
+      throw new Error(`cannot register outputs of unknown resource ${urn}`);
+    }
+    if (cur.type === STACK_TYPE) {
+      this.stackOutputs = resolveOutputValues(outputs);
+      return;
+    }
+    const resolved = this.knownOutputs(urn, resolveOutputValues(outputs), cur.outputs ?? {}, 'output');
+    const next: ResourceState = { ...cur, outputs: resolved };
+    this.replaceRegistered(cur, next);
     this.o.events.outputs?.({ urn, type: next.type, state: next });
     if (!deepEqual(cur.outputs, next.outputs)) await this.save();
+  }
+
+  private replaceRegistered(cur: ResourceState, next: ResourceState): void {
+    if (this.carried.has(cur)) {
+      this.carried.delete(cur);
+      this.carried.add(next);
+    }
+    this.o.snapshots.replaceNew(cur, next);
+    this.registered.set(cur.urn, next);
+  }
+
+  /**
+   * Outside previews an unknown value is never stored as if it were known: each output still unknown after the run
+   * (it came from a resource that was not created: untargeted, or skipped after a failure) keeps its previous value,
+   * or is left out, with a warning.
+   */
+  private knownOutputs(urn: string, outputs: PropertyMap, previous: PropertyMap, noun: string): PropertyMap {
+    if (this.o.preview) return outputs;
+    const out: PropertyMap = {};
+    for (const [k, v] of Object.entries(outputs)) {
+      if (!containsUnknowns(v)) {
+        out[k] = v;
+        continue;
+      }
+      const kept = k in previous && !containsUnknowns(previous[k]);
+      if (kept) out[k] = previous[k]!;
+      this.o.events.diag?.({
+        severity: 'warning',
+        urn,
+        message: `${noun} "${k}" is not known after this run (it depends on a resource that was not created or updated); ${kept ? 'its previous value is kept' : 'it is not recorded'}`,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Settles the stack's outputs once the run's outcome is known (Pulumi finalizes them last): a failed run keeps
+   * the previous outputs, overlaid by those the program registered; unknown values are never stored as known.
+   */
+  finalizeStackOutputs(errored: boolean): void {
+    const stack = [...this.registered.values()].find((r) => r.type === STACK_TYPE);
+    if (!stack) return;
+    const previous = this.o.base.resources.find((r) => r.urn === stack.urn && !r.delete)?.outputs ?? {};
+    let outputs = stack.outputs ?? {};
+    if (this.stackOutputs) outputs = errored ? { ...previous, ...this.stackOutputs } : this.stackOutputs;
+    outputs = this.knownOutputs(stack.urn, outputs, previous, 'stack output');
+    const next: ResourceState = { ...stack, outputs };
+    if (!deepEqual(stack.outputs, outputs)) this.replaceRegistered(stack, next);
+    this.o.events.outputs?.({ urn: stack.urn, type: stack.type, state: this.registered.get(stack.urn)! });
   }
 
   private async registerProvider(goal: RegisterGoal, urn: string, old: ResourceState | undefined): Promise<RegisterResult> {
@@ -404,38 +459,33 @@ export class StepExecutor {
 
   private async registerCustom(goal: RegisterGoal, urn: string, old: ResourceState | undefined): Promise<RegisterResult> {
     const { ref, provider } = await this.providerFor(goal.type, goal.provider, goal.version, goal.pluginDownloadURL);
-    if (!this.targeted(urn)) {
-      if (old) {
-        this.record(urn, old, old);
-        return { urn, id: old.id ?? '', outputs: old.outputs ?? {}, result: 'success' };
-      }
-      return { urn, id: '', outputs: {}, result: 'skip' };
-    }
+    const alone = this.leftAlone(this.newState(goal, urn, { provider: ref }), old);
+    if (alone) return alone;
     const rref: ResourceRef = { urn, name: goal.name, type: goal.type };
     const rawInputs = resolveOutputValues(goal.inputs);
-    const proposed = old ? applyIgnoreChanges(old.inputs ?? {}, rawInputs, goal.ignoreChanges) : rawInputs;
-    const checked = await this.sem.run(() => provider.check(rref, old?.inputs ?? {}, proposed, randomBytes(32)));
+    const forced = old !== undefined && forcedReplacement(old, this.targeting.isReplaceTarget(urn));
+    // a forced replacement starts from the program's inputs alone, as a new resource would
+    const olds = old && !forced ? (old.inputs ?? {}) : {};
+    const proposed = old && !forced ? applyIgnoreChanges(olds, rawInputs, goal.ignoreChanges) : rawInputs;
+    const checked = await this.sem.run(() => provider.check(rref, olds, proposed, randomBytes(32)));
     if (checked.failures.length) throw new Error(`Check failed: ${formatFailures(checked.failures)}`);
     const inputs = checked.inputs;
+    if (!this.o.preview && containsUnknowns(inputs)) {
+      throw new Error(`inputs of ${urn} still hold unknown values outside a preview; refusing to create or update it with them`);
+    }
     if (!old) return this.create(goal, urn, ref, provider, inputs, 'create');
-
-    let diff: DiffResult = await this.sem.run(() => provider.diff(rref, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges));
-    if (diff.changes === 'unknown') {
-      const keys = changedKeys(old.inputs ?? {}, inputs);
-      diff = { changes: keys.length ? 'some' : 'none', changedKeys: keys, replaces: diff.replaces, deleteBeforeReplace: diff.deleteBeforeReplace };
+    const diff = forced
+      ? undefined
+      : normalizeDiff(await this.sem.run(() => provider.diff(rref, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges)), old.inputs ?? {}, inputs);
+    const decision = decideStep(goal, old, inputs, ref, diff);
+    switch (decision.kind) {
+      case 'same':
+        return this.same(goal, urn, ref, inputs, old);
+      case 'update':
+        return this.update(goal, urn, ref, provider, inputs, old, decision.diffKeys);
+      case 'replace':
+        return this.replace(goal, urn, ref, provider, inputs, old, decision);
     }
-    const replaceKeys = new Set(diff.replaces);
-    if (goal.replaceOnChanges.length) {
-      const changed = diff.changedKeys.length ? diff.changedKeys : changedKeys(old.inputs ?? {}, inputs);
-      for (const k of changed) if (matchesAny(k, goal.replaceOnChanges)) replaceKeys.add(k);
-    }
-    if (old.provider && parseProviderRef(old.provider).urn !== parseProviderRef(ref).urn) replaceKeys.add('provider');
-    if (replaceKeys.size > 0) {
-      const dbr = goal.deleteBeforeReplace === true || diff.deleteBeforeReplace;
-      return this.replace(goal, urn, ref, provider, inputs, old, [...replaceKeys], dbr, diff.changedKeys);
-    }
-    if (diff.changes === 'none' && diff.replaces.length === 0) return this.same(goal, urn, ref, inputs, old);
-    return this.update(goal, urn, ref, provider, inputs, old, diff.changedKeys);
   }
 
   private same(goal: RegisterGoal, urn: string, ref: string, inputs: PropertyMap, old: ResourceState): RegisterResult {
@@ -447,7 +497,20 @@ export class StepExecutor {
     return { urn, id: old.id ?? '', outputs, result: 'success' };
   }
 
-  private async create(goal: RegisterGoal, urn: string, ref: string, provider: Provider, inputs: PropertyMap, op: 'create' | 'create-replacement', supersedes?: ResourceState): Promise<RegisterResult> {
+  /**
+   * Creates a resource. For a create-before-delete replacement (`replacing`), the old state is marked for deletion
+   * only once the new resource exists (Pulumi's `CreateStep.Apply`), so a failed create leaves it live.
+   */
+  private async create(
+    goal: RegisterGoal,
+    urn: string,
+    ref: string,
+    provider: Provider,
+    inputs: PropertyMap,
+    op: 'create' | 'create-replacement',
+    supersedes?: ResourceState,
+    replacing?: ResourceState,
+  ): Promise<RegisterResult> {
     this.assertRunning();
     const now = new Date().toISOString();
     const pendingState = this.newState(goal, urn, { inputs, provider: ref });
@@ -460,6 +523,7 @@ export class StepExecutor {
     } catch (err) {
       if (err instanceof ResourceInitError && !this.o.preview) {
         const state = this.newState(goal, urn, { id: err.id, inputs, outputs: markSecretOutputs(err.outputs, goal.additionalSecretOutputs), provider: ref, initErrors: err.reasons, created: now, modified: now });
+        if (replacing) this.condemn(replacing);
         this.record(urn, state, supersedes);
       }
       if (start?.begun) this.o.snapshots.endOp(start.begun);
@@ -470,13 +534,26 @@ export class StepExecutor {
     if (!this.o.preview && !id) throw new Error('provider returned an empty id from Create');
     outputs = markSecretOutputs(outputs, goal.additionalSecretOutputs);
     const state = this.newState(goal, urn, { id: id || undefined, inputs, outputs, provider: ref, created: now, modified: now });
+    if (replacing) this.condemn(replacing);
     this.record(urn, state, supersedes);
     if (start?.begun) {
       this.o.snapshots.endOp(start.begun);
       await this.save();
+    } else if (replacing) {
+      await this.save();
     }
     this.emit(op, urn, goal.type, 'done', { new: state });
     return { urn, id, outputs, result: 'success' };
+  }
+
+  /** Marks a replaced old state for deletion at the end of the run. */
+  private condemn(old: ResourceState): void {
+    let marked = old;
+    if (!this.o.preview) {
+      marked = { ...old, delete: true };
+      this.o.snapshots.replaceBase(old, marked);
+    }
+    this.pendingDeletes.push(marked);
   }
 
   private async update(goal: RegisterGoal, urn: string, ref: string, provider: Provider, inputs: PropertyMap, old: ResourceState, diffKeys: string[]): Promise<RegisterResult> {
@@ -508,53 +585,58 @@ export class StepExecutor {
     return { urn, id: old.id ?? '', outputs, result: 'success' };
   }
 
-  private async replace(goal: RegisterGoal, urn: string, ref: string, provider: Provider, inputs: PropertyMap, old: ResourceState, replaceKeys: string[], deleteBeforeReplace: boolean, diffKeys: string[]): Promise<RegisterResult> {
-    if (old.protect) {
+  private async replace(
+    goal: RegisterGoal,
+    urn: string,
+    ref: string,
+    provider: Provider,
+    inputs: PropertyMap,
+    old: ResourceState,
+    d: Extract<StepDecision, { kind: 'replace' }>,
+  ): Promise<RegisterResult> {
+    // unprotecting and replacing in one run is allowed, as in Pulumi
+    if (old.protect && goal.protect) {
       throw new Error(`unable to replace resource "${urn}" as it is currently marked for protection; to unprotect it, remove the \`protect\` option and run \`stackyard up\``);
     }
     const proposed = this.newState(goal, urn, { inputs, provider: ref });
-    this.emit('replace', urn, goal.type, 'start', { diffKeys, replaceKeys, old, new: proposed });
-    const done = () => this.emit('replace', urn, goal.type, 'done', { diffKeys, replaceKeys, old, new: this.registered.get(urn) ?? proposed });
-    if (deleteBeforeReplace) {
-      for (const dep of await this.dependentsToReplace(old)) await this.deleteOne(dep, 'delete-replaced', new Set(), true);
-      await this.deleteOne(old, 'delete-replaced', new Set(), true);
-      const res = await this.create(goal, urn, ref, provider, inputs, 'create-replacement');
-      done();
-      return res;
+    const details = { diffKeys: d.diffKeys, replaceKeys: d.replaceKeys };
+    this.emit('replace', urn, goal.type, 'start', { ...details, old, new: proposed });
+    let res: RegisterResult;
+    if (!d.deleteOld) {
+      // deleted by an earlier delete-before-replace already: only the create is left
+      res = await this.create(goal, urn, ref, provider, inputs, 'create-replacement', old);
+    } else if (d.deleteBeforeReplace) {
+      for (const dep of (await this.planner.plan(old)).reverse()) await this.deleteForReplacement(dep.state, true);
+      const deleted = await this.deleteForReplacement(old, false);
+      res = await this.create(goal, urn, ref, provider, inputs, 'create-replacement', deleted);
+    } else {
+      res = await this.create(goal, urn, ref, provider, inputs, 'create-replacement', undefined, old);
     }
-    let marked = old;
-    if (!this.o.preview) {
-      marked = { ...old, delete: true };
-      this.o.snapshots.replaceBase(old, marked);
-    }
-    this.pendingDeletes.push(marked);
-    const res = await this.create(goal, urn, ref, provider, inputs, 'create-replacement');
-    done();
+    this.emit('replace', urn, goal.type, 'done', { ...details, old, new: this.registered.get(urn) ?? proposed });
     return res;
   }
 
   /**
-   * Old resources that must go before a delete-before-replace of `target`: those whose inputs depend on it and whose
-   * provider says a change there forces a replacement, transitively.
+   * Deletes a state for a delete-before-replace, once per URN however many replacements need it gone. A
+   * dependent deleted this way goes back to the pool marked `pendingReplacement`, so its registration replaces it.
    */
-  private async dependentsToReplace(target: ResourceState): Promise<ResourceState[]> {
-    const result: ResourceState[] = [];
-    const queue = [target.urn];
-    while (queue.length) {
-      const urn = queue.shift()!;
-      for (const d of [...this.live.values()]) {
-        if (!d.custom || isProviderType(d.type) || result.includes(d)) continue;
-        const keys = Object.entries(d.propertyDependencies ?? {}).filter(([, urns]) => urns.includes(urn)).map(([k]) => k);
-        if (keys.length === 0) continue;
-        const provider = await this.providerByRef(d.provider ?? '');
-        const diff = await this.sem.run(() => provider.diff({ urn: d.urn, name: urnName(d.urn), type: d.type }, d.id ?? '', d.outputs ?? {}, d.inputs ?? {}, withUnknownKeys(d.inputs ?? {}, keys), d.ignoreChanges ?? []));
-        if (diff.replaces.length === 0) continue;
-        result.push(d);
-        queue.push(d.urn);
-      }
+  private deleteForReplacement(s: ResourceState, dependent: boolean): Promise<ResourceState> {
+    let p = this.replacementDeletes.get(s.urn);
+    if (!p) {
+      p = this.deleteOne(s, 'delete-replaced', new Set(), true).then((marked) => {
+        if (dependent && !this.registeredUrns.has(s.urn)) this.live.set(s.urn, marked);
+        return marked;
+      });
+      this.replacementDeletes.set(s.urn, p);
     }
-    for (const d of result) this.live.delete(d.urn);
-    return result.reverse();
+    return p;
+  }
+
+  /** Whether unknown values in `keys` force the replacement of `d` (its provider's diff says so). */
+  private async diffForcesReplacement(d: ResourceState, keys: string[]): Promise<boolean> {
+    const provider = await this.providerByRef(d.provider ?? '');
+    const diff = await this.sem.run(() => provider.diff({ urn: d.urn, name: urnName(d.urn), type: d.type }, d.id ?? '', d.outputs ?? {}, d.inputs ?? {}, withUnknownKeys(d.inputs ?? {}, keys), d.ignoreChanges ?? []));
+    return diff.replaces.length > 0;
   }
 
   // ----- reads and invokes -----
@@ -572,7 +654,8 @@ export class StepExecutor {
       const { ref, provider } = await this.providerFor(goal.type, goal.provider, goal.version);
       const inputs = resolveOutputValues(goal.inputs);
       this.emit('read', urn, goal.type, 'start', { new: { urn, custom: true, type: goal.type, id: goal.id, inputs, parent: goal.parent || undefined, external: true, provider: ref } });
-      const res = await this.providerStep(() => provider.read({ urn, name: goal.name, type: goal.type }, goal.id, {}, inputs));
+      // Pulumi's ReadStep sends the inputs as the state too: a dynamic provider finds its code there
+      const res = await this.providerStep(() => provider.read({ urn, name: goal.name, type: goal.type }, goal.id, inputs, inputs));
       if (!res) throw new Error(`resource '${goal.id}' does not exist`);
       const outputs = markSecretOutputs(res.outputs, goal.additionalSecretOutputs);
       const old = this.claimOld(urn, []);
@@ -607,21 +690,24 @@ export class StepExecutor {
   // ----- refresh -----
 
   /**
-   * Reads every custom resource of the base state again: gone resources leave the state, changed ones are updated
-   * in place. Pending operations left by an interrupted run are resolved first: an interrupted update, delete or
-   * read by reading the resource back like any other; an interrupted create has no id to read, so it is cleared
-   * with a warning naming the resource to check by hand (Pulumi's `--clear-pending-creates`).
+   * Reads the custom resources of the base state again (those `--target`/`--exclude` allow): gone resources leave
+   * the state, changed ones are updated in place. Pending operations left by an interrupted run are resolved first:
+   * an interrupted update, delete or read by reading the resource back like any other; an interrupted create has no
+   * id to read, so it is cleared with a warning naming the resource to check by hand (Pulumi's
+   * `--clear-pending-creates`).
    */
   refreshAll(): Promise<void> {
     return this.track(this.refreshAllNow());
   }
 
   private async refreshAllNow(): Promise<void> {
+    if (!this.verifyTargets(false)) return;
     this.resolveBasePending();
     const states = [...this.o.base.resources];
+    const refreshable = this.targeting.refreshable(states);
     await Promise.all(
       states.map(async (s) => {
-        if (!s.custom || isProviderType(s.type) || s.delete) return;
+        if (!s.custom || isProviderType(s.type) || s.delete || !refreshable(s)) return;
         const urn = s.urn;
         try {
           const provider = await this.providerByRef(s.provider ?? '');
@@ -675,17 +761,31 @@ export class StepExecutor {
 
   // ----- deletes -----
 
-  /** Resources to delete at the end of an update: replaced ones and those not registered this run. */
+  /**
+   * Resources to delete at the end of an update: replaced ones and those not registered this run, as far as
+   * `--target`/`--exclude` allow. A targeted run that would delete something not named by `--target` is refused
+   * (unless `--target-dependents`), before anything is deleted.
+   */
   deletionCandidates(): ResourceState[] {
-    return [...this.pendingDeletes, ...[...this.live.values(), ...this.awaitingReplacement.values()].filter((r) => this.targeted(r.urn))];
+    const deletable = this.targeting.deletable(this.o.base.resources);
+    return this.allowedDeletes([...this.pendingDeletes, ...this.live.values()].filter(deletable));
   }
 
-  /** Everything in the base state (destroy). */
+  /** Everything in the base state that `--target`/`--exclude` allow (destroy). */
   allBase(): ResourceState[] {
-    const out = [...this.pendingDeletes, ...this.live.values(), ...this.awaitingReplacement.values()].filter((r) => this.targeted(r.urn));
-    this.live.clear();
-    this.awaitingReplacement.clear();
-    return out;
+    if (!this.verifyTargets(false)) return [];
+    const deletable = this.targeting.deletable(this.o.base.resources);
+    const out = [...this.pendingDeletes, ...this.live.values()].filter(deletable);
+    for (const r of out) this.live.delete(r.urn);
+    return this.allowedDeletes(out);
+  }
+
+  private allowedDeletes(candidates: ResourceState[]): ResourceState[] {
+    const untargeted = this.targeting.untargetedDeletes(candidates);
+    if (untargeted.length === 0) return candidates;
+    for (const urn of untargeted) this.refuse(untargetedDeleteMessage(urn), urn);
+    // a preview goes on to show every delete; a real run deletes nothing
+    return this.o.preview ? candidates : [];
   }
 
   /**
@@ -701,31 +801,17 @@ export class StepExecutor {
     const order = new Map<ResourceState, number>(this.o.base.resources.map((r, i) => [r, i]));
     const idx = (s: ResourceState) => order.get(s) ?? order.get(this.o.base.resources.find((b) => b.urn === s.urn && b.id === s.id)!) ?? 0;
     const sorted = [...states].sort((a, b) => idx(a) - idx(b));
-    const byUrn = new Map<string, ResourceState[]>();
-    for (const s of sorted) byUrn.set(s.urn, [...(byUrn.get(s.urn) ?? []), s]);
-    const dependents = new Map<ResourceState, ResourceState[]>();
-    for (const s of sorted) {
-      const refs = new Set<string>([...(s.dependencies ?? []), ...Object.values(s.propertyDependencies ?? {}).flat()]);
-      if (s.parent) refs.add(s.parent);
-      if (s.deletedWith) refs.add(s.deletedWith);
-      if (s.provider) refs.add(parseProviderRef(s.provider).urn);
-      for (const u of refs) {
-        for (const target of byUrn.get(u) ?? []) {
-          if (target === s || idx(target) > idx(s)) continue;
-          dependents.set(target, [...(dependents.get(target) ?? []), s]);
-        }
-      }
-    }
+    const dependents = deleteDependents(sorted, idx);
     const deletingUrns = new Set(sorted.map((s) => s.urn));
-    const done = new Map<ResourceState, Promise<void>>();
-    const run = (s: ResourceState): Promise<void> => {
+    const done = new Map<ResourceState, Promise<unknown>>();
+    const run = (s: ResourceState): Promise<unknown> => {
       let p = done.get(s);
       if (!p) {
         p = (async () => {
           const results = await Promise.allSettled((dependents.get(s) ?? []).map(run));
           if (results.some((r) => r.status === 'rejected')) throw new Error('a dependent could not be deleted');
           this.assertRunning();
-          await this.deleteOne(s, s.delete ? 'delete-replaced' : 'delete', deletingUrns);
+          return this.deleteOne(s, s.delete ? 'delete-replaced' : 'delete', deletingUrns);
         })();
         done.set(s, p);
       }
@@ -737,10 +823,11 @@ export class StepExecutor {
   }
 
   /**
-   * Deletes one resource. With `forReplacement` (delete-before-replace) the state stays, marked
-   * `pendingReplacement`, until the replacement is recorded, so references to its URN stay valid in between.
+   * Deletes one resource and returns the state left behind. With `forReplacement` (delete-before-replace) the
+   * state stays, marked `pendingReplacement`, until the replacement is recorded, so references to its URN stay
+   * valid in between.
    */
-  private async deleteOne(s: ResourceState, op: 'delete' | 'delete-replaced', deletingUrns: ReadonlySet<string>, forReplacement = false): Promise<void> {
+  private async deleteOne(s: ResourceState, op: 'delete' | 'delete-replaced', deletingUrns: ReadonlySet<string>, forReplacement = false): Promise<ResourceState> {
     const urn = s.urn;
     try {
       if (s.protect && !s.delete) {
@@ -750,6 +837,7 @@ export class StepExecutor {
       this.emit(op, urn, s.type, 'start', { old: s });
       const callProvider =
         s.custom && !isProviderType(s.type) && !s.external && !s.retainOnDelete && !s.pendingReplacement && !(s.deletedWith && deletingUrns.has(s.deletedWith));
+      const marked: ResourceState = { ...s, pendingReplacement: true };
       if (!this.o.preview) {
         if (callProvider) {
           const provider = await this.providerByRef(s.provider ?? '');
@@ -760,16 +848,12 @@ export class StepExecutor {
             if (start.begun) this.o.snapshots.endOp(start.begun);
           }
         }
-        if (forReplacement) {
-          const marked: ResourceState = { ...s, pendingReplacement: true };
-          this.o.snapshots.replaceBase(s, marked);
-          this.awaitingReplacement.set(urn, marked);
-        } else {
-          this.o.snapshots.removeBase(s);
-        }
+        if (forReplacement) this.o.snapshots.replaceBase(s, marked);
+        else this.o.snapshots.removeBase(s);
         await this.save();
       }
       this.emit(op, urn, s.type, 'done', { old: s });
+      return forReplacement ? marked : s;
     } catch (err) {
       if (err instanceof ShuttingDownError) throw err;
       this.emit(op, urn, s.type, 'failed', { error: err instanceof Error ? err.message : String(err), old: s });
@@ -778,24 +862,8 @@ export class StepExecutor {
   }
 }
 
-/** A pending operation to record once the step holds a slot; `begun` is set when it has been recorded. */
-interface PendingStart {
-  resource: ResourceState;
-  type: PendingOperationType;
-  begun?: PendingOperation;
-}
-
 const OP_NOUN: Record<PendingOperationType, string> = { creating: 'create', updating: 'update', deleting: 'delete', reading: 'read' };
 
 function formatFailures(failures: { property: string; reason: string }[]): string {
   return failures.map((f) => (f.property ? `${f.property}: ${f.reason}` : f.reason)).join('; ');
 }
-
-/** True when a changed top-level key is covered by one of the `replaceOnChanges` paths. */
-function matchesAny(key: string, paths: readonly string[]): boolean {
-  return paths.some((p) => {
-    const first = parsePropertyPath(p)[0];
-    return first === '*' || first === key;
-  });
-}
-

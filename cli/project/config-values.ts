@@ -62,6 +62,14 @@ export async function decryptConfig(backend: Backend, ref: StackRef, entries: Co
           throw e;
         },
       );
+      if (fails && own.some((c) => c.startsWith('v1:'))) {
+        throw new UserError(
+          `cannot decrypt configuration value '${key}' in ${fileName}: it was encrypted by a Pulumi passphrase or ` +
+            `cloud (awskms://) secrets provider, not with the key of stack '${formatStackRef(ref)}'`,
+          'Move the file\'s secrets to this stack\'s key: `stackyard stack change-secrets-provider default` (with ' +
+            'PULUMI_CONFIG_PASSPHRASE set for a passphrase file); see docs/migration.md.',
+        );
+      }
       if (fails) {
         throw new UserError(
           `cannot decrypt configuration value '${key}' in ${fileName}: it was not encrypted with the key of stack ` +

@@ -109,6 +109,8 @@ export function mapSecureValues(value: unknown, replace: (ciphertext: string) =>
   return value;
 }
 
+const SECRETS_SETTINGS = ['encryptionsalt', 'secretsprovider', 'encryptedkey'] as const;
+
 export class StackConfigFile {
   private constructor(
     readonly path: string,
@@ -168,6 +170,26 @@ export class StackConfigFile {
       this.doc.deleteIn(target);
     }
     return true;
+  }
+
+  /** The secrets provider settings Pulumi keeps at the top of the file (`encryptionsalt`, `secretsprovider`, `encryptedkey`). */
+  secretsSettings(): { encryptionsalt?: string; secretsprovider?: string; encryptedkey?: string } {
+    const settings: { encryptionsalt?: string; secretsprovider?: string; encryptedkey?: string } = {};
+    for (const name of SECRETS_SETTINGS) {
+      const value = this.doc.get(name);
+      if (typeof value === 'string' && value !== '') settings[name] = value;
+    }
+    return settings;
+  }
+
+  /** Removes those settings: the values are then the stack's own (its key in stackyard). */
+  clearSecretsSettings(): void {
+    for (const name of SECRETS_SETTINGS) this.doc.delete(name);
+  }
+
+  /** The file's text as `save` would write it. */
+  text(): string {
+    return this.doc.toString();
   }
 
   async save(): Promise<void> {

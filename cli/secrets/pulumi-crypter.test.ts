@@ -136,6 +136,6 @@ describe('awskms:// secrets, through the KMS stand-in', () => {
 
   it('a data key KMS will not unwrap is a clear error', async () => {
     const url = `awskms://${kms.alias}?endpoint=${encodeURIComponent(kms.endpoint)}`;
-    await expect(cloudDecrypter(url, randomBytes(60), process.env)).rejects.toThrow(/could not unwrap the data key .*InvalidCiphertextException/);
+    await expect(cloudDecrypter(url, randomBytes(60))).rejects.toThrow(/could not unwrap the data key .*InvalidCiphertextException/);
   });
 });

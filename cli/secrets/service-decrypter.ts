@@ -4,7 +4,8 @@
  */
 import { formatStackRef, type StackRef } from '../../shared/core/names.js';
 import type { Backend } from '../backend/backend.js';
-import { accessTokenFor, backendKind, openBackend } from '../backend/open-backend.js';
+import { backendKind, openBackend } from '../backend/open-backend.js';
+import { UserError } from '../output/errors.js';
 import { readCredentials } from '../credentials.js';
 import type { SecretsDecrypter, ServiceProviderState } from './source-secrets.js';
 
@@ -41,10 +42,21 @@ export class ServiceDecrypters {
     return backendDecrypter(await backend, ref);
   };
 
+  /**
+   * A token is only ever sent to the URL it was given for: `tokenFor`, STACKYARD_FROM_TOKEN, or the one stored by
+   * `stackyard login <url>`; never the current backend's token (STACKYARD_ACCESS_TOKEN), which belongs elsewhere.
+   */
   private async openUrl(url: string): Promise<Backend> {
     if (backendKind(url) === 'local') return openBackend(url, undefined);
     const stored = (await readCredentials(this.env)).accessTokens;
-    return openBackend(url, this.tokenFor?.(url) ?? stored[url] ?? accessTokenFor(url, stored, this.env));
+    const token = this.tokenFor?.(url) ?? (this.env.STACKYARD_FROM_TOKEN || stored[url]);
+    if (!token) {
+      throw new UserError(
+        `the secrets were encrypted by stack keys of ${url}, and there is no access token for it`,
+        `Set STACKYARD_FROM_TOKEN to a token of ${url} (or log in to it once with \`stackyard login ${url}\`).`,
+      );
+    }
+    return openBackend(url, token);
   }
 
   async close(): Promise<void> {

@@ -113,7 +113,7 @@ export function parseAwsKmsUrl(url: string): { keyId: string; region?: string; e
 }
 
 /** Opens a `cloud` provider: unwraps its data key with the KMS named by the URL (only `awskms://` here). */
-export async function cloudDecrypter(url: string, encryptedKey: Uint8Array, env: NodeJS.ProcessEnv): Promise<SecretsDecrypter> {
+export async function cloudDecrypter(url: string, encryptedKey: Uint8Array): Promise<SecretsDecrypter> {
   if (!url.startsWith('awskms://')) {
     const scheme = url.split('://')[0];
     throw new UserError(
@@ -121,26 +121,20 @@ export async function cloudDecrypter(url: string, encryptedKey: Uint8Array, env:
       'Change the source stack to a supported provider first (`pulumi stack change-secrets-provider passphrase`).',
     );
   }
-  const { keyId, region, endpoint } = parseAwsKmsUrl(url);
-  const { KMSClient, DecryptCommand } = await import('@aws-sdk/client-kms');
-  const client = new KMSClient({
-    ...(region ? { region } : env.AWS_REGION || env.AWS_DEFAULT_REGION ? {} : { region: 'us-east-1' }),
-    ...(endpoint ? { endpoint } : {}),
-  });
+  const location = parseAwsKmsUrl(url);
+  const { kmsDecrypt } = await import('./aws-kms.js');
+  let dataKey: Uint8Array | undefined;
   try {
-    const answer = await client.send(new DecryptCommand({ CiphertextBlob: encryptedKey, KeyId: keyId }));
-    if (!answer.Plaintext) throw new UserError(`KMS returned no data key for ${url}`);
-    return symmetricDecrypter(url, new SymmetricCrypter(answer.Plaintext));
+    dataKey = await kmsDecrypt(location, encryptedKey);
   } catch (error) {
-    if (error instanceof UserError) throw error;
     const name = (error as { name?: string }).name ?? 'Error';
     throw new UserError(
       `could not unwrap the data key of ${url} with KMS: ${name}: ${(error as Error).message}`,
       'Check your AWS credentials and region, and that they may call kms:Decrypt on that key.',
     );
-  } finally {
-    client.destroy();
   }
+  if (!dataKey) throw new UserError(`KMS returned no data key for ${url}`);
+  return symmetricDecrypter(url, new SymmetricCrypter(dataKey));
 }
 
 function stringField(state: unknown, name: string): string | undefined {
@@ -160,7 +154,7 @@ export async function decrypterForProvider(spec: SecretsProviderSpec, options: S
       const url = stringField(spec.state, 'url');
       const key = stringField(spec.state, 'encryptedkey');
       if (!url || !key) throw new UserError('the deployment\'s cloud secrets provider lacks its url or encryptedkey');
-      return cloudDecrypter(url, Buffer.from(key, 'base64'), options.env);
+      return cloudDecrypter(url, Buffer.from(key, 'base64'));
     }
     case 'service': {
       const state = spec.state as Partial<ServiceProviderState> | undefined;
@@ -185,7 +179,7 @@ export async function decrypterForStackFile(file: StackFileSecrets, env: NodeJS.
   const provider = file.secretsprovider;
   if (provider && provider !== 'passphrase' && provider !== 'default' && provider !== 'service') {
     if (!file.encryptedkey) throw new UserError(`the stack file names secretsprovider ${provider} but has no encryptedkey`);
-    return cloudDecrypter(provider, Buffer.from(file.encryptedkey, 'base64'), env);
+    return cloudDecrypter(provider, Buffer.from(file.encryptedkey, 'base64'));
   }
   if (file.encryptionsalt) return passphraseDecrypter(file.encryptionsalt, env);
   return undefined;

@@ -1,5 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { createAwsClients } from '../../shared/adapters/aws/clients.js';
+import { createDocumentClients, createKmsClient } from '../../shared/adapters/aws/clients.js';
 import { DynamoDbHookStore } from '../../shared/adapters/aws/dynamodb-hook-store.js';
 import { KmsKeyService } from '../../shared/adapters/aws/kms-key-service.js';
 import { createHookDispatcherHandler } from '../hook-dispatcher.js';
@@ -19,10 +19,11 @@ export const handler = createHookDispatcherHandler(logger, () => {
   const table = process.env.STACKYARD_TABLE;
   const keyId = process.env.STACKYARD_KMS_KEY_ID;
   if (!table || !keyId) throw new Error('The hook dispatcher is not configured: set STACKYARD_TABLE and STACKYARD_KMS_KEY_ID.');
-  const clients = createAwsClients();
+  // Only the clients it uses, so the dispatcher's bundle carries no S3 client.
+  const { documents } = createDocumentClients();
   return {
-    hooks: new DynamoDbHookStore(clients.documents, table),
-    keys: new KmsKeyService(clients.kms, keyId),
+    hooks: new DynamoDbHookStore(documents, table),
+    keys: new KmsKeyService(createKmsClient(), keyId),
     dispatch: hookOptionsFromEnv(process.env),
     deployment: process.env[DEPLOYMENT_VARIABLE] || 'stackyard',
   };

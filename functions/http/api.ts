@@ -1,4 +1,5 @@
 import type { Services } from '../../shared/core/service/types.js';
+import { credentialScheme, type AccessLog } from './access-log.js';
 import { consoleResponse, isConsoleRequest, type ConsoleAssets } from './console-assets.js';
 import { createRouteContext } from './context.js';
 import { errorResponse, finishResponse, type ApiLogger } from './respond.js';
@@ -12,6 +13,8 @@ export type ApiHandler = (request: HttpRequest) => Promise<HttpResponse>;
 export interface ApiOptions {
   services: Services;
   logger: ApiLogger;
+  /** Hears of every answered request once (method, route, status, duration, request id, principal). */
+  accessLog?: AccessLog;
   /** The built web console, served for GET and HEAD outside /api/ (`undefined`: those answer 404). */
   consoleAssets?: ConsoleAssets;
 }
@@ -29,17 +32,29 @@ export function routeGroup(method: string, path: string): HandlerGroup | undefin
  * serves are the web console's (`$default` in API Gateway).
  */
 export function createApi(options: ApiOptions): ApiHandler {
-  const { services, logger, consoleAssets } = options;
+  const { services, logger, accessLog, consoleAssets } = options;
   return async (request) => {
+    const started = performance.now();
     let response: HttpResponse;
     const match = router.match(request.method, request.path);
+    const context = match && createRouteContext(request, match.params, services);
     try {
-      if (match) response = await match.route.handle(createRouteContext(request, match.params, services));
+      if (context) response = await match.route.handle(context);
       else if (isConsoleRequest(request)) response = consoleResponse(consoleAssets, request);
       else throw Router.notFound(request.method, request.path);
     } catch (error) {
       response = errorResponse(error, request, logger);
     }
-    return finishResponse(response, request, logger);
+    const finished = await finishResponse(response, request, logger);
+    accessLog?.({
+      method: request.method,
+      route: match ? `${match.route.method} ${match.route.path}` : '$default',
+      status: finished.status,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      requestId: request.requestId,
+      principal: context?.caller() ?? null,
+      credential: credentialScheme(request),
+    });
+    return finished;
   };
 }

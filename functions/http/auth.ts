@@ -15,6 +15,11 @@ function credential(request: HttpRequest, scheme: AuthScheme): string | undefine
   return value === '' ? undefined : value;
 }
 
+/** The API token of `Authorization: token <t>`, if the request carries one. */
+export function apiToken(request: HttpRequest): string | undefined {
+  return credential(request, 'token');
+}
+
 /**
  * The caller of an API-token route: `Authorization: token <t>`, or else the web console's session cookie, which
  * must come with the session's CSRF token on anything but GET and HEAD. 401 when neither is there or valid.

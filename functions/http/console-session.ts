@@ -6,7 +6,7 @@ export const SESSION_COOKIE = 'stackyard-session';
 export const CSRF_HEADER = 'x-stackyard-csrf';
 
 /** The value of the session cookie, if the request carries one. */
-export function sessionCookie(request: HttpRequest): string | undefined {
+export function sessionCookie(request: Pick<HttpRequest, 'headers'>): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(/;\s*/)) {
     const eq = part.indexOf('=');
     if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) {

@@ -7,6 +7,7 @@ import { createServices } from '../../shared/core/service/index.js';
 import type { Services } from '../../shared/core/service/types.js';
 import type { Storage } from '../../shared/ports/index.js';
 import { createApi, type ApiHandler } from './api.js';
+import type { AccessLogEntry } from './access-log.js';
 import type { ConsoleAssets } from './console-assets.js';
 import type { HttpRequest, HttpResponse } from './types.js';
 
@@ -33,6 +34,7 @@ describe('the console API', () => {
   let clock: number;
   let aliceToken: string;
   let malloryToken: string;
+  let accessLog: AccessLogEntry[];
 
   async function call(method: string, path: string, options: Call = {}): Promise<HttpResponse & { json: any }> {
     const headers: Record<string, string> = { ...options.headers };
@@ -66,7 +68,8 @@ describe('the console API', () => {
     clock = Date.parse('2026-11-01T10:00:00Z');
     storage = await createLocalStorage({ dataDir, now: () => clock });
     services = createServices(storage, { now: () => clock, serviceUrl: 'http://127.0.0.1:1' });
-    api = createApi({ services, logger: silent, consoleAssets: assets });
+    accessLog = [];
+    api = createApi({ services, logger: silent, consoleAssets: assets, accessLog: (entry) => accessLog.push(entry) });
     await services.identity.ensureAdmin('admin', ADMIN_TOKEN);
     const admin = await services.identity.authenticate(ADMIN_TOKEN);
     await services.identity.createOrg(admin, 'acme');
@@ -113,6 +116,8 @@ describe('the console API', () => {
     const genuine = await call('PATCH', '/api/stacks/acme/web/dev/tags', { cookie, csrf, body: { team: 'web' } });
 
     expect(stacks.json.stacks.map((s: { stackName: string }) => s.stackName)).toEqual(['dev']);
+    expect(accessLog.find((entry) => entry.route === 'GET /api/user/stacks')).toMatchObject({ principal: 'alice', credential: 'console-session' });
+    expect(JSON.stringify(accessLog)).not.toContain(cookie);
     expect([forged.status, wrongCsrf.status]).toEqual([403, 403]);
     expect(tagsAfterForgery).not.toHaveProperty('team');
     expect(genuine.status).toBe(200);
@@ -130,6 +135,21 @@ describe('the console API', () => {
     expect(signOut.status).toBe(200);
     expect(signOut.headers['set-cookie']).toMatch(/^stackyard-session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict$/);
     expect(after.status).toBe(401);
+  });
+
+  it('acts with the token it was opened with: an organization token sees its organization, and revoking it ends the session', async () => {
+    const orgToken = await call('POST', '/api/orgs/acme/tokens', { token: ADMIN_TOKEN, body: { description: 'automation' } });
+    const asOrg = await signIn(orgToken.json.tokenValue);
+    const asAlice = await signIn(aliceToken);
+    const aliceTokenId = (await call('GET', '/api/user/tokens', { token: aliceToken })).json.tokens[0].id;
+
+    const orgStacks = await call('GET', '/api/console/orgs/acme/stacks', { cookie: asOrg.cookie });
+    await call('DELETE', `/api/user/tokens/${aliceTokenId}`, { token: aliceToken });
+    const afterRevoke = await call('GET', '/api/console/session', { cookie: asAlice.cookie });
+
+    expect(orgStacks.json.stacks.map((s: { stack: string }) => s.stack)).toEqual(['dev']);
+    expect(afterRevoke.status).toBe(401);
+    expect(afterRevoke.json.message).toMatch(/token it was opened with was revoked/);
   });
 
   it('expires a session on the server after 12 hours', async () => {

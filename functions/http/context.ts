@@ -15,6 +15,8 @@ export interface RouteContext {
   jsonBody(): Promise<unknown>;
   /** The caller of an API-token route (401 without a valid `token`). */
   principal(): Promise<Principal>;
+  /** The login `principal()` resolved to, once it has; for the access log. */
+  caller(): string | undefined;
   /** The lease token of an update-token route (401 when absent). */
   updateToken(): string;
   /** `{orgName}/{projectName}/{stackName}` from the path, validated (400 for names the service never issues). */
@@ -24,6 +26,7 @@ export interface RouteContext {
 export function createRouteContext(request: HttpRequest, params: Record<string, string>, services: Services): RouteContext {
   let raw: Promise<Buffer> | undefined;
   let principal: Promise<Principal> | undefined;
+  let login: string | undefined;
   const rawBody = () => (raw ??= decodeBody(request));
   return {
     request,
@@ -31,7 +34,9 @@ export function createRouteContext(request: HttpRequest, params: Record<string, 
     services,
     rawBody,
     jsonBody: async () => parseJsonBody(await rawBody()),
-    principal: () => (principal ??= authenticate(request, services)),
+    principal: () =>
+      (principal ??= authenticate(request, services).then((resolved) => ((login = resolved.login), resolved))),
+    caller: () => login,
     updateToken: () => updateToken(request),
     stackRef: () =>
       validateStackRef({ org: params.orgName ?? '', project: params.projectName ?? '', stack: params.stackName ?? '' }),

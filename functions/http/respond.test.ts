@@ -52,12 +52,13 @@ describe('errorResponse', () => {
     expect(lines[0]).toMatchObject({ level: 'error', attributes: { path: '/api/user', error: { name: 'TypeError' } } });
   });
 
-  it('answers unavailability with 503 and a warning', () => {
+  it('answers unavailability with 503, Retry-After in seconds and a warning', () => {
     const { logger, lines } = recordingLogger();
 
     const response = errorResponse(new UnavailableError('DynamoDB throttled; retry'), request(), logger);
 
     expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toBe('2');
     expect(lines.map((l) => l.level)).toEqual(['warn']);
   });
 });

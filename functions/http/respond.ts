@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { isDomainError } from '../../shared/core/errors.js';
+import { isDomainError, UnavailableError } from '../../shared/core/errors.js';
 import { MAX_RESPONSE_BODY_BYTES, responseTooLarge } from './limits.js';
 import type { HttpRequest, HttpResponse } from './types.js';
 
@@ -43,7 +43,10 @@ export function errorResponse(error: unknown, request: Pick<HttpRequest, 'reques
     if (error.status >= 500) {
       logger.warn('dependency unavailable', { requestId: request.requestId, error: { name: error.name, message: error.message } });
     }
-    return jsonResponse(error.status, { code: error.status, message: error.message });
+    const response = jsonResponse(error.status, { code: error.status, message: error.message });
+    // Every retryable refusal says when to come back (RFC 9110 §10.2.3, in seconds).
+    if (error instanceof UnavailableError) response.headers['retry-after'] = String(error.retryAfterSeconds);
+    return response;
   }
   logger.error('unhandled error', {
     requestId: request.requestId,

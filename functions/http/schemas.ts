@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Request bodies as the Pulumi CLI (and Stackyard's CLI) send them. Go serializes nil maps and slices as `null`, so

@@ -3,6 +3,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { ApiGatewayHandler } from '../handlers/api-gateway.js';
 import { MAX_REQUEST_BODY_BYTES } from '../http/limits.js';
+import type { ConnectionTracker } from './connections.js';
 
 /** Past this much an oversize upload is cut off instead of drained (the 413 is then sent before closing). */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
@@ -126,17 +127,23 @@ function writeResult(response: ServerResponse, result: APIGatewayProxyStructured
 
 /**
  * A node:http listener that does what API Gateway + Lambda do: build the v2 event (same body cap), pick the handler
- * the route table binds the request to, and write its structured result back.
+ * the route table binds the request to, and write its structured result back. The handler may still be on its way
+ * (a request that arrives while `serve` starts waits for it), and the tracker hears of every request, so shutdown
+ * and framing errors can wait for the answer.
  */
-export function createNodeListener(pickHandler: (method: string, path: string) => ApiGatewayHandler): RequestListener {
+export function createNodeListener(
+  pickHandler: (method: string, path: string) => ApiGatewayHandler | Promise<ApiGatewayHandler>,
+  tracker?: ConnectionTracker,
+): RequestListener {
   return (request, response) => {
     const requestId = randomUUID();
+    tracker?.begin(request, response);
     void (async () => {
       const { body, truncated } = await readBody(request);
       const event = eventFromRequest(request, body, requestId);
-      const handler = pickHandler(event.requestContext.http.method.toUpperCase(), event.rawPath);
+      const handler = await pickHandler(event.requestContext.http.method.toUpperCase(), event.rawPath);
       const result = await handler(event, lambdaContext(requestId));
-      writeResult(response, result, truncated);
+      writeResult(response, result, truncated || tracker?.draining === true);
     })().catch((error: unknown) => {
       // The handlers render every error themselves; reaching here means the connection itself failed.
       if (response.headersSent) {

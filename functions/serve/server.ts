@@ -8,14 +8,17 @@ import { awsStorageOptionsFromEnv, createAwsStorage } from '../../shared/adapter
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { InvalidInputError, NotFoundError } from '../../shared/core/errors.js';
 import { createServices } from '../../shared/core/service/index.js';
+import { API_TOKEN_PREFIX } from '../../shared/core/service/identity-service.js';
 import type { Services } from '../../shared/core/service/types.js';
 import type { Storage } from '../../shared/ports/index.js';
 import { createApiGatewayHandler, type ApiGatewayHandler } from '../handlers/api-gateway.js';
+import type { AccessLog } from '../http/access-log.js';
 import { createApi, routeGroup } from '../http/api.js';
 import { findConsoleAssets } from '../http/console-assets.js';
 import type { HandlerGroup } from '../http/router.js';
 import { createApiLogger } from '../logger.js';
 import { serveHookSettings, startHookDispatchLoop } from './hook-dispatch.js';
+import { trackConnections } from './connections.js';
 import { createNodeListener } from './node-adapter.js';
 
 export type StorageMode = 'local' | 'aws';
@@ -42,8 +45,15 @@ export interface RunningServer {
   url: string;
   port: number;
   server: Server;
-  close(): Promise<void>;
+  /**
+   * Stops accepting, answers the requests in flight (telling keep-alive clients to close), closes idle
+   * connections, then storage. Connections still open at `deadlineMs` (default 8 s) are cut.
+   */
+  close(deadlineMs?: number): Promise<void>;
 }
+
+/** Leaves 2 s of the 10 s a supervisor typically grants after SIGTERM for the dispatcher and storage to stop. */
+export const SHUTDOWN_DEADLINE_MS = 8_000;
 
 const AWS_VARIABLES = ['STACKYARD_TABLE', 'STACKYARD_BUCKET', 'STACKYARD_KMS_KEY_ID'] as const;
 
@@ -89,7 +99,7 @@ async function bootstrapAdministrator(services: Services, storage: Storage, opti
     options.print(`Administrator '${login}' exists; sign in with the token you saved when it was created.`);
     return;
   }
-  const token = `sy-${randomBytes(32).toString('base64url')}`;
+  const token = `${API_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
   await services.identity.ensureAdmin(login, token);
   options.print(`Created administrator '${login}'. Its token is shown this once and stored only as a hash:`);
   options.print(`  ${token}`);
@@ -109,6 +119,11 @@ export async function createServer(options: ServeOptions): Promise<RunningServer
   const hookSettings = serveHookSettings(options.env);
   const storage = await openStorage(options);
   const server = createHttpServer();
+  const tracker = trackConnections(server);
+  // The listener is attached before `listen`, so a request that arrives while the services are still being built
+  // waits for them instead of never being answered.
+  const ready = deferred<(group: HandlerGroup) => ApiGatewayHandler>();
+  server.on('request', createNodeListener(async (method, path) => (await ready.promise)(routeGroup(method, path) ?? 'identity'), tracker));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -129,19 +144,19 @@ export async function createServer(options: ServeOptions): Promise<RunningServer
       }),
     );
 
+    const accessLog = serveAccessLog(options);
     const consoleAssets = findConsoleAssets(dirname(fileURLToPath(import.meta.url)));
     const handlers = new Map<HandlerGroup, ApiGatewayHandler>();
-    const handlerFor = (group: HandlerGroup) => {
+    // What API Gateway does: the route's function, or the identity function for `$default`.
+    ready.resolve((group) => {
       let handler = handlers.get(group);
       if (!handler) {
         const logger = createApiLogger(group, { logLevel: serveLogLevel(options.env) });
-        const api = createApi({ services, logger, consoleAssets });
+        const api = createApi({ services, logger, accessLog, consoleAssets });
         handlers.set(group, (handler = createApiGatewayHandler(logger, () => api)));
       }
       return handler;
-    };
-    // What API Gateway does: the route's function, or the identity function for `$default`.
-    server.on('request', createNodeListener((method, path) => handlerFor(routeGroup(method, path) ?? 'identity')));
+    });
     options.print(`Stackyard serves the Pulumi service API at ${url} (${options.storage} storage).`);
     options.print(`Log in with: pulumi login ${url}   (or: stackyard login ${url})`);
     if (consoleAssets) options.print(`Web console: ${url}/   (or: stackyard console)`);
@@ -150,18 +165,37 @@ export async function createServer(options: ServeOptions): Promise<RunningServer
       url,
       port,
       server,
-      async close() {
+      async close(deadlineMs = SHUTDOWN_DEADLINE_MS) {
+        await tracker.drain(deadlineMs);
         await dispatch.stop();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
         await storage.close();
       },
     };
   } catch (error) {
+    ready.reject(error);
     server.close();
     await storage.close();
     throw error;
   }
+}
+
+/**
+ * The access log of `serve`: one JSON line per request on stdout, whatever the log level (STACKYARD_ACCESS_LOG=off
+ * turns it off). The Lambda functions write the same fields through their logger.
+ */
+function serveAccessLog(options: ServeOptions): AccessLog | undefined {
+  if (options.env.STACKYARD_ACCESS_LOG?.trim().toLowerCase() === 'off') return undefined;
+  return (entry) => options.print(JSON.stringify({ level: 'INFO', message: 'access', timestamp: new Date().toISOString(), ...entry }));
+}
+
+function deferred<T>(): { promise: Promise<T>; resolve(value: T): void; reject(error: unknown): void } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A start-up failure is reported by createServer itself; requests waiting on it get the 500 of the listener.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
 }

@@ -52,12 +52,16 @@ const SIZING: Record<HandlerGroup, Pick<HandlerSpec, 'memorySize' | 'timeout'>> 
   secrets: HEAVY,
 };
 
+/** The web console's build, served by the identity function: API Gateway's `$default` route (docs/console.md). */
+const CONSOLE_DIR = fileURLToPath(new URL('../../dist/console', import.meta.url));
+
 /** One function per handler group, entry `functions/handlers/<group>.ts`; each bundles the whole router. */
 function handlerSpecs(): HandlerSpec[] {
   return (Object.keys(SIZING) as HandlerGroup[]).map((group) => ({
     name: FUNCTION_NAMES[group],
     entry: handlerEntry(group),
     ...SIZING[group],
+    ...(group === 'identity' ? { consoleDir: CONSOLE_DIR } : {}),
   }));
 }
 

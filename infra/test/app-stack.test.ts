@@ -219,6 +219,7 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
     const requests = [
       { method: 'GET', path: '/api/agents/signup' },
       { method: 'GET', path: '/api/user' },
+      { method: 'GET', path: '/acme/web/dev' },
     ];
     writeFileSync(join(workDir, 'requests.json'), JSON.stringify(requests));
     const env = offlineEnv(workDir, `http://127.0.0.1:${await closedPort()}`, {
@@ -238,19 +239,27 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
             env,
             timeout: 30_000,
           });
-          return [readdirSync(assetDir).sort(), JSON.parse(readFileSync(results, 'utf8'))];
+          return [fn.Properties.Description as string, [readdirSync(assetDir).sort(), JSON.parse(readFileSync(results, 'utf8'))]] as const;
         }),
       );
 
-      // Unrouted paths reach the router on any function (404), and the API-token routes want a token (401).
-      const expected = [
-        ['index.mjs', 'index.mjs.map'],
-        [
-          { statusCode: 404, body: expect.objectContaining({ code: 404, message: expect.stringMatching(/not served/) }) },
-          { statusCode: 401, body: expect.objectContaining({ code: 401, message: expect.stringMatching(/token/) }) },
-        ],
+      // Unrouted paths reach the router on any function (404), and the API-token routes want a token (401). Console
+      // pages come from the identity function (API Gateway's `$default`), which alone carries the built console.
+      const api = [
+        { statusCode: 404, body: expect.objectContaining({ code: 404, message: expect.stringMatching(/not served/) }) },
+        { statusCode: 401, body: expect.objectContaining({ code: 401, message: expect.stringMatching(/token/) }) },
       ];
-      expect(answers).toEqual([expected, expected, expected, expected]);
+      const identity = [['console', 'index.mjs', 'index.mjs.map'], [...api, { statusCode: 200, body: expect.stringContaining('<title>Stackyard</title>') }]];
+      const other = [
+        ['index.mjs', 'index.mjs.map'],
+        [...api, { statusCode: 404, body: expect.objectContaining({ code: 404, message: expect.stringMatching(/console is not built/) }) }],
+      ];
+      expect(Object.fromEntries(answers)).toEqual({
+        'Stackyard API: Identity': identity,
+        'Stackyard API: Stacks': other,
+        'Stackyard API: Updates': other,
+        'Stackyard API: Secrets': other,
+      });
       expect(networkAttempts(workDir)).toEqual([]);
     } finally {
       rmSync(workDir, { recursive: true, force: true });

@@ -106,6 +106,8 @@ export class UnavailableError extends DomainError {
   readonly kind = 'unavailable';
   readonly status = 503;
   override readonly retryable = true;
+  /** When to retry, answered as `Retry-After`: long enough for the SDK's own retries to have given up on a blip. */
+  readonly retryAfterSeconds: number = 2;
 }
 
 export function isDomainError(error: unknown): error is DomainError {

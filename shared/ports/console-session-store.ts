@@ -2,6 +2,9 @@
 export interface ConsoleSession {
   /** SHA-256 hex of the session id the browser holds in its cookie; the id itself is never stored. */
   idHash: string;
+  /** SHA-256 hex of the access token the session acts with: revoking that token ends the session. */
+  tokenHash: string;
+  /** Who signed in (for display and logs; rights come from the token). */
   login: string;
   /** Epoch milliseconds. */
   createdAt: number;
@@ -13,6 +16,8 @@ export interface ConsoleSession {
 export interface LoginCode {
   /** SHA-256 hex of the code; the code itself is never stored. */
   codeHash: string;
+  /** SHA-256 hex of the access token that asked for the code; the session it opens acts with that token. */
+  tokenHash: string;
   login: string;
   /** The console page the browser lands on once signed in (e.g. `/acme/web/dev`). */
   path: string;

@@ -13,6 +13,12 @@ export interface ServeProcess {
   adminToken: string;
   /** Everything it printed on stdout so far. */
   stdout(): string;
+  /** Everything it printed on stderr so far (the last 4,000 characters). */
+  stderr(): string;
+  /** The process itself, for tests of signals and exit. */
+  child: ChildProcess;
+  /** Sends a signal, as a supervisor would (its exit is then expected, not reported). */
+  signal(name: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
@@ -62,7 +68,10 @@ export async function startServe(options: ServeStart): Promise<ServeProcess> {
     await stop();
     throw error;
   }
-  return { url: `http://127.0.0.1:${port}`, adminToken: adminToken ?? '', stdout: () => out, stop };
+  return { url: `http://127.0.0.1:${port}`, adminToken: adminToken ?? '', stdout: () => out, stderr: () => err, child, signal: (name) => {
+    stopping = true;
+    child.kill(name);
+  }, stop };
 }
 
 function waitForLogin(child: ChildProcess, stdout: () => string, stderr: () => string, timeoutMs = 30_000): Promise<void> {

@@ -108,6 +108,33 @@ describe('ApiClient', () => {
     expect(seen).toHaveLength(3);
   });
 
+  it('waits what Retry-After says (plus jitter) on a 503 of an update-token save, and says what it waits for', async () => {
+    const { url, seen } = await serve((_req, n, res) =>
+      n <= 2 ? json(res, 503, { code: 503, message: 'DynamoDB is unavailable' }, { 'retry-after': '3' }) : json(res, 200, {}),
+    );
+    const waits: number[] = [];
+    const notices: string[] = [];
+    const client = new ApiClient(url, 't', { sleep: async (ms) => void waits.push(ms), notify: (m) => notices.push(m), random: () => 0.5 });
+
+    await client.request({ method: 'PATCH', path: '/api/x/checkpoint', updateToken: 'u', idempotent: true, operation: 'save checkpoint' });
+
+    expect(seen).toHaveLength(3);
+    expect(waits).toEqual([3250, 3250]);
+    expect(notices[0]).toMatch(/answered 503 \(DynamoDB is unavailable\); retrying save checkpoint in 3\.3 s \(attempt 2 of at most 10/);
+  });
+
+  it('backs off with jitter when there is no Retry-After, and gives up once the retry budget is spent', async () => {
+    const { url, seen } = await serve((_req, _n, res) => json(res, 503, { code: 503, message: 'down' }));
+    const waits: number[] = [];
+    const client = new ApiClient(url, 't', { sleep: async (ms) => void waits.push(ms), notify: () => undefined, random: () => 0, retryBudgetMs: 3_000 });
+
+    const error = await client.request({ method: 'GET', path: '/api/user' }).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ status: 503 });
+    expect(waits).toEqual([250, 500, 1000]);
+    expect(seen).toHaveLength(4);
+  });
+
   it('reports an unreachable service as status 0 with the URL', async () => {
     const { url } = await serve(() => undefined);
     await new Promise((resolve) => server!.close(resolve));

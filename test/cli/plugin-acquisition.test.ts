@@ -92,6 +92,7 @@ describe('plugin acquisition', () => {
     const afterFirst = archiveRequests(server).length;
     const second = await cli('up', '--yes');
     const outputs = await cli('stack', 'output', '--json');
+    const about = await cli('about', '--json');
 
     expectOk(first);
     expect(afterFirst - before).toBe(1);
@@ -103,6 +104,14 @@ describe('plugin acquisition', () => {
     expect(JSON.parse(outputs.stdout)).toMatchObject({ createdBy: 'testprov' });
     expect(pluginFolders(sandbox)).toEqual(['resource-testprov-v1.0.0']);
     expect(existsSync(join(pluginsDir(sandbox), 'resource-testprov-v1.0.0.partial'))).toBe(false);
+    expectOk(about);
+    expect(JSON.parse(about.stdout)).toMatchObject({
+      plugins: [{ kind: 'language', name: 'nodejs' }, { kind: 'resource', name: 'testprov', version: '1.0.0' }],
+      cliAbout: { nodeVersion: process.version },
+      runtime: { language: 'nodejs', executable: process.execPath },
+      currentStack: { name: 'dev' },
+      errors: [],
+    });
   }, 120_000);
 
   it('installs a provider from its pluginDownloadURL resource option exactly once and records the URL in state', async () => {

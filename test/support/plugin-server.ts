@@ -36,6 +36,27 @@ export async function packPlugin(dir: string, files: string[]): Promise<Buffer> 
   return readFileSync(out);
 }
 
+export const TEST_LANGUAGE_SOURCE = join(REPO, 'test/fixtures/languages/yaml/language.cjs');
+
+/**
+ * A plugin folder for the Node test language plugin (`pulumi-language-yaml`): `language.cjs` and an executable that
+ * runs it with this repository's node_modules on NODE_PATH.
+ */
+export function testLanguagePluginDir(into: string): string {
+  mkdirSync(into, { recursive: true });
+  copyFileSync(TEST_LANGUAGE_SOURCE, join(into, 'language.cjs'));
+  const bin = join(into, 'pulumi-language-yaml');
+  writeFileSync(bin, `#!/bin/sh\nNODE_PATH="${join(REPO, 'node_modules')}" exec "${process.execPath}" "$(dirname "$0")/language.cjs" "$@"\n`);
+  chmodSync(bin, 0o755);
+  return into;
+}
+
+/** The test language plugin packed as `pulumi-language-yaml-v<version>-<os>-<arch>.tar.gz`. */
+export async function testLanguageArchive(): Promise<Buffer> {
+  const dir = testLanguagePluginDir(mkdtempSync(join(tmpdir(), 'stackyard-testlang-')));
+  return packPlugin(dir, ['pulumi-language-yaml', 'language.cjs']);
+}
+
 /** The test provider packed as `pulumi-resource-testprov-v<version>-<os>-<arch>.tar.gz`. */
 export async function testprovArchive(): Promise<Buffer> {
   const dir = testprovPluginDir(mkdtempSync(join(tmpdir(), 'stackyard-testprov-')));

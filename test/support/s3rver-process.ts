@@ -85,7 +85,8 @@ function conditionalWrites(store: S3rverStore) {
 
 const directory = process.argv[2];
 if (!directory) throw new Error('usage: s3rver-process.ts <directory>');
-const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, vhostBuckets: false });
+// An optional port lets a test restart the stand-in where its clients expect it.
+const server = new S3rver({ address: '127.0.0.1', port: Number(process.argv[3] ?? 0), silent: true, directory, vhostBuckets: false });
 // The router is the last middleware; the shim must see requests after vhost rewriting and before the router.
 server.middleware.splice(server.middleware.length - 1, 0, conditionalWrites(server.store));
 const address = (await server.run()) as { port: number };

@@ -15,7 +15,7 @@ export function Result({ status }: { status: string }) {
 }
 
 export function Tags({ tags }: { tags: Record<string, string> }) {
-  const entries = Object.entries(tags).filter(([name]) => !name.startsWith('pulumi:'));
+  const entries = Object.entries(tags);
   if (entries.length === 0) return <span class="muted">—</span>;
   return (
     <ul class="tags" aria-label="Tags">

@@ -57,7 +57,8 @@ export function ResourcesPage() {
       {roots.length === 0 ? (
         <p class="muted">This stack has no resources.</p>
       ) : (
-        <ul class="tree" role="tree" aria-label="Resources by parent" data-testid="resource-tree">
+        // Nested lists of native <details>: keyboard and screen readers work without a hand-made ARIA tree widget.
+        <ul class="tree" aria-label="Resources by parent" data-testid="resource-tree">
           {roots.map((node) => (
             <TreeNode key={node.resource.urn} node={node} />
           ))}
@@ -70,7 +71,7 @@ export function ResourcesPage() {
 function TreeNode({ node }: { node: Node }) {
   const r = node.resource;
   return (
-    <li role="treeitem" aria-expanded={node.children.length > 0 ? true : undefined} class={node.pending ? 'pending' : undefined}>
+    <li class={node.pending ? 'pending' : undefined}>
       <details>
         <summary>
           <strong>{urnName(r.urn)}</strong> <span class="type">{r.type}</span>
@@ -104,7 +105,7 @@ function TreeNode({ node }: { node: Node }) {
         <Properties title="Outputs" values={r.outputs} />
       </details>
       {node.children.length > 0 && (
-        <ul role="group">
+        <ul aria-label={`Children of ${urnName(r.urn)}`}>
           {node.children.map((child) => (
             <TreeNode key={child.resource.urn} node={child} />
           ))}

@@ -26,7 +26,8 @@ export function StackPage() {
       return { overview, history: history.updates };
     },
     [base],
-    (data) => (data?.overview.lease ? 2000 : 10000),
+    // Quick while an update runs; often enough when idle to notice one starting.
+    (data) => (data?.overview.lease ? 2000 : 4000),
   );
   if (loaded.error && !loaded.data) return <LoadError error={loaded.error} />;
   if (!loaded.data) return <p aria-busy="true">Loading…</p>;

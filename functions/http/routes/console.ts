@@ -1,6 +1,7 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError, UnauthorizedError } from '../../../shared/core/errors.js';
 import { CONSOLE_SESSION_MS, type ConsoleSignIn } from '../../../shared/core/console/index.js';
+import { apiToken } from '../auth.js';
 import type { RouteContext } from '../context.js';
 import { isHttps, sessionCookie, sessionSetCookie } from '../console-session.js';
 import { validateBody } from '../decode.js';
@@ -104,7 +105,10 @@ export const consoleRoutes: Route[] = [
     async handle(ctx) {
       const principal = await ctx.principal();
       const body = validateBody(loginCodeSchema, await ctx.jsonBody(), 'login code request');
-      const response = jsonResponse(200, await ctx.services.console.createLoginCode(principal, body.path));
+      // The session the code opens acts with the same token as this request (a token, or a session's own).
+      const token = apiToken(ctx.request);
+      const source = token !== undefined ? { token } : { sessionId: sessionCookie(ctx.request)! };
+      const response = jsonResponse(200, await ctx.services.console.createLoginCode(principal, body.path, source));
       response.headers['cache-control'] = 'no-store';
       return response;
     },

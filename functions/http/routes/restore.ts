@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { UpdateKind } from '../../../shared/ports/update-store.js';
 import { validateBody } from '../decode.js';
 import { jsonResponse } from '../respond.js';

@@ -19,6 +19,11 @@ export interface HandlerSpec {
   readonly handler?: string;
   readonly memorySize?: number;
   readonly timeout?: Duration;
+  /**
+   * A built web console (`npm run build` → dist/console) to ship as `console/` beside the bundle; the handler serves
+   * it for paths outside /api/. Absent from the bundle when the folder was not built (those paths then say so).
+   */
+  readonly consoleDir?: string;
 }
 
 /** Props for {@link ApiFunctions}. */
@@ -41,7 +46,8 @@ export interface ApiFunctionsProps {
 /**
  * Esbuild options shared by every handler: ESM for top-level await and tree shaking; the banner gives CommonJS
  * dependencies that call `require` a working one; the pinned SDK is bundled so production runs the version the tests
- * ran.
+ * ran. The source map ships in the asset for reading stack traces offline; the functions do not set
+ * `--enable-source-maps`, so no cold start parses it.
  */
 export const BUNDLING = {
   minify: true,
@@ -54,6 +60,18 @@ export const BUNDLING = {
   bundleAwsSDK: true,
   forceDockerBundling: false,
 } as const;
+
+/** Copies a built console into the bundle after esbuild ran (local bundling: a shell command on this machine). */
+function consoleCopy(consoleDir: string) {
+  const quoted = (path: string) => `'${path.replace(/'/g, "'\\''")}'`;
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (_inputDir: string, outputDir: string) => [
+      `if [ -f ${quoted(`${consoleDir}/index.html`)} ]; then cp -R ${quoted(consoleDir)} ${quoted(`${outputDir}/console`)}; fi`,
+    ],
+  };
+}
 
 /** Every API handler as a `NodejsFunction`, sharing one least-privilege role. */
 export class ApiFunctions extends Construct {
@@ -96,10 +114,13 @@ export class ApiFunctions extends Construct {
           STACKYARD_TABLE: props.table.tableName,
           STACKYARD_BUCKET: props.bucket.bucketName,
           STACKYARD_KMS_KEY_ID: props.key.keyArn,
-          NODE_OPTIONS: '--enable-source-maps',
           POWERTOOLS_SERVICE_NAME: 'stackyard',
         },
-        bundling: { ...BUNDLING, mainFields: [...BUNDLING.mainFields] },
+        bundling: {
+          ...BUNDLING,
+          mainFields: [...BUNDLING.mainFields],
+          ...(spec.consoleDir ? { commandHooks: consoleCopy(spec.consoleDir) } : {}),
+        },
       });
       NagSuppressions.addResourceSuppressions(fn, [
         {

@@ -161,7 +161,6 @@ export class HookDispatcher extends Construct {
         [wiring.keyIdVariable]: props.key.keyArn,
         [wiring.functionArnsVariable]: props.hookFunctionArns.join(','),
         [wiring.deploymentVariable]: stackName,
-        NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'stackyard',
       },
       bundling: { ...BUNDLING, mainFields: [...BUNDLING.mainFields] },

@@ -109,7 +109,6 @@ describe('hook dispatcher wiring', () => {
           STACKYARD_KMS_KEY_ID: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DataKey'), 'Arn'] },
           STACKYARD_HOOK_FUNCTION_ARNS: '',
           STACKYARD_DEPLOYMENT: 'Stackyard',
-          NODE_OPTIONS: '--enable-source-maps',
           POWERTOOLS_SERVICE_NAME: 'stackyard',
         },
       },

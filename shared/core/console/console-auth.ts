@@ -1,8 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ForbiddenError, InvalidInputError, UnauthorizedError } from '../errors.js';
 import type { ServiceDeps } from '../service/create-services.js';
+import { hashApiToken } from '../service/identity-service.js';
 import type { IdentityService, Principal } from '../service/types.js';
-import type { ConsoleService, ConsoleSignIn } from './types.js';
+import type { ConsoleService, ConsoleSignIn, LoginCodeSource } from './types.js';
 
 /** How long a browser stays signed in, measured on the server: the cookie's own Max-Age is only a hint. */
 export const CONSOLE_SESSION_MS = 12 * 60 * 60 * 1000;
@@ -13,6 +14,9 @@ const MAX_SECRET_LENGTH = 200;
 const CONSOLE_PATH = /^\/(?!\/)[A-Za-z0-9._~\/-]{0,500}$/;
 
 const SESSION_ENDED = 'Your console session has ended (signed out or expired): sign in again.';
+const TOKEN_GONE =
+  'Your console session has ended: the access token it was opened with was revoked or has expired. Sign in again ' +
+  'with a valid token.';
 const BAD_CODE =
   'This login code is not valid: codes work once, within 60 seconds. Run `stackyard console` again, or sign in ' +
   'with an access token.';
@@ -44,44 +48,57 @@ export function createConsoleAuth(
 > {
   const sessions = deps.storage.consoleSessions;
 
-  async function openSession(principal: Principal, next?: string): Promise<ConsoleSignIn> {
+  /** A session acts with the token it was opened with: its rights, and its revocation or expiry ends the session. */
+  async function openSession(principal: Principal, tokenHash: string, next?: string): Promise<ConsoleSignIn> {
     const sessionId = newSecret();
     const createdAt = deps.now();
     const expiresAt = createdAt + CONSOLE_SESSION_MS;
-    await sessions.createSession({ idHash: sha256Hex(sessionId), login: principal.login, createdAt, expiresAt });
+    await sessions.createSession({ idHash: sha256Hex(sessionId), tokenHash, login: principal.login, createdAt, expiresAt });
     return { sessionId, csrfToken: csrfTokenOf(sessionId), login: principal.login, expiresAt, ...(next ? { next } : {}) };
+  }
+
+  async function liveSession(sessionId: string) {
+    if (!isSecret(sessionId)) throw new UnauthorizedError(SESSION_ENDED);
+    const session = await sessions.getSession(sha256Hex(sessionId));
+    if (!session) throw new UnauthorizedError(SESSION_ENDED);
+    return session;
   }
 
   return {
     async signInWithToken(token) {
-      return openSession(await identity.authenticate(token));
+      return openSession(await identity.authenticate(token), hashApiToken(token));
     },
 
     async signInWithCode(code) {
       if (!isSecret(code)) throw new UnauthorizedError(BAD_CODE);
       const redeemed = await sessions.redeemLoginCode(sha256Hex(code));
       if (!redeemed) throw new UnauthorizedError(BAD_CODE);
-      return openSession(await identity.principalOf(redeemed.login), redeemed.path);
+      const principal = await identity.authenticateHash(redeemed.tokenHash).catch(() => {
+        throw new UnauthorizedError(BAD_CODE);
+      });
+      return openSession(principal, redeemed.tokenHash, redeemed.path);
     },
 
-    async createLoginCode(principal, path) {
+    async createLoginCode(principal, path, source: LoginCodeSource) {
       if (typeof path !== 'string' || !CONSOLE_PATH.test(path) || path.split('/').some((s) => s === '..' || s === '.')) {
         throw new InvalidInputError(
           `The console path must be a page of this console such as /<org>/<project>/<stack>, got '${String(path).slice(0, 80)}'.`,
         );
       }
+      const tokenHash = 'token' in source ? hashApiToken(source.token) : (await liveSession(source.sessionId)).tokenHash;
       const code = newSecret();
       const createdAt = deps.now();
       const expiresAt = createdAt + LOGIN_CODE_MS;
-      await sessions.createLoginCode({ codeHash: sha256Hex(code), login: principal.login, path, createdAt, expiresAt });
+      await sessions.createLoginCode({ codeHash: sha256Hex(code), tokenHash, login: principal.login, path, createdAt, expiresAt });
       return { code, expiresAt };
     },
 
     async sessionPrincipal(sessionId) {
-      if (!isSecret(sessionId)) throw new UnauthorizedError(SESSION_ENDED);
-      const session = await sessions.getSession(sha256Hex(sessionId));
-      if (!session) throw new UnauthorizedError(SESSION_ENDED);
-      return identity.principalOf(session.login);
+      const session = await liveSession(sessionId);
+      return identity.authenticateHash(session.tokenHash).catch((error: unknown) => {
+        if (error instanceof UnauthorizedError) throw new UnauthorizedError(TOKEN_GONE);
+        throw error;
+      });
     },
 
     checkCsrf(sessionId, presented) {

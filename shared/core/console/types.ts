@@ -13,6 +13,9 @@ export interface ConsoleSignIn {
   next?: string;
 }
 
+/** The credential a login code is asked with: the CLI's access token, or a console session (which has one). */
+export type LoginCodeSource = { token: string } | { sessionId: string };
+
 /** The exclusive lease of a running update, as the console shows it. */
 export interface LeaseView {
   updateId: string;
@@ -64,9 +67,12 @@ export interface ConsoleService {
   signInWithToken(token: string): Promise<ConsoleSignIn>;
   /** Exchanges a `stackyard console` login code (once, within 60 s) for a session. */
   signInWithCode(code: string): Promise<ConsoleSignIn>;
-  /** A one-time code that signs the principal in and opens `path`. */
-  createLoginCode(principal: Principal, path: string): Promise<{ code: string; expiresAt: number }>;
-  /** The principal of a live session; `UnauthorizedError` once it expired or signed out. */
+  /** A one-time code that signs the principal in, acting with the token of `source`, and opens `path`. */
+  createLoginCode(principal: Principal, path: string, source: LoginCodeSource): Promise<{ code: string; expiresAt: number }>;
+  /**
+   * The principal of a live session: that of the token it was opened with. `UnauthorizedError` once it expired,
+   * signed out, or its token was revoked or expired.
+   */
   sessionPrincipal(sessionId: string): Promise<Principal>;
   /** `ForbiddenError` unless `presented` is this session's CSRF token. */
   checkCsrf(sessionId: string, presented: string | undefined): void;

@@ -5,7 +5,7 @@ import { ORG_ROLES, type OrgRole, type TokenRecord, type UserRecord } from '../.
 import { requireAdmin, requireOrgAction } from './authorization.js';
 import { auditAuthenticationFailure, audited } from '../audit/audit.js';
 import type { ServiceDeps } from './create-services.js';
-import type { IdentityService, Principal } from './types.js';
+import type { IdentityService, Principal, RequestInfo } from './types.js';
 
 /** Prefix of the API tokens we issue, so a leaked one is recognisable (secret scanners, logs). */
 export const API_TOKEN_PREFIX = 'sy_';
@@ -44,21 +44,6 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
     const orgs = memberships.map((m) => ({ name: m.org, role: m.role }));
     if (!orgs.some((org) => org.name === login)) orgs.push({ name: login, role: 'admin' });
     return orgs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  }
-
-  /** A user acting as themselves without a token (a signed-in console session): the user's own roles. */
-  async function userPrincipal(login: string, unknownUser: string): Promise<Principal> {
-    const user = await identity.getUser(login).catch((error: unknown) => {
-      if (error instanceof NotFoundError) throw new UnauthorizedError(unknownUser);
-      throw error;
-    });
-    const orgs = await orgsOf(user.login);
-    return {
-      login: user.login,
-      orgs: orgs.map((org) => org.name),
-      admin: user.admin,
-      roles: Object.fromEntries(orgs.map((org) => [org.name, org.role])),
-    };
   }
 
   /** The login a token operation is about: the caller's own, or (administrators only) someone else's. */
@@ -107,31 +92,35 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
     };
   }
 
+  /** Every refusal is audited: expired tokens in their owner's organization, unknown ones in the site log. */
+  async function refuse(request: RequestInfo | undefined, reason: string, known?: TokenRecord): Promise<never> {
+    const owner = known && { org: known.org ?? known.login, actor: known.login, tokenId: known.id };
+    await auditAuthenticationFailure(deps, request, reason, owner);
+    throw new UnauthorizedError(INVALID_TOKEN);
+  }
+
+  async function authenticateHash(tokenHash: string, request?: RequestInfo): Promise<Principal> {
+    const record = await identity.findToken(tokenHash);
+    if (!record || !sameHash(record.tokenHash, tokenHash)) return refuse(request, 'unknown or revoked access token');
+    const now = deps.now();
+    if (record.expiresAt !== undefined && record.expiresAt <= now) return refuse(request, `expired access token ${record.id}`, record);
+    const principal = await principalOf(record).catch((error: unknown) =>
+      error instanceof UnauthorizedError ? refuse(request, `access token ${record.id} of a deleted user, team or organization`, record) : Promise.reject(error),
+    );
+    // Last use is bookkeeping: a failure to record it never fails the request.
+    await identity.touchToken(tokenHash, now, LAST_USED_RESOLUTION_MS).catch(() => undefined);
+    return request ? { ...principal, request } : principal;
+  }
+
   return {
     async authenticate(token, request) {
-      // Every refusal is audited: expired tokens in their owner's organization, unknown ones in the site log.
-      const refuse = async (reason: string, known?: TokenRecord): Promise<never> => {
-        const owner = known && { org: known.org ?? known.login, actor: known.login, tokenId: known.id };
-        await auditAuthenticationFailure(deps, request, reason, owner);
-        throw new UnauthorizedError(INVALID_TOKEN);
-      };
       if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH) {
-        return refuse('malformed access token');
+        return refuse(request, 'malformed access token');
       }
-      const tokenHash = hashApiToken(token);
-      const record = await identity.findToken(tokenHash);
-      if (!record || !sameHash(record.tokenHash, tokenHash)) return refuse('unknown or revoked access token');
-      const now = deps.now();
-      if (record.expiresAt !== undefined && record.expiresAt <= now) return refuse(`expired access token ${record.id}`, record);
-      const principal = await principalOf(record).catch((error: unknown) =>
-        error instanceof UnauthorizedError ? refuse(`access token ${record.id} of a deleted user, team or organization`, record) : Promise.reject(error),
-      );
-      // Last use is bookkeeping: a failure to record it never fails the request.
-      await identity.touchToken(tokenHash, now, LAST_USED_RESOLUTION_MS).catch(() => undefined);
-      return request ? { ...principal, request } : principal;
+      return authenticateHash(hashApiToken(token), request);
     },
 
-    principalOf: (login) => userPrincipal(login, 'This user no longer exists: sign in again as another user.'),
+    authenticateHash,
 
     async getUser(principal) {
       if (principal.token && principal.token.kind !== 'personal') {

@@ -118,8 +118,11 @@ export interface IdentityService {
   /** Resolves an API token to its principal; `UnauthorizedError` when unknown, revoked or expired. */
   /** `request` (the HTTP request acting) goes into the audit log, for failures too, and onto the principal. */
   authenticate(token: string, request?: RequestInfo): Promise<Principal>;
-  /** The principal of a user by login (a signed-in console session); `UnauthorizedError` when the user is gone. */
-  principalOf(login: string): Promise<Principal>;
+  /**
+   * `authenticate` for a token known by its SHA-256 hex only (a console session opened with it): the same checks, so
+   * revoking or expiring the token ends the sessions it opened.
+   */
+  authenticateHash(tokenHash: string, request?: RequestInfo): Promise<Principal>;
   getUser(principal: Principal): Promise<UserRecord & { orgs: string[] }>;
   /** The organization unqualified stack names default to: the personal organization (named after the login). */
   defaultOrg(principal: Principal): Promise<string>;

@@ -14,12 +14,14 @@ export function consoleSessionStoreContract(adapterName: string, setup: Contract
     let env: ContractEnv;
     const session = (ttlMs: number): ConsoleSession => ({
       idHash: hash(),
+      tokenHash: hash(),
       login: 'alice',
       createdAt: env.clock.now(),
       expiresAt: env.clock.now() + ttlMs,
     });
     const loginCode = (ttlMs: number): LoginCode => ({
       codeHash: hash(),
+      tokenHash: hash(),
       login: 'alice',
       path: '/acme/web/dev',
       createdAt: env.clock.now(),

@@ -1,0 +1,317 @@
+/**
+ * The web console in a real browser: Debian's Chromium driven by playwright-core, against `stackyard serve` (the
+ * bundled CLI, `npm run build` first), with stacks and updates made by the bundled CLI. Screenshots go to
+ * test-artifacts/console/ (STACKYARD_ARTIFACTS overrides), the ones docs/console.md shows among them.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliSandbox, REPO, removeSandboxes, until } from '../cli/cli-harness.js';
+import { E2eService, type E2eProject } from '../e2e/e2e-harness.js';
+import { fastHookEnv, startReceiver, type Receiver } from '../hooks/hook-fixtures.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+/** The launch flags the project runs Chromium with (no network of its own, no first-run work). */
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const ARTIFACTS = process.env.STACKYARD_ARTIFACTS ?? join(REPO, 'test-artifacts', 'console');
+const LEASE = { STACKYARD_LEASE_SECONDS: '4', STACKYARD_LEASE_RENEW_SECONDS: '1' };
+const STACK = 'acme/site/dev';
+const SECRET = 'hunter2-console-secret';
+
+interface Api {
+  (method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; json: any }>;
+}
+
+describe('the web console in Chromium', () => {
+  let service: E2eService;
+  let project: E2eProject;
+  let receiver: Receiver;
+  let url: string;
+  let api: Api;
+  let aliceToken: string;
+  let malloryToken: string;
+  let viewerToken: string;
+  const profiles: string[] = [];
+  const contexts: BrowserContext[] = [];
+
+  /** A browser with a fresh profile of its own (a new user data dir each time). */
+  async function browser(viewport = { width: 1280, height: 900 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+    const profile = mkdtempSync(join(tmpdir(), 'stackyard-chromium-'));
+    profiles.push(profile);
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_FLAGS,
+      viewport,
+      colorScheme,
+    });
+    contexts.push(context);
+    return context.pages()[0] ?? (await context.newPage());
+  }
+
+  async function shot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  }
+
+  async function signInWithToken(page: Page, token: string, path = `/${STACK}`): Promise<void> {
+    await page.goto(`${url}${path}`);
+    await page.waitForURL(/\/signin\?next=/);
+    await page.getByLabel('Access token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${url}${path}`);
+  }
+
+  const historyRows = (page: Page) => page.getByTestId('history').locator('tbody tr');
+  const config = (key: string, value: string) => project.cli('config', 'set', key, value);
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does).`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    receiver = await startReceiver();
+    service = await E2eService.start({ storage: 'local', env: fastHookEnv({ STACKYARD_HOOKS_ALLOW_PRIVATE: 'true' }) });
+    url = service.serve!.url;
+    const admin = service.serve!.adminToken;
+    api = async (method, path, body, token = admin) => {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `token ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, json: text ? JSON.parse(text) : undefined };
+    };
+    for (const [method, path, body] of [
+      ['POST', '/api/orgs', { name: 'acme' }],
+      ['POST', '/api/orgs', { name: 'globex' }],
+      ['POST', '/api/users', { login: 'alice' }],
+      ['POST', '/api/orgs/acme/members', { login: 'alice', role: 'member' }],
+      ['POST', '/api/users', { login: 'victor' }],
+      ['POST', '/api/orgs/acme/members', { login: 'victor', role: 'viewer' }],
+      ['POST', '/api/users', { login: 'mallory' }],
+      ['POST', '/api/orgs/globex/members', { login: 'mallory', role: 'admin' }],
+    ] as const) {
+      const response = await api(method, path, body);
+      if (response.status >= 300) throw new Error(`${method} ${path}: ${JSON.stringify(response.json)}`);
+    }
+    aliceToken = (await api('POST', '/api/user/tokens', { login: 'alice', description: 'console test' })).json.tokenValue;
+    malloryToken = (await api('POST', '/api/user/tokens', { login: 'mallory', description: 'console test' })).json.tokenValue;
+    viewerToken = (await api('POST', '/api/user/tokens', { login: 'victor', description: 'console test' })).json.tokenValue;
+    const hook = await api('POST', '/api/orgs/acme/hooks', { name: 'ci', url: `${receiver.url}/ok/ci` });
+    if (hook.status !== 201) throw new Error(`hook add: ${JSON.stringify(hook.json)}`);
+
+    project = await service.project('site', 'test/console/fixtures/site', STACK, LEASE);
+    await config('count', '3');
+    const first = await project.cli('up', '--yes', '--skip-preview', '--message', 'first site');
+    if (first.status !== 0) throw new Error(`admin's up failed: ${first.stderr}`);
+    // A second user's update, from a CLI logged in with alice's token.
+    const aliceCli = new CliSandbox();
+    const login = await aliceCli.run(aliceCli.root, ['login', url], { env: { STACKYARD_ACCESS_TOKEN: aliceToken } });
+    if (login.status !== 0) throw new Error(`alice's login failed: ${login.stderr}`);
+    await config('count', '4');
+    const second = await aliceCli.run(project.dir, ['up', '--yes', '--skip-preview', '-s', STACK, '--message', 'one more thing'], { env: project.env });
+    if (second.status !== 0) throw new Error(`alice's up failed: ${second.stderr}`);
+  });
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    for (const profile of profiles) rmSync(profile, { recursive: true, force: true });
+    await service?.stop();
+    await receiver?.stop();
+    removeSandboxes();
+  });
+
+  it('signs in with a pasted token and shows the history with who ran each update; the token is kept nowhere', async () => {
+    const page = await browser();
+
+    await signInWithToken(page, aliceToken);
+
+    await expect.poll(() => historyRows(page).count()).toBe(2);
+    const rows = await historyRows(page).allInnerTexts();
+    expect(rows[0]).toMatch(/^2\tupdate\talice\t.*Succeeded.*one more thing/s);
+    expect(rows[1]).toMatch(/^1\tupdate\tadmin\t.*Succeeded.*first site/s);
+    await expect.poll(() => page.getByTestId('signed-in-as').innerText()).toBe('alice');
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    const cookies = await page.context().cookies();
+    expect(stored).not.toContain(aliceToken);
+    expect(page.url()).not.toContain(aliceToken);
+    expect(cookies).toEqual([expect.objectContaining({ name: 'stackyard-session', httpOnly: true, sameSite: 'Strict', secure: false })]);
+    expect(cookies[0]!.value).not.toContain(aliceToken);
+    await shot(page, 'stack');
+  });
+
+  it('masks secret outputs, reveals one only on request, and never puts the plaintext in the page before that', async () => {
+    const page = await browser();
+    await signInWithToken(page, aliceToken);
+    const outputs = page.getByTestId('outputs');
+
+    await expect.poll(() => outputs.innerText()).toContain('[secret]');
+    expect(await page.content()).not.toContain(SECRET);
+    expect(await outputs.innerText()).toContain('https://web.example.com');
+    await page.getByRole('button', { name: 'Reveal dbPassword' }).click();
+
+    await expect.poll(() => outputs.innerText()).toContain(SECRET);
+    // A viewer reads the stack but may not decrypt: the decrypt route refuses, and the page says so.
+    const viewerPage = await browser();
+    await signInWithToken(viewerPage, viewerToken);
+    await viewerPage.getByRole('button', { name: 'Reveal dbPassword' }).click();
+    await expect.poll(() => viewerPage.getByTestId('outputs').getByRole('alert').innerText()).toMatch(/./);
+    expect(await viewerPage.content()).not.toContain(SECRET);
+  });
+
+  it("opens an update's event log and its resource changes", async () => {
+    const page = await browser(undefined, 'dark');
+    await signInWithToken(page, aliceToken);
+
+    await historyRows(page).first().getByRole('link', { name: '2' }).click();
+
+    await page.waitForURL(`${url}/${STACK}/updates/2`);
+    const log = page.getByTestId('event-log');
+    await expect.poll(() => log.innerText()).toMatch(/create testprov:index:Thing web-r3/);
+    expect(await log.innerText()).toMatch(/Finished in \d+s: .*1 create/);
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Update 2 (update)');
+    await expect.poll(() => page.getByText('web-r3', { exact: true }).count()).toBeGreaterThan(0);
+    await shot(page, 'update');
+  });
+
+  it('walks the resource tree by parent, with the component holding its things', async () => {
+    const page = await browser();
+    await signInWithToken(page, aliceToken, `/${STACK}/resources`);
+    const tree = page.getByTestId('resource-tree');
+
+    await expect.poll(() => tree.locator('li').count()).toBeGreaterThan(0);
+    const stackNode = tree.locator(':scope > li', { hasText: 'pulumi:pulumi:Stack' });
+    const component = stackNode.locator(':scope > ul > li', { hasText: 'console:index:Site' });
+    await expect.poll(() => component.locator(':scope > ul > li').count()).toBe(4);
+    await component.locator(':scope > ul > li').first().locator('summary').click();
+    expect(await component.locator(':scope > ul > li').first().innerText()).toMatch(/ID\s+\S+/);
+    await shot(page, 'resources');
+  });
+
+  it('shows the lease holder while an `up` runs, on the stack and organization pages, with a live event log, and the pages change by themselves when it ends', async () => {
+    const page = await browser();
+    await signInWithToken(page, aliceToken);
+    await expect.poll(() => historyRows(page).count()).toBe(2);
+    await config('count', '5');
+    await config('delay', '2500');
+
+    const run = project.spawn(['up', '--yes', '--skip-preview', '--parallel', '1']);
+    const holder = page.getByTestId('lease-holder');
+    await expect.poll(() => holder.innerText(), { timeout: 30_000 }).toMatch(/update running held by admin since/);
+    await shot(page, 'lease-holder');
+    const org = await page.context().newPage();
+    await org.goto(`${url}/acme`);
+    await expect.poll(() => org.getByTestId('stack-row-site/dev').innerText()).toMatch(/update running held by admin/);
+    const log = await page.context().newPage();
+    await log.goto(`${url}${await page.getByRole('link', { name: 'Follow its log' }).getAttribute('href')}`);
+    await expect.poll(() => log.getByRole('heading', { level: 2, name: /Event log/ }).innerText()).toMatch(/live/);
+    await expect.poll(() => log.getByTestId('event-log').innerText(), { timeout: 20_000 }).toMatch(/update testprov:index:Thing web-r\d…/);
+    expect(await run.exited, run.stderr).toBe(0);
+
+    await expect.poll(() => page.getByTestId('lease-panel').innerText(), { timeout: 20_000 }).toBe('No update is running.');
+    await expect.poll(() => historyRows(page).count()).toBe(3);
+    expect((await historyRows(page).first().innerText())).toMatch(/^3\tupdate\tadmin\t.*Succeeded/s);
+    await expect.poll(() => org.getByTestId('stack-row-site/dev').innerText(), { timeout: 20_000 }).toMatch(/idle/);
+    await expect.poll(() => log.getByTestId('event-log').innerText(), { timeout: 20_000 }).toMatch(/Finished in \d+s/);
+    expect(await log.getByRole('heading', { level: 2, name: /Event log/ }).innerText()).toBe('Event log');
+  });
+
+  it('cancels a running update from the page after a confirmation naming the holder, and the CLI stops', async () => {
+    const page = await browser();
+    await signInWithToken(page, aliceToken);
+    await config('count', '20');
+    await config('delay', '800');
+    const run = project.spawn(['up', '--yes', '--skip-preview', '--parallel', '1']);
+    await expect.poll(() => page.getByTestId('lease-holder').innerText(), { timeout: 30_000 }).toContain('admin');
+
+    await page.getByRole('button', { name: 'Cancel update…' }).click();
+    const dialog = page.getByRole('dialog');
+    expect(await dialog.innerText()).toMatch(/stops the update run by admin/);
+    await shot(page, 'cancel');
+    await dialog.getByRole('button', { name: "Cancel admin's update" }).click();
+    const code = await Promise.race([run.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 15_000))]);
+
+    expect(code).not.toBe(0);
+    expect(code).not.toBe('still running');
+    expect(run.stderr + run.stdout).toContain('the update was cancelled or its lease expired');
+    await expect.poll(() => historyRows(page).first().innerText(), { timeout: 20_000 }).toMatch(/^4\tupdate\tadmin\t.*Cancelled by alice/s);
+  });
+
+  it('lands the hook payload updateUrl on that update\'s page', async () => {
+    const page = await browser();
+    const payloads = await until('the hook deliveries of update 3', async () => {
+      const bodies = (await receiver.received()).map((r) => JSON.parse(r.body) as { event?: string; version?: number; updateUrl?: string });
+      return bodies.find((b) => b.event === 'update_succeeded' && b.version === 3);
+    });
+
+    expect(payloads.updateUrl).toBe(`${url}/${STACK}/updates/3`);
+    await signInWithToken(page, aliceToken, new URL(payloads.updateUrl!).pathname);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe('Update 3 (update)');
+  });
+
+  it('signs in through `stackyard console --print-url`: once, onto the stack page', async () => {
+    const printed = await project.cli('console', '--print-url');
+    expect(printed.status, printed.stderr).toBe(0);
+    const loginUrl = printed.stdout.trim();
+    expect(loginUrl).toMatch(new RegExp(`^${url}/signin#code=[A-Za-z0-9_-]{43}$`));
+    const page = await browser({ width: 390, height: 844 });
+
+    await page.goto(loginUrl);
+
+    await page.waitForURL(`${url}/${STACK}`);
+    await expect.poll(() => page.getByTestId('signed-in-as').innerText()).toBe('admin');
+    expect(page.url()).not.toContain('code=');
+    await expect.poll(() => historyRows(page).count()).toBeGreaterThan(0);
+    await expect.poll(() => page.getByTestId('outputs').count()).toBe(1);
+    await shot(page, 'phone-stack');
+    // admin administers acme: its hooks and their deliveries.
+    await page.goto(`${url}/acme/settings/hooks`);
+    await page.getByRole('button', { name: 'Show deliveries' }).click();
+    await expect.poll(() => page.locator('table').innerText()).toMatch(/update_succeeded\s+succeeded/);
+    const again = await browser();
+    await again.goto(loginUrl);
+    await expect.poll(() => again.getByRole('alert').innerText()).toMatch(/codes work once, within 60 seconds/);
+  });
+
+  it('signs out on the server: the old session cookie is refused afterwards', async () => {
+    const page = await browser();
+    await signInWithToken(page, aliceToken);
+    const [cookie] = await page.context().cookies();
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${url}/signin`);
+    const replay = await fetch(`${url}/api/console/session`, { headers: { cookie: `stackyard-session=${cookie!.value}` } });
+    await page.goto(`${url}/${STACK}`);
+
+    expect(replay.status).toBe(401);
+    await page.waitForURL(/\/signin\?next=/);
+  });
+
+  it('shows a member of another organization none of it: 404', async () => {
+    const page = await browser();
+    await signInWithToken(page, malloryToken, '/globex');
+
+    await page.goto(`${url}/${STACK}`);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe('Not found');
+    const reads = await Promise.all(
+      [`/api/console/stacks/${STACK}`, '/api/console/orgs/acme/stacks', `/api/stacks/${STACK}/updates/1`].map(
+        async (path) => (await api('GET', path, undefined, malloryToken)).status,
+      ),
+    );
+    await page.goto(`${url}/acme`);
+
+    expect(reads).toEqual([404, 404, 404]);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe('Not found');
+    expect(await page.content()).not.toContain('site/dev');
+    await shot(page, 'not-found');
+  });
+});
