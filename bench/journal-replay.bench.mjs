@@ -6,7 +6,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { S3CheckpointStore } from '../shared/adapters/aws/s3-checkpoint-store.ts';
-import { currentUpdateDeployment, recordUpdateBase, saveJournalEntries } from '../shared/core/journal/index.ts';
+import { appendJournalBatch, currentUpdateDeployment, parseJournalBatch, recordUpdateBase } from '../shared/core/journal/index.ts';
 import { startS3rver } from '../test/support/s3rver.ts';
 import { baseDeployment, runUpdate } from './journal-fixture.ts';
 
@@ -38,7 +38,10 @@ try {
     const updateId = randomUUID();
     await store.put({ stackId, name: 'checkpoints/base' }, Buffer.from(JSON.stringify(base)));
     await recordUpdateBase(store, stackId, updateId, 'checkpoints/base');
-    for (const batch of journalBatches) await saveJournalEntries(store, stackId, updateId, gunzipSync(batch));
+    for (const batch of journalBatches) {
+      const body = gunzipSync(batch);
+      await appendJournalBatch(store, stackId, updateId, parseJournalBatch(body), body);
+    }
 
     let started = performance.now();
     const loadCheckpoint = async (name) => JSON.parse(Buffer.from(await store.get({ stackId, name })).toString('utf8'));
@@ -56,7 +59,7 @@ try {
   const f = median(fullWrite);
   console.log(
     `bench journal-replay: ${(m / f).toFixed(2)}x (materialise at complete ${m.toFixed(0)} ms / one full checkpoint ` +
-      `write ${f.toFixed(0)} ms; ${COUNT} resources, median of ${ROUNDS}; goal <= 2)`,
+      `write ${f.toFixed(0)} ms; ${COUNT} resources, median of ${ROUNDS}; goal <= 1.5)`,
   );
 } finally {
   s3.destroy();

@@ -32,6 +32,12 @@ describe('engine command flags', () => {
     expect(() => parse('refresh', ['--parallel', 'many'])).toThrow();
   });
 
+  it('reads the display flags, --event-log and --skip-plugin-pre-install', () => {
+    const { flags } = parse('up', ['--show-sames', '--suppress-outputs', '--event-log', 'e.jsonl', '--skip-plugin-pre-install']);
+    expect(flags.display).toMatchObject({ showSames: true, suppressOutputs: true, showReads: false });
+    expect(flags).toMatchObject({ eventLog: 'e.jsonl', skipPluginPreInstall: true });
+  });
+
   it('reads --preview-only for destroy and refresh', () => {
     expect(parse('refresh', ['--preview-only']).previewOnly).toBe(true);
   });

@@ -82,7 +82,7 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--suppress-outputs', description: 'do not print stack outputs', commands: ALL },
   { flags: '--suppress-progress', description: 'print one line per step instead of redrawing progress', commands: ALL },
   { flags: '--suppress-permalink [bool]', description: 'do not print a permalink (stackyard never prints one)', commands: ALL },
-  { flags: '--skip-plugin-pre-install', description: 'do not install plugins first (stackyard never installs plugins)', commands: ALL },
+  { flags: '--skip-plugin-pre-install', description: 'do not install missing plugins before the run (they are still installed when a provider starts)', commands: ALL },
   { flags: '--event-log <file>', description: 'also write each engine event, one JSON document a line, to this file', commands: ALL },
   { flags: '--remove', description: 'remove the stack and its config file after destroying it', commands: ['destroy'] },
   { flags: '--clear-pending-creates', description: 'clear interrupted creates from the state (stackyard always does, with a warning)', commands: ['refresh'] },
@@ -172,6 +172,7 @@ export function toOperationFlags(opts: Record<string, unknown>, env: NodeJS.Proc
       suppressProgress: opts.suppressProgress === true,
     },
     eventLog: typeof opts.eventLog === 'string' ? opts.eventLog : undefined,
+    skipPluginPreInstall: opts.skipPluginPreInstall === true,
   };
   return { flags, previewOnly: opts.previewOnly === true, remove: opts.remove === true };
 }

@@ -8,7 +8,8 @@ import { UserError } from '../output/errors.js';
 import type { CommandContext } from './context.js';
 import type { CommandHandler } from './register.js';
 
-interface StoredResource {
+/** A resource of the exported state, as the state commands read and edit it. */
+export interface StoredResource {
   urn: string;
   id?: string;
   type?: string;
@@ -19,16 +20,20 @@ interface StoredResource {
   dependencies?: string[];
   propertyDependencies?: Record<string, string[]>;
   deletedWith?: string;
+  replaceWith?: string[];
+  taint?: boolean;
 }
 
-interface Loaded {
+/** A stack's state, loaded for an edit. */
+export interface Loaded {
   backend: Backend;
   ref: StackRef;
   deployment: UntypedDeployment;
   resources: StoredResource[];
 }
 
-async function load(ctx: CommandContext, opts: Record<string, unknown>): Promise<Loaded> {
+/** Loads the state of the stack `opts.stack` (or the selected one). */
+export async function load(ctx: CommandContext, opts: Record<string, unknown>): Promise<Loaded> {
   const { backend, ref } = await ctx.resolveStack(opts.stack as string | undefined);
   const deployment = await backend.exportDeployment(ref).catch(async (error: unknown) => {
     if (isNotFound(error)) {
@@ -41,7 +46,7 @@ async function load(ctx: CommandContext, opts: Record<string, unknown>): Promise
 }
 
 /** Checks the edited state the way the engine would load it, then stores it as the stack's next version. */
-async function save(loaded: Loaded, resources: StoredResource[]): Promise<void> {
+export async function save(loaded: Loaded, resources: StoredResource[]): Promise<void> {
   const { verifyIntegrity } = await import('../engine/deployment.js');
   try {
     verifyIntegrity(resources as unknown as Parameters<typeof verifyIntegrity>[0]);
@@ -53,7 +58,7 @@ async function save(loaded: Loaded, resources: StoredResource[]): Promise<void> 
 }
 
 /** The single resource with this URN; several (e.g. one pending deletion) need the user to clean up by hand. */
-function locate(resources: StoredResource[], urn: string): StoredResource {
+export function locate(resources: StoredResource[], urn: string): StoredResource {
   const matches = resources.filter((r) => r.urn === urn);
   if (matches.length === 0) {
     throw new UserError(`No such resource "${urn}" exists in the current state`, 'List the URNs with `stackyard stack --show-urns`.');

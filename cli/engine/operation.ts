@@ -127,6 +127,8 @@ export interface OperationFlags {
   display?: DisplayFlags;
   /** `--event-log <file>`: every engine event also goes to this file, one JSON document a line. */
   eventLog?: string;
+  /** `--skip-plugin-pre-install`: plugins are acquired only when a provider is launched. */
+  skipPluginPreInstall?: boolean;
 }
 
 /** Everything one command needs. */
@@ -312,6 +314,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         projectPlugins: req.projectPlugins,
         readStack: req.backend.readStack,
         pluginProgress: (line) => (req.writeErr ?? req.write)(`${line}\n`),
+        skipPluginPreInstall: flags.skipPluginPreInstall,
         signal,
       });
       phase = { result, status: result.cancelled ? 'cancelled' : result.ok ? 'succeeded' : 'failed' };

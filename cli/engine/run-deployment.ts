@@ -73,6 +73,8 @@ export interface DeploymentOptions {
    * it into an error naming the install command).
    */
   acquirePlugins?: boolean;
+  /** `--skip-plugin-pre-install`: no acquisition before the first step; a missing plugin is still acquired at launch. */
+  skipPluginPreInstall?: boolean;
   /** One line per plugin download (start and finish). */
   pluginProgress?: (line: string) => void;
   /** The User-Agent of plugin downloads. */
@@ -140,7 +142,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     progress: opts.pluginProgress,
     userAgent: opts.userAgent,
   });
-  if (opts.acquirePlugins !== false) {
+  if (opts.acquirePlugins !== false && !opts.skipPluginPreInstall) {
     // Before the first step, as Pulumi does: what the program's packages declare and what the state's providers use.
     // A language plugin names the program's plugins itself, once it runs (runThroughLanguagePlugin).
     const programPlugins = (opts.kind === 'preview' || opts.kind === 'update') && !opts.program.runtime ? nodeRequiredPlugins(programDir) : [];

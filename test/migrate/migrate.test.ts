@@ -40,7 +40,7 @@ beforeAll(async () => {
   kms = await startKmsServer();
   stops.push(() => kms.stop());
   scratch = await deployScratch([...PROJECT_LAYOUT, ...LEGACY_LAYOUT]);
-}, 240_000);
+}, 600_000);
 
 afterAll(async () => {
   for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -75,7 +75,7 @@ describe('from a DIY folder (both layouts) into serve with local storage, then f
     ({ user, projectFolder, legacyFolder } = await userWithDiyFolders());
     const login = await user.run('web', ['login', serve.url], { STACKYARD_ACCESS_TOKEN: serve.adminToken });
     expect(login.status, login.stderr).toBe(0);
-  }, 120_000);
+  }, 300_000);
 
   it('--dry-run prints the plan and changes nothing', async () => {
     const roots = [serve.dataDir, user.sandbox.root];
@@ -106,7 +106,7 @@ describe('from a DIY folder (both layouts) into serve with local storage, then f
     expect(snapshot([projectFolder, legacyFolder])).toEqual(sources);
     const backup = readFileSync(join(user.dirs.web!, 'Pulumi.dev.yaml.bak'), 'utf8');
     expect(backup).toContain('encryptionsalt: v1:ThS5UPxP9qc=');
-  }, 180_000);
+  }, 420_000);
 
   it('a re-run skips what is migrated and says so', async () => {
     const rerun = await user.migrate(['--from', `file://${projectFolder}`], PASS_ENV);
@@ -139,7 +139,7 @@ describe('from a DIY folder (both layouts) into serve with local storage, then f
     expect(moved.stdout).toContain(`Migrated 4 stack(s) from ${source}`);
     for (const fixture of [...PROJECT_LAYOUT, LEGACY_LAYOUT[0]!]) await expectMigrated(user, fixture, `acme/${fixture.project}/${fixture.stack}`);
     expect(plaintextHits([other.dataDir, user.sandbox.root], PASSWORDS)).toEqual([]);
-  }, 180_000);
+  }, 420_000);
 });
 
 /** Every item of the serve's DynamoDB table (stack records, updates with their config, history). */
@@ -172,7 +172,7 @@ describe('from a DIY bucket in S3 (s3rver, both layouts) into serve with AWS sto
     await writeDiyBackend(s3Writer(aws.s3.endpoint, bucket, 'proj'), 'project', PROJECT_LAYOUT, scratch, kms, user.dirs);
     await writeDiyBackend(s3Writer(aws.s3.endpoint, bucket, 'legacy'), 'legacy', LEGACY_LAYOUT, scratch, kms, user.dirs);
     await user.run('web', ['login', serve.url], { STACKYARD_ACCESS_TOKEN: serve.adminToken });
-  }, 120_000);
+  }, 300_000);
 
   it('migrates both prefixes; every secret, output and preview works; nothing in S3 is plaintext', async () => {
     const endpoint = encodeURIComponent(aws.s3.endpoint);
@@ -189,7 +189,7 @@ describe('from a DIY bucket in S3 (s3rver, both layouts) into serve with AWS sto
     const items = JSON.stringify(await scanTable(aws));
     expect(items).toContain('stackyard:migrated-from');
     expect(PASSWORDS.filter((password) => items.includes(password))).toEqual([]);
-  }, 240_000);
+  }, 600_000);
 });
 
 describe('into --local', () => {
@@ -208,7 +208,7 @@ describe('into --local', () => {
     expect(legacy.status, legacy.stderr).toBe(0);
     for (const fixture of [...PROJECT_LAYOUT.filter((s) => s.stack !== 'prod' || s.project !== 'web'), ...LEGACY_LAYOUT]) await expectMigrated(user, fixture);
     expect(plaintextHits([user.sandbox.root], PASSWORDS)).toEqual([]);
-  }, 180_000);
+  }, 420_000);
 
   it('an interrupted migration finishes on the next run, with every history entry once', async () => {
     const { user, projectFolder } = await userWithDiyFolders();
@@ -233,5 +233,5 @@ describe('into --local', () => {
     expect(resumed.stderr).toContain(`resuming an interrupted migration at version ${interrupted.length}`);
     await expectMigrated(user, PROJECT_LAYOUT[2]!);
     expect(existsSync(join(user.dirs.api!, 'Pulumi.dev.yaml.bak'))).toBe(true);
-  }, 180_000);
+  }, 420_000);
 });
