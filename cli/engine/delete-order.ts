@@ -23,3 +23,29 @@ export function deleteDependents(states: readonly ResourceState[], position: (s:
   }
   return dependents;
 }
+
+/**
+ * Deletes `states` with `deleteOne`, each after its dependents; a state whose dependent could not be deleted is
+ * kept. Rejects with the first failure once every delete that could run has run.
+ */
+export async function runDeletes(states: readonly ResourceState[], position: (s: ResourceState) => number, deleteOne: (s: ResourceState) => Promise<unknown>): Promise<void> {
+  if (states.length === 0) return;
+  const sorted = [...states].sort((a, b) => position(a) - position(b));
+  const dependents = deleteDependents(sorted, position);
+  const done = new Map<ResourceState, Promise<unknown>>();
+  const run = (s: ResourceState): Promise<unknown> => {
+    let p = done.get(s);
+    if (!p) {
+      p = (async () => {
+        const results = await Promise.allSettled((dependents.get(s) ?? []).map(run));
+        if (results.some((r) => r.status === 'rejected')) throw new Error('a dependent could not be deleted');
+        return deleteOne(s);
+      })();
+      done.set(s, p);
+    }
+    return p;
+  };
+  const results = await Promise.allSettled(sorted.map(run));
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+}

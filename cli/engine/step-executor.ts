@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { AliasResolver } from './aliases.js';
 import { defaultProviderInputs } from './config.js';
-import type { PendingOperationType, ResourceState } from './deployment.js';
-import { deleteDependents } from './delete-order.js';
+import type { ResourceState } from './deployment.js';
+import { runDeletes } from './delete-order.js';
 import type { ChangeSummary, StepOp } from './events.js';
 import { ResourceInitError, type ResourceRef } from './provider-client.js';
 import { pluginDownloadUrlOf, withPluginDownloadUrl } from './provider-internals.js';
@@ -24,6 +24,8 @@ import {
   withUnknownKeys,
   type PropertyMap,
 } from './properties.js';
+import { unknownOutputMessage, withoutUnknowns } from './output-policy.js';
+import { refreshStates, resolveBasePending } from './refresh-steps.js';
 import { ReplacementPlanner } from './replacement.js';
 import { Semaphore } from './semaphore.js';
 import { decideStep, forcedReplacement, normalizeDiff, type StepDecision } from './step-generator.js';
@@ -35,6 +37,7 @@ import {
   type ReadGoal,
   type RegisterGoal,
   type RegisterResult,
+  type StepContext,
   type StepDetails,
 } from './step-types.js';
 import { requiredUrns, Targeting, unknownTargetMessage, untargetedDeleteMessage, untargetedDependencyMessage } from './targeting.js';
@@ -105,11 +108,11 @@ export class StepExecutor {
   }
 
   /** Marks the run failed and reports the error once; without `continueOnError` no new step starts. */
-  fail(urn: string | undefined, err: unknown): StepError {
+  fail(urn: string | undefined, err: unknown, options: { keepGoing?: boolean } = {}): StepError {
     if (err instanceof StepError) return err;
     const message = err instanceof Error ? err.message : String(err);
     this.failed = true;
-    if (!this.o.continueOnError) this.stopped = true;
+    if (!this.o.continueOnError && !options.keepGoing) this.stopped = true;
     this.errors.push(urn ? `${urn}: ${message}` : message);
     this.o.events.diag?.({ severity: 'error', message, urn });
     return new StepError(urn ?? '', message);
@@ -351,28 +354,12 @@ export class StepExecutor {
     this.registered.set(cur.urn, next);
   }
 
-  /**
-   * Outside previews an unknown value is never stored as if it were known: each output still unknown after the run
-   * (it came from a resource that was not created: untargeted, or skipped after a failure) keeps its previous value,
-   * or is left out, with a warning.
-   */
+  /** Outside previews, outputs with unknown values keep their previous value or are left out, with a warning. */
   private knownOutputs(urn: string, outputs: PropertyMap, previous: PropertyMap, noun: string): PropertyMap {
     if (this.o.preview) return outputs;
-    const out: PropertyMap = {};
-    for (const [k, v] of Object.entries(outputs)) {
-      if (!containsUnknowns(v)) {
-        out[k] = v;
-        continue;
-      }
-      const kept = k in previous && !containsUnknowns(previous[k]);
-      if (kept) out[k] = previous[k]!;
-      this.o.events.diag?.({
-        severity: 'warning',
-        urn,
-        message: `${noun} "${k}" is not known after this run (it depends on a resource that was not created or updated); ${kept ? 'its previous value is kept' : 'it is not recorded'}`,
-      });
-    }
-    return out;
+    const known = withoutUnknowns(outputs, previous);
+    for (const u of known.unknown) this.o.events.diag?.({ severity: 'warning', urn, message: unknownOutputMessage(noun, u.key, u.kept) });
+    return known.outputs;
   }
 
   /**
@@ -690,11 +677,8 @@ export class StepExecutor {
   // ----- refresh -----
 
   /**
-   * Reads the custom resources of the base state again (those `--target`/`--exclude` allow): gone resources leave
-   * the state, changed ones are updated in place. Pending operations left by an interrupted run are resolved first:
-   * an interrupted update, delete or read by reading the resource back like any other; an interrupted create has no
-   * id to read, so it is cleared with a warning naming the resource to check by hand (Pulumi's
-   * `--clear-pending-creates`).
+   * Reads the custom resources of the base state again (those `--target`/`--exclude` allow), resolving pending
+   * operations left by an interrupted run first (see refresh-steps.ts).
    */
   refreshAll(): Promise<void> {
     return this.track(this.refreshAllNow());
@@ -702,61 +686,24 @@ export class StepExecutor {
 
   private async refreshAllNow(): Promise<void> {
     if (!this.verifyTargets(false)) return;
-    this.resolveBasePending();
+    const ctx = this.context();
+    resolveBasePending(ctx, this.o.base.resources);
     const states = [...this.o.base.resources];
-    const refreshable = this.targeting.refreshable(states);
-    await Promise.all(
-      states.map(async (s) => {
-        if (!s.custom || isProviderType(s.type) || s.delete || !refreshable(s)) return;
-        const urn = s.urn;
-        try {
-          const provider = await this.providerByRef(s.provider ?? '');
-          const res = await this.providerStep(() => provider.read({ urn, name: urnName(urn), type: s.type }, s.id ?? '', s.outputs ?? {}, s.inputs ?? {}));
-          if (!res) {
-            this.emit('delete', urn, s.type, 'start', { old: s });
-            if (!this.o.preview) this.o.snapshots.removeBase(s);
-            this.emit('delete', urn, s.type, 'done', { old: s });
-            return;
-          }
-          const outputs = markSecretOutputs(res.outputs, s.additionalSecretOutputs ?? []);
-          const inputs = res.inputs ?? s.inputs ?? {};
-          const changed = changedKeys(s.outputs ?? {}, outputs);
-          const op: StepOp = changed.length || res.id !== s.id ? 'update' : 'same';
-          const refreshed: ResourceState = op === 'update' ? { ...s, id: res.id, inputs, outputs } : s;
-          this.emit(op, urn, s.type, 'start', { diffKeys: changed, old: s, new: refreshed });
-          if (!this.o.preview && op === 'update') this.o.snapshots.replaceBase(s, refreshed);
-          this.emit(op, urn, s.type, 'done', { diffKeys: changed, old: s, new: refreshed });
-        } catch (err) {
-          if (err instanceof ShuttingDownError) return;
-          throw this.fail(urn, err);
-        }
-      }),
-    ).catch(() => undefined);
+    await refreshStates(ctx, states, this.targeting.refreshable(states));
     if (!this.o.preview) await this.save();
   }
 
-  /** Reports how each pending operation of the base state is resolved and, unless previewing, drops them. */
-  private resolveBasePending(): void {
-    const pending = this.o.snapshots.basePending();
-    if (pending.length === 0) return;
-    const recorded = new Set(this.o.base.resources.filter((r) => r.custom && !r.delete).map((r) => r.urn));
-    const will = this.o.preview ? 'will be' : 'was';
-    for (const op of pending) {
-      const urn = op.resource.urn;
-      if (op.type !== 'creating' && recorded.has(urn)) {
-        this.o.events.diag?.({ severity: 'info', urn, message: `an interrupted ${OP_NOUN[op.type]} of ${urn} is resolved by reading the resource back from its provider` });
-        continue;
-      }
-      const why = op.type === 'creating' ? 'it has no id to read back' : 'the resource is not in the stack state';
-      this.o.events.diag?.({
-        severity: 'warning',
-        urn,
-        message:
-          `the interrupted ${OP_NOUN[op.type]} of ${urn} (${op.resource.type}) ${will} cleared because ${why}; ` +
-          'check by hand whether the resource exists in the cloud, and import it if it does',
-      });
-    }
-    if (!this.o.preview) this.o.snapshots.clearBasePending();
+  /** What refresh steps need of the executor. */
+  private context(): StepContext {
+    return {
+      preview: this.o.preview,
+      snapshots: this.o.snapshots,
+      events: this.o.events,
+      emit: (op, urn, type, phase, extra) => this.emit(op, urn, type, phase, extra),
+      providerStep: (fn, pending) => this.providerStep(fn, pending),
+      providerByRef: (ref) => this.providerByRef(ref),
+      fail: (urn, err) => this.fail(urn, err),
+    };
   }
 
   // ----- deletes -----
@@ -797,29 +744,13 @@ export class StepExecutor {
   }
 
   private async deleteAllNow(states: ResourceState[]): Promise<void> {
-    if (states.length === 0) return;
     const order = new Map<ResourceState, number>(this.o.base.resources.map((r, i) => [r, i]));
-    const idx = (s: ResourceState) => order.get(s) ?? order.get(this.o.base.resources.find((b) => b.urn === s.urn && b.id === s.id)!) ?? 0;
-    const sorted = [...states].sort((a, b) => idx(a) - idx(b));
-    const dependents = deleteDependents(sorted, idx);
-    const deletingUrns = new Set(sorted.map((s) => s.urn));
-    const done = new Map<ResourceState, Promise<unknown>>();
-    const run = (s: ResourceState): Promise<unknown> => {
-      let p = done.get(s);
-      if (!p) {
-        p = (async () => {
-          const results = await Promise.allSettled((dependents.get(s) ?? []).map(run));
-          if (results.some((r) => r.status === 'rejected')) throw new Error('a dependent could not be deleted');
-          this.assertRunning();
-          return this.deleteOne(s, s.delete ? 'delete-replaced' : 'delete', deletingUrns);
-        })();
-        done.set(s, p);
-      }
-      return p;
-    };
-    const results = await Promise.allSettled(sorted.map(run));
-    const failed = results.find((r) => r.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
+    const position = (s: ResourceState) => order.get(s) ?? order.get(this.o.base.resources.find((b) => b.urn === s.urn && b.id === s.id)!) ?? 0;
+    const deletingUrns = new Set(states.map((s) => s.urn));
+    await runDeletes(states, position, (s) => {
+      this.assertRunning();
+      return this.deleteOne(s, s.delete ? 'delete-replaced' : 'delete', deletingUrns);
+    });
   }
 
   /**
@@ -831,7 +762,7 @@ export class StepExecutor {
     const urn = s.urn;
     try {
       if (s.protect && !s.delete) {
-        throw new Error(`unable to delete resource "${urn}" as it is currently marked for protection; to unprotect it, set \`protect: false\` and run \`stackyard up\`, or use \`stackyard state unprotect\``);
+        throw new ProtectedDeleteError(`unable to delete resource "${urn}" as it is currently marked for protection; to unprotect it, set \`protect: false\` and run \`stackyard up\`, or use \`stackyard state unprotect\``);
       }
       this.assertRunning();
       this.emit(op, urn, s.type, 'start', { old: s });
@@ -857,12 +788,17 @@ export class StepExecutor {
     } catch (err) {
       if (err instanceof ShuttingDownError) throw err;
       this.emit(op, urn, s.type, 'failed', { error: err instanceof Error ? err.message : String(err), old: s });
+      // as Pulumi: nothing was attempted, so the other deletes go on and every protected resource is reported
+      if (err instanceof ProtectedDeleteError) throw this.fail(urn, err, { keepGoing: true });
       throw this.fail(urn, err);
     }
   }
 }
 
-const OP_NOUN: Record<PendingOperationType, string> = { creating: 'create', updating: 'update', deleting: 'delete', reading: 'read' };
+/** A delete refused because the resource is protected (no provider call was made). */
+class ProtectedDeleteError extends Error {
+  override readonly name = 'ProtectedDeleteError';
+}
 
 function formatFailures(failures: { property: string; reason: string }[]): string {
   return failures.map((f) => (f.property ? `${f.property}: ${f.reason}` : f.reason)).join('; ');

@@ -4,10 +4,10 @@
  */
 import type { BuiltinProvider } from './builtin-provider.js';
 import type { PendingOperation, PendingOperationType, ResourceState, Snapshot } from './deployment.js';
-import type { EngineEvents } from './events.js';
+import type { EngineEvents, StepOp } from './events.js';
 import type { StackConfig } from './language-host.js';
 import type { PropertyMap } from './properties.js';
-import type { ProviderRegistry } from './provider-registry.js';
+import type { Provider, ProviderRegistry } from './provider-registry.js';
 import type { SnapshotManager } from './snapshot-manager.js';
 import type { TargetOptions } from './targeting.js';
 
@@ -109,4 +109,17 @@ export interface PendingStart {
   resource: ResourceState;
   type: PendingOperationType;
   begun?: PendingOperation;
+}
+
+/** What steps run outside the executor (refresh) need of it. */
+export interface StepContext {
+  readonly preview: boolean;
+  readonly snapshots: SnapshotManager;
+  readonly events: EngineEvents;
+  emit(op: StepOp, urn: string, type: string, phase: 'start' | 'done' | 'failed', extra?: StepDetails): void;
+  /** Runs a provider call in a slot, unless the run stopped; a mutating call records `pending` first. */
+  providerStep<T>(fn: () => Promise<T>, pending?: PendingStart): Promise<T>;
+  providerByRef(ref: string): Promise<Provider>;
+  /** Reports a failed step; the returned error is what to throw. */
+  fail(urn: string | undefined, err: unknown): StepError;
 }

@@ -201,3 +201,27 @@ describe('conformance: destroy --target', () => {
     expect(stack.resource('a')).toBeDefined();
   });
 });
+
+describe('conformance: destroy with protected resources', () => {
+  it('deletes everything unprotected, reports each protected resource and fails', async () => {
+    const stack = conformanceStack();
+    await stack.deploy('update', {
+      resources: [
+        { name: 'p1', props: { value: 1 }, protect: true },
+        { name: 'p2', props: { value: 1 }, protect: true },
+        { name: 'slow', props: { value: 1, delay: 1500 } },
+        // deleted only once `slow` is gone, well after the protected deletes were refused
+        { name: 'free', props: { value: 1 }, dependsOn: ['slow'] },
+      ],
+    });
+
+    const run = await stack.deploy('destroy', base);
+
+    expect(run.result.ok).toBe(false);
+    expect(errorsOf(run).filter((e) => e.includes('currently marked for protection'))).toHaveLength(2);
+    expect(stack.resource('free')).toBeUndefined();
+    expect(stack.resource('slow')).toBeUndefined();
+    expect(stack.resource('p1')).toBeDefined();
+    expect(stack.resource('p2')).toBeDefined();
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * Property: an unknown value never reaches a stored output or checkpoint as if it were known, whatever the program
  * (resources feeding each other and the stack's outputs), whatever the run (preview, update, `--target` naming some,
- * none or a missing resource), and however it ends (a failed create, a program that throws).
+ * none or a missing resource, with or without `--continue-on-error`), and however it ends (a failed create, a program
+ * that throws).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -37,14 +38,15 @@ describe('conformance: unknown values are never stored as known', () => {
         fc.constantFrom<'preview' | 'update'>('preview', 'update', 'update'),
         fc.subarray(['r0', 'r1', 'r2', 'r3', 'missing']),
         fc.boolean(),
-        async (existing, added, kind, targetNames, throws) => {
+        fc.boolean(),
+        async (existing, added, kind, targetNames, throws, continueOnError) => {
           const stack = conformanceStack();
           const initial = await stack.deploy('update', program(existing, false));
           // the added resources are new; unless targeted they are not created and their outputs stay unknown
           const next = program([...existing.map((s) => ({ ...s, value: s.value + 1 })), ...added], true);
           if (throws) next.throwAfterRegistering = 'generated failure';
 
-          const run = await stack.deploy(kind, next, { targeting: { targets: targetNames.map((n) => stack.urn(n)) } });
+          const run = await stack.deploy(kind, next, { targeting: { targets: targetNames.map((n) => stack.urn(n)) }, continueOnError });
 
           expect(persistedUnknown(initial)).toBe(false);
           expect(persistedUnknown(run)).toBe(false);
