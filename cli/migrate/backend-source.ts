@@ -40,6 +40,10 @@ export class BackendSource implements MigrationSource {
       project: ref.project,
       stack: ref.stack,
       tags: async () => (await get()).tags,
+      async busy() {
+        const { activeUpdate } = await get();
+        return activeUpdate ? `update ${activeUpdate} is running on the source stack: wait for it to finish, then run migrate again` : undefined;
+      },
       async current() {
         if ((await get()).version === 0) return undefined;
         return backend.exportDeployment(ref);

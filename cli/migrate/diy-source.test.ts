@@ -89,6 +89,20 @@ describe('DiySource', () => {
     expect(without.find((s) => s.name === 'three')!.project).toBeUndefined();
   });
 
+  it('reports a stack an update holds (a lock file), naming the holder', async () => {
+    put('.pulumi/meta.yaml', 'version: 1\n');
+    put('.pulumi/stacks/web/dev.json', checkpoint('dev', 'web', 'x'));
+    put('.pulumi/stacks/web/free.json', checkpoint('free', 'web', 'x'));
+    put('.pulumi/locks/organization/web/dev/0b1c.json', JSON.stringify({ pid: 1, username: 'ann', hostname: 'ci-7', timestamp: '2026-11-24T10:00:00Z' }));
+
+    const [dev, free] = await new DiySource(folderBucket(root), {}).stacks();
+
+    expect(await dev!.busy()).toBe(
+      'an update holds the source stack (lock .pulumi/locks/organization/web/dev/0b1c.json by ann@ci-7 since 2026-11-24T10:00:00Z): wait for it to finish, or remove a stale lock with `pulumi cancel`',
+    );
+    expect(await free!.busy()).toBeUndefined();
+  });
+
   it('refuses a layout version it does not know, and a file that is not a checkpoint', async () => {
     put('.pulumi/meta.yaml', 'version: 2\n');
     await expect(new DiySource(folderBucket(root), {}).stacks()).rejects.toThrow('uses DIY layout version 2');

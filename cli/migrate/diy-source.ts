@@ -157,6 +157,7 @@ export class DiySource implements MigrationSource {
       ...(project ? { project } : {}),
       stack: files.stack,
       tags: async () => tags,
+      busy: () => source.lockHolder(files),
       current: async () => current,
       history: () => source.history(historyDir, files.stack),
       stateSecrets: (deployment) => source.stateSecrets(deployment, current),
@@ -167,6 +168,19 @@ export class DiySource implements MigrationSource {
         throw new UserError(`Pulumi.${files.stack}.yaml names no secrets provider (no encryptionsalt or secretsprovider)`);
       },
     };
+  }
+
+  /** A lock file of the stack (`.pulumi/locks/organization/<project>/<stack>/<id>.json`, legacy `<stack>/…`) means an update runs. */
+  private async lockHolder(files: StackFiles): Promise<string | undefined> {
+    const dir = files.project ? `.pulumi/locks/organization/${files.project}/${files.stack}/` : `.pulumi/locks/${files.stack}/`;
+    const [lock] = (await this.bucket.list(dir)).filter((o) => o.key.endsWith('.json'));
+    if (!lock) return undefined;
+    const bytes = await this.bucket.read(lock.key);
+    const holder = bytes ? (JSON.parse(bytes.toString('utf8')) as { username?: string; hostname?: string; timestamp?: string }) : {};
+    return (
+      `an update holds the source stack (lock ${lock.key}${holder.username ? ` by ${holder.username}@${holder.hostname ?? '?'}` : ''}` +
+      `${holder.timestamp ? ` since ${holder.timestamp}` : ''}): wait for it to finish, or remove a stale lock with \`pulumi cancel\``
+    );
   }
 
   private async history(dir: string, stack: string): Promise<SourceHistoryEntry[]> {

@@ -97,6 +97,12 @@ export async function planMigration(options: MigrationOptions): Promise<StackPla
     const plan: StackPlan = { source, status: 'new', resources: 0, stateSecrets: 0, history: 0, targetVersion: 0, configSecrets: 0 };
     plans.push(plan);
     try {
+      const busy = await source.busy();
+      if (busy) {
+        plan.status = 'error';
+        plan.reason = busy;
+        continue;
+      }
       const current = await source.current();
       plan.resources = Array.isArray(current?.deployment.resources) ? current.deployment.resources.length : 0;
       plan.stateSecrets = current ? secretObjects(current).filter((s) => typeof s.ciphertext === 'string').length : 0;

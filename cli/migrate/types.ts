@@ -26,6 +26,8 @@ export interface SourceStack {
   readonly project?: string;
   readonly stack: string;
   tags(): Promise<Record<string, string>>;
+  /** Why the stack cannot be read consistently now (an update holds it), or `undefined`. */
+  busy(): Promise<string | undefined>;
   /** The current state; `undefined` for a stack that was never updated. */
   current(): Promise<UntypedDeployment | undefined>;
   /** Completed operations, oldest first. */

@@ -4,7 +4,7 @@
  * `pulumi-language-nodejs` reports them) and from the provider resources of the stack's state (their `version`,
  * `pluginDownloadURL` and `pluginChecksums`).
  */
-import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import type { PluginSpec } from './types.js';
 import { parseTolerant } from './version.js';
@@ -42,7 +42,7 @@ function pluginOfPackage(file: string): PluginSpec | undefined {
  * Resource plugins of the Node.js packages installed for a program. Reads each package's own package.json under
  * `node_modules` (scoped packages included) and recurses into nested `node_modules`, following each symlinked folder
  * once. Written for speed, as it runs before every preview and update: no exceptions on the common paths (missing
- * folders are `stat`ed, not caught) and `realpath` only for symlinks.
+ * folders are `stat`ed, not caught) and one `stat` per symlink.
  */
 export function nodeRequiredPlugins(programDir: string): PluginSpec[] {
   const found: PluginSpec[] = [];
@@ -61,15 +61,12 @@ export function nodeRequiredPlugins(programDir: string): PluginSpec[] {
       if (e.name.startsWith('@')) visitModules(p);
       else if (e.isDirectory()) visitPackage(p);
       else if (e.isSymbolicLink()) {
-        let real: string;
-        try {
-          real = realpathSync(p);
-        } catch {
-          continue;
-        }
-        if (!seen.has(real) && isDir(real)) {
-          seen.add(real);
-          visitPackage(real);
+        // one stat follows the link; its device and inode identify the folder, so a link cycle is walked once
+        const st = statSync(p, { throwIfNoEntry: false });
+        const key = st ? `${st.dev}:${st.ino}` : '';
+        if (st?.isDirectory() && !seen.has(key)) {
+          seen.add(key);
+          visitPackage(p);
         }
       }
     }
