@@ -448,6 +448,10 @@ export class StepExecutor {
     const { ref, provider } = await this.providerFor(goal.type, goal.provider, goal.version, goal.pluginDownloadURL);
     const alone = this.leftAlone(this.newState(goal, urn, { provider: ref }), old);
     if (alone) return alone;
+    if (goal.importId && old?.importID !== goal.importId) {
+      // creating it instead would silently make a second resource next to the one the program meant to adopt
+      throw new Error(`the \`import\` resource option is not supported by stackyard yet; remove it and run again (the resource it names was left untouched)`);
+    }
     const rref: ResourceRef = { urn, name: goal.name, type: goal.type };
     const rawInputs = resolveOutputValues(goal.inputs);
     const forced = old !== undefined && forcedReplacement(old, this.targeting.isReplaceTarget(urn));

@@ -27,6 +27,8 @@ export interface ResourceSpec {
   replaceOnChanges?: string[];
   aliases?: (string | { name?: string; type?: string; parent?: string | null })[];
   id?: string;
+  /** The `import` resource option: adopt the existing resource with this id. */
+  import?: string;
   /** Outputs to declare on the resource object although they are not inputs (for reads). */
   expose?: string[];
 }

@@ -45,4 +45,23 @@ describe('conformance: reads', () => {
     expect(stack.resource('copy')?.external).toBe(true);
     expect(stack.outputs().copied).toBe(7);
   });
+
+  it('refuses the `import` resource option clearly instead of creating a second resource', async () => {
+    const stack = conformanceStack();
+    await stack.deploy('update', { resources: [{ name: 'a', props: { value: 7 } }] });
+    const id = stack.resource('a')?.id;
+    stack.calls();
+
+    const run = await stack.deploy('update', {
+      resources: [
+        { name: 'a', props: { value: 7 } },
+        { name: 'adopted', props: { value: 7 }, import: id! },
+      ],
+    });
+
+    expect(run.result.ok).toBe(false);
+    expect(run.result.errors.join('\n')).toContain('the `import` resource option is not supported by stackyard yet');
+    expect(stack.calls().filter((c) => c.op === 'create')).toEqual([]);
+    expect(stack.resource('adopted')).toBeUndefined();
+  });
 });
