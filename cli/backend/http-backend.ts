@@ -79,12 +79,12 @@ export class HttpBackend implements Backend {
 
   private async fetchDefaultOrg(): Promise<string> {
     try {
-      const answer = await this.client.request<{ GitHubLogin?: string; gitHubLogin?: string }>({
+      const answer = await this.client.request<Record<string, unknown> | undefined>({
         method: 'GET',
         path: '/api/user/organizations/default',
         operation: 'get default organization',
       });
-      const org = answer?.GitHubLogin ?? answer?.gitHubLogin;
+      const org = caseInsensitiveField(answer, 'GitHubLogin');
       if (org) return org;
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 404)) throw error;
@@ -103,11 +103,14 @@ export class HttpBackend implements Backend {
         operation: 'list stacks',
       });
       for (const s of page?.stacks ?? []) {
+        // Pulumi's `*int64`/`*int`: absent or null is unknown (shown as n/a), never 0 or "null".
+        const lastUpdate = finiteNumber(s.lastUpdate);
+        const resourceCount = finiteNumber(s.resourceCount);
         stacks.push({
           ref: { org: s.orgName, project: s.projectName, stack: s.stackName },
-          lastUpdate: s.lastUpdate === undefined || s.lastUpdate === 0 ? undefined : s.lastUpdate * 1000,
-          updateInProgress: s.lastUpdate === 0,
-          resourceCount: s.resourceCount,
+          lastUpdate: lastUpdate === undefined || lastUpdate === 0 ? undefined : lastUpdate * 1000,
+          updateInProgress: lastUpdate === 0,
+          ...(resourceCount !== undefined ? { resourceCount } : {}),
         });
       }
       continuationToken = page?.continuationToken ?? undefined;
@@ -467,4 +470,21 @@ export class HttpBackend implements Backend {
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * A string field read the way Go's encoding/json (and so the Pulumi CLI) reads one: the key matches whatever its
+ * case (`GitHubLogin`, `gitHubLogin`, `githubLogin`, …), and when several keys match the last one wins.
+ */
+export function caseInsensitiveField(object: unknown, name: string): string | undefined {
+  if (object === null || typeof object !== 'object' || Array.isArray(object)) return undefined;
+  let found: string | undefined;
+  for (const [key, value] of Object.entries(object)) {
+    if (key.toLowerCase() === name.toLowerCase() && typeof value === 'string') found = value;
+  }
+  return found;
+}
+
+function finiteNumber(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }

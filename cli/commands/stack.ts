@@ -344,8 +344,17 @@ export const stackImport: CommandHandler = async (ctx, _args, opts) => {
     verifyIntegrity((deployment.deployment.resources ?? []) as Parameters<typeof verifyIntegrity>[0]);
   } catch (error) {
     const message = `state file contains errors: ${(error as Error).message}`;
-    if (force) ctx.warn(message);
-    else problems.push(message);
+    if (!force) problems.push(message);
+    else {
+      ctx.warn(message);
+      // Recorded the way the Pulumi CLI records a snapshot it knows is broken, so the service keeps it as it is and
+      // later commands can see why (`stackyard state repair` / `pulumi state repair` fix it).
+      const metadata = (deployment.deployment.metadata ?? {}) as Record<string, unknown>;
+      deployment.deployment.metadata = {
+        ...metadata,
+        integrity_error: { version: String(deployment.version), command: 'stackyard stack import --force', error: (error as Error).message },
+      };
+    }
   }
   if (problems.length > 0) {
     throw new UserError(problems.join('; '), 'Importing this file could be dangerous; rerun with --force to proceed anyway.');
@@ -403,16 +412,19 @@ export const stackHistory: CommandHandler = async (ctx, _args, opts) => {
         }
         config[key] = entry;
       }
+      const started = knownEpochMs(update.startTime);
+      const ended = knownEpochMs(update.endTime) ?? started;
       out.push({
         version: update.version,
         kind: update.kind,
-        startTime: formatTime(update.startTime * 1000),
+        // A service that sends no start time gets no made-up one (1970 would print as "56 years ago").
+        ...(started !== undefined ? { startTime: formatTime(started) } : {}),
         message: update.message,
         environment: update.environment,
         config,
         ...(update.result ? { result: update.result } : {}),
         ...(update.result !== 'in-progress'
-          ? { endTime: formatTime((update.endTime ?? update.startTime) * 1000), resourceChanges: update.resourceChanges ?? {} }
+          ? { ...(ended !== undefined ? { endTime: formatTime(ended) } : {}), resourceChanges: update.resourceChanges ?? {} }
           : {}),
         ...(update.cancelledBy !== undefined ? { cancelledBy: update.cancelledBy } : {}),
       });
@@ -425,15 +437,17 @@ export const stackHistory: CommandHandler = async (ctx, _args, opts) => {
   const lines: string[] = [];
   for (const update of updates) {
     const changes = update.resourceChanges ?? {};
-    const start = update.startTime * 1000;
-    const took = Math.max(0, (update.endTime ?? update.startTime) - update.startTime);
+    const start = knownEpochMs(update.startTime);
+    const end = knownEpochMs(update.endTime) ?? start;
+    const when = start === undefined ? 'at an unknown time' : opts.fullDates === true ? formatTime(start) : relativeTime(start);
+    const took = start === undefined || end === undefined ? 'an unknown time' : `${Math.max(0, Math.round((end - start) / 1000))}s`;
     lines.push(
       `Version: ${update.version}`,
       `UpdateKind: ${update.kind}`,
       `Status: ${update.result}${update.cancelledBy !== undefined ? ` (cancelled by ${update.cancelledBy})` : ''}`,
       `Message: ${update.message}`,
       `+${changes.create ?? 0}-${changes.delete ?? 0}~${changes.update ?? 0} ${changes.same ?? 0} ` +
-        `Updated ${opts.fullDates === true ? formatTime(start) : relativeTime(start)} took ${took}s`,
+        `Updated ${when} took ${took}`,
     );
     for (const key of Object.keys(update.environment ?? {}).sort()) {
       if (update.environment[key]?.trim()) lines.push(`    ${key}: ${update.environment[key]}`);
@@ -472,3 +486,8 @@ export const tagSet: CommandHandler = async (ctx, args, opts) => {
   const { tags } = await requireExisting(ctx, backend, ref);
   await backend.setTags(ref, { ...tags, [args[0]!]: args[1]! });
 };
+
+/** Epoch seconds from the wire as milliseconds; absent, null, zero or negative is unknown. */
+function knownEpochMs(seconds: unknown): number | undefined {
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
+}

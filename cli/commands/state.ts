@@ -46,7 +46,7 @@ export async function load(ctx: CommandContext, opts: Record<string, unknown>): 
 }
 
 /** Checks the edited state the way the engine would load it, then stores it as the stack's next version. */
-export async function save(loaded: Loaded, resources: StoredResource[]): Promise<void> {
+export async function save(loaded: Loaded, resources: StoredResource[], command = 'state edit'): Promise<void> {
   const { verifyIntegrity } = await import('../engine/deployment.js');
   try {
     verifyIntegrity(resources as unknown as Parameters<typeof verifyIntegrity>[0]);
@@ -54,7 +54,27 @@ export async function save(loaded: Loaded, resources: StoredResource[]): Promise
     throw new UserError(`the edit would leave an invalid state (${(error as Error).message}); nothing was changed`);
   }
   const deployment: UntypedDeployment = { ...loaded.deployment, deployment: { ...loaded.deployment.deployment, resources } };
-  await loaded.backend.importDeployment(loaded.ref, deployment);
+  try {
+    await loaded.backend.importDeployment(loaded.ref, deployment);
+  } catch (error) {
+    throw refusedWhileUpdating(error, command) ?? error;
+  }
+}
+
+/**
+ * The edit is stored the way an import is, so the service's refusal during a live update speaks of importing; the
+ * user ran `command`, and both backends' refusals are worded the same from here.
+ */
+export function refusedWhileUpdating(error: unknown, command: string): UserError | undefined {
+  const status = (error as { status?: unknown })?.status;
+  const message = error instanceof Error ? error.message : '';
+  if (status !== 409 || !/in progress/i.test(message)) return undefined;
+  const running = /update (\S+) by (\S+)/i.exec(message);
+  return new UserError(
+    `\`stackyard ${command}\` cannot change the state while an update is in progress` +
+      `${running ? ` (update ${running[1]} by ${running[2]})` : ''}; nothing was changed`,
+    'Wait for it to finish, or run `stackyard cancel` if it is no longer running, then retry.',
+  );
 }
 
 /** The single resource with this URN; several (e.g. one pending deletion) need the user to clean up by hand. */
@@ -128,7 +148,7 @@ export const stateDelete: CommandHandler = async (ctx, args, opts) => {
     remaining = loaded.resources.filter((r) => !doomed.has(r));
   }
   await ctx.confirm(opts.yes, 'edit the state', "This command will edit your stack's state directly.");
-  await save(loaded, remaining);
+  await save(loaded, remaining, 'state delete');
   ctx.out(opts.all === true ? 'Resources deleted' : 'Resource deleted');
 };
 
@@ -145,7 +165,7 @@ export const stateUnprotect: CommandHandler = async (ctx, args, opts) => {
   // Unprotecting loses nothing, so without a terminal it proceeds; on one it asks unless --yes.
   if (ctx.interactive) await ctx.confirm(opts.yes, 'edit the state', "This command will edit your stack's state directly.");
   for (const r of targets) delete r.protect;
-  await save(loaded, loaded.resources);
+  await save(loaded, loaded.resources, 'state unprotect');
   ctx.out(opts.all === true ? 'All resources unprotected' : 'Resource unprotected');
 };
 
@@ -164,6 +184,6 @@ export const stateRepair: CommandHandler = async (ctx, _args, opts) => {
   await ctx.confirm(opts.yes, 'clear the pending operations', 'This will remove these pending operations from the state.');
   const deployment = { ...loaded.deployment.deployment };
   delete deployment.pending_operations;
-  await save({ ...loaded, deployment: { ...loaded.deployment, deployment } }, loaded.resources);
+  await save({ ...loaded, deployment: { ...loaded.deployment, deployment } }, loaded.resources, 'state repair');
   ctx.out(`Cleared ${pending.length} pending operation(s); the previous state is kept as an earlier version in the stack's history.`);
 };

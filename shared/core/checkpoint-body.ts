@@ -45,7 +45,8 @@ export function checkDeploymentDocument(document: unknown, what: string): assert
   if (violation) throw integrityError(what, violation);
 }
 
-function declaresIntegrityError(metadata: { integrity_error?: unknown } | undefined): boolean {
+/** Whether a deployment's metadata carries the Pulumi CLI's record of a known integrity error. */
+export function declaresIntegrityError(metadata: { integrity_error?: unknown } | undefined): boolean {
   const declared = metadata?.integrity_error;
   return declared !== null && typeof declared === 'object' && typeof (declared as { error?: unknown }).error === 'string';
 }

@@ -192,3 +192,38 @@ describe('journal entries over HTTP', () => {
     expect(sent).toEqual([[1, 2, 3, 4, 5], [1, 2, 3], [1, 2], [3], [4, 5]]);
   });
 });
+
+describe('the default organization', () => {
+  it.each([
+    [{ GitHubLogin: 'acme' }, 'acme'],
+    [{ gitHubLogin: 'acme' }, 'acme'],
+    [{ githubLogin: 'acme' }, 'acme'],
+    [{ GITHUBLOGIN: 'acme', githublogin: 'last-wins' }, 'last-wins'],
+  ])('is read from %j whatever the case of its key, as Go decodes JSON', async (answer, org) => {
+    const { url } = await serve((req, _n, res) => json(res, 200, req.url === '/api/user/organizations/default' ? answer : { githubLogin: 'me' }));
+    const backend = new HttpBackend(new ApiClient(url, 'sy_token', { sleep: noSleep }));
+
+    expect(await backend.defaultOrg()).toBe(org);
+  });
+});
+
+describe('stack summaries', () => {
+  it('keeps a null or missing last update and resource count unknown, and 0 as an update in progress', async () => {
+    const { url } = await serve((_req, _n, res) =>
+      json(res, 200, {
+        stacks: [
+          { orgName: 'o', projectName: 'p', stackName: 'a', lastUpdate: null, resourceCount: null },
+          { orgName: 'o', projectName: 'p', stackName: 'b', lastUpdate: 0 },
+          { orgName: 'o', projectName: 'p', stackName: 'c', lastUpdate: 1_700_000_000, resourceCount: 3 },
+        ],
+      }),
+    );
+    const backend = new HttpBackend(new ApiClient(url, 'sy_token', { sleep: noSleep }));
+
+    const [a, b, c] = await backend.listStacks({});
+
+    expect(a).toEqual({ ref: { org: 'o', project: 'p', stack: 'a' }, lastUpdate: undefined, updateInProgress: false });
+    expect(b).toMatchObject({ lastUpdate: undefined, updateInProgress: true });
+    expect(c).toMatchObject({ lastUpdate: 1_700_000_000_000, updateInProgress: false, resourceCount: 3 });
+  });
+});

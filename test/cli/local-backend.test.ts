@@ -197,6 +197,34 @@ describe('stackyard on the local backend', () => {
     expect(JSON.parse(listed.stdout)).toEqual([]);
   });
 
+  it('imports a state that fails the integrity check only with --force, recording it as Pulumi records a broken snapshot', async () => {
+    await cli('stack', 'init', 'broken');
+    const orphan = urn('broken', 'test:index:Thing', 'orphan');
+    const file = join(sandbox.root, 'broken.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 3,
+        deployment: {
+          manifest: { time: '2026-01-01T00:00:00Z', magic: '', version: 'v3.248.0' },
+          resources: [{ urn: orphan, custom: true, id: 'o-1', type: 'test:index:Thing', parent: urn('broken', 'x:y:Gone', 'gone') }],
+        },
+      }),
+    );
+
+    const refused = await cli('stack', 'import', '--file', file, '-s', 'broken');
+    const forced = await cli('stack', 'import', '--file', file, '-s', 'broken', '--force');
+    const exported = JSON.parse((await cli('stack', 'export', '-s', 'broken')).stdout) as { deployment: { metadata?: { integrity_error?: { command?: string; error?: string } } } };
+
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('state file contains errors');
+    expect(forced.status).toBe(0);
+    expect(forced.stderr).toContain('state file contains errors');
+    expect(forced.stdout).toContain('Import complete.');
+    expect(exported.deployment.metadata?.integrity_error).toMatchObject({ command: 'stackyard stack import --force', error: expect.stringContaining('orphan') });
+    await cli('stack', 'rm', '--yes', '--force', '-s', 'broken');
+  });
+
   it('refuses a bad stack name', async () => {
     const result = await cli('stack', 'init', 'no spaces!');
 

@@ -7,6 +7,7 @@
 import { InvalidInputError } from '../errors.js';
 import type { StackRef } from '../names.js';
 import type { UntypedDeployment } from './types.js';
+import { declaresIntegrityError } from '../checkpoint-body.js';
 import { findIntegrityViolation, integrityError } from '../deployment-integrity.js';
 
 export const ROOT_STACK_TYPE = 'pulumi:pulumi:Stack';
@@ -50,7 +51,8 @@ export function validateDeployment(untyped: unknown): ValidatedDeployment {
 
   const resources = listField(deployment, 'resources');
   resources.forEach((resource, index) => checkResourceShape(resource, `resource ${index + 1}`));
-  checkReferences(resources as Json[]);
+  // A state its writer declared broken (`stack import --force`, or the Pulumi CLI's own record) is kept as it is.
+  if (!declaresIntegrityError(deployment.metadata as { integrity_error?: unknown } | undefined)) checkReferences(resources as Json[]);
 
   const operations = listField(deployment, 'pending_operations');
   const pendingOperations = operations.map((operation, index) => {
