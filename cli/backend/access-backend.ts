@@ -36,6 +36,28 @@ export interface OrgTokenInfo {
 
 export type GrantTarget = { user: string } | { team: string };
 
+/** One audit log entry as `audit ls` shows it (epoch milliseconds). */
+export interface AuditInfo {
+  id: string;
+  time: number;
+  event: string;
+  actor: string;
+  description: string;
+  target?: string;
+  tokenId?: string;
+  requestId?: string;
+  sourceIp?: string;
+  userAgent?: string;
+  outcome?: string;
+}
+
+export interface AuditFilter {
+  since?: number;
+  actor?: string;
+  event?: string;
+  limit: number;
+}
+
 /** The same verbs on both backends; the service enforces who may use them. */
 export interface AccessBackend {
   listMembers(org: string): Promise<MemberInfo[]>;
@@ -51,6 +73,8 @@ export interface AccessBackend {
   createOrgToken(org: string, request: { description: string; team?: string; expiresInDays?: number }): Promise<{ id: string; token: string }>;
   listOrgTokens(org: string, team?: string): Promise<OrgTokenInfo[]>;
   revokeOrgToken(org: string, id: string, team?: string): Promise<void>;
+  /** Newest first, at most `limit` entries (following pages); organization admins only. */
+  auditLog(org: string, filter: AuditFilter): Promise<AuditInfo[]>;
 }
 
 const seg = encodeURIComponent;
@@ -136,6 +160,57 @@ export function httpAccessBackend(client: ApiClient): AccessBackend {
     async revokeOrgToken(org, id, team) {
       await client.request({ method: 'DELETE', path: `${tokensPath(org, team)}/${seg(id)}`, operation: 'revoke token' });
     },
+    async auditLog(org, filter) {
+      const entries: AuditInfo[] = [];
+      let continuationToken: string | undefined;
+      do {
+        const answer = await client.request<{ auditLogEvents?: WireAuditEvent[]; continuationToken?: string | null }>({
+          method: 'GET',
+          path: `${orgPath(org)}/auditlogs`,
+          query: {
+            since: filter.since === undefined ? undefined : String(Math.floor(filter.since / 1000)),
+            user: filter.actor,
+            eventType: filter.event,
+            pageSize: String(Math.min(filter.limit - entries.length, 1000)),
+            continuationToken,
+          },
+          operation: 'list audit log',
+        });
+        for (const e of answer?.auditLogEvents ?? []) entries.push(fromWire(e));
+        continuationToken = answer?.continuationToken ?? undefined;
+      } while (continuationToken && entries.length < filter.limit);
+      return entries;
+    },
+  };
+}
+
+interface WireAuditEvent {
+  id: string;
+  timestamp: number;
+  event: string;
+  description: string;
+  user: { githubLogin: string };
+  sourceIP?: string;
+  tokenID?: string;
+  requestID?: string;
+  userAgent?: string;
+  target?: string;
+  outcome?: string;
+}
+
+function fromWire(e: WireAuditEvent): AuditInfo {
+  return {
+    id: e.id,
+    time: e.timestamp * 1000,
+    event: e.event,
+    actor: e.user.githubLogin,
+    description: e.description,
+    ...(e.target ? { target: e.target } : {}),
+    ...(e.tokenID ? { tokenId: e.tokenID } : {}),
+    ...(e.requestID ? { requestId: e.requestID } : {}),
+    ...(e.sourceIP ? { sourceIp: e.sourceIP } : {}),
+    ...(e.userAgent ? { userAgent: e.userAgent } : {}),
+    ...(e.outcome ? { outcome: e.outcome } : {}),
   };
 }
 
@@ -180,5 +255,21 @@ export function localAccessBackend(services: Services, principal: Principal): Ac
     },
     listOrgTokens: async (org, team) => (await access.listOrgTokens(principal, org, team)).map(listed),
     revokeOrgToken: (org, id, team) => access.revokeOrgToken(principal, org, id, team),
+    auditLog: async (org, filter) => {
+      const entries: AuditInfo[] = [];
+      let continuationToken: string | undefined;
+      do {
+        const page = await services.audit.list(principal, org, {
+          ...(filter.since !== undefined ? { since: filter.since } : {}),
+          ...(filter.actor !== undefined ? { actor: filter.actor } : {}),
+          ...(filter.event !== undefined ? { event: filter.event } : {}),
+          limit: Math.min(filter.limit - entries.length, 1000),
+          ...(continuationToken !== undefined ? { continuationToken } : {}),
+        });
+        entries.push(...page.entries);
+        continuationToken = page.continuationToken;
+      } while (continuationToken !== undefined && entries.length < filter.limit);
+      return entries;
+    },
   };
 }

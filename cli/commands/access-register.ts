@@ -1,6 +1,6 @@
 /** The grammar of the organization-administration commands (members, teams, stack permissions), loaded lazily. */
 import type { Command } from 'commander';
-import type { FlagSpec } from './pulumi-flags.js';
+import { positiveInteger, type FlagSpec } from './pulumi-flags.js';
 import type { CommandHandler } from './register.js';
 
 type Leaf = (parent: Command, usage: string, description: string, flags: FlagSpec[], load: () => Promise<CommandHandler>) => Command;
@@ -12,6 +12,7 @@ export const ORG_TOKEN_FLAGS: FlagSpec[] = [
 ];
 
 const access = () => import('./access.js');
+const audit = () => import('./audit.js');
 
 export function registerAccessCommands(
   program: Command,
@@ -32,6 +33,16 @@ export function registerAccessCommands(
   leaf(team, 'rm <org> <name>', 'Delete a team (its tokens stop working)', [], async () => (await access()).teamRm);
   leaf(team, 'add-member <org> <team> <login>', 'Add an organization member to a team', [], async () => (await access()).teamAddMember);
   leaf(team, 'rm-member <org> <team> <login>', 'Remove a member from a team', [], async () => (await access()).teamRmMember);
+
+  const auditCmd = program.command('audit').description("Read an organization's audit log");
+  leaf(auditCmd, 'ls', 'List audit log entries, newest first (organization administrators)', [
+    shared.json,
+    { flags: '--org <org>', description: 'the organization (default: your default organization)' },
+    { flags: '--since <when>', description: 'only entries since a duration ago (24h, 7d) or a date/time' },
+    { flags: '--user <login>', description: 'only entries of this actor' },
+    { flags: '--event <event>', description: 'only this event (e.g. stack.deleted)' },
+    { flags: '--limit <n>', description: 'at most this many entries (default 100)', parse: positiveInteger },
+  ], async () => (await audit()).auditLs);
 
   const permission = stackCmd.command('permission').description("Manage who may read, write or administer a stack");
   leaf(permission, 'ls', "List the stack's permissions given to users and teams", [shared.stack, shared.json], async () => (await access()).permissionLs);

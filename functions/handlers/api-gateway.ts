@@ -28,6 +28,7 @@ export function requestFromEvent(event: APIGatewayProxyEventV2): HttpRequest {
     query: new URLSearchParams(event.rawQueryString ?? ''),
     body,
     requestId: event.requestContext.requestId,
+    ...(event.requestContext.http.sourceIp ? { sourceIp: event.requestContext.http.sourceIp } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import { UnauthorizedError } from '../../shared/core/errors.js';
-import type { Principal, Services } from '../../shared/core/service/types.js';
+import type { Principal, RequestInfo, Services } from '../../shared/core/service/types.js';
 import { CSRF_HEADER, isSafeMethod, sessionCookie } from './console-session.js';
 import type { HttpRequest } from './types.js';
 
@@ -26,7 +26,7 @@ export function apiToken(request: HttpRequest): string | undefined {
  */
 export async function authenticate(request: HttpRequest, services: Pick<Services, 'identity' | 'console'>): Promise<Principal> {
   const token = credential(request, 'token');
-  if (token !== undefined) return services.identity.authenticate(token);
+  if (token !== undefined) return services.identity.authenticate(token, requestInfo(request));
   const session = sessionCookie(request);
   if (session !== undefined) {
     const principal = await services.console.sessionPrincipal(session);
@@ -37,6 +37,15 @@ export async function authenticate(request: HttpRequest, services: Pick<Services
     'No credentials provided: send Authorization: token <access token> (pulumi login / stackyard login with a ' +
       'token from your administrator).',
   );
+}
+
+/** What the audit log records of a request: its id, source address and user agent. */
+export function requestInfo(request: HttpRequest): RequestInfo {
+  return {
+    id: request.requestId,
+    ...(request.sourceIp ? { sourceIp: request.sourceIp } : {}),
+    ...(request.headers['user-agent'] ? { userAgent: request.headers['user-agent'] } : {}),
+  };
 }
 
 /**

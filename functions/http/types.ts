@@ -13,6 +13,8 @@ export interface HttpRequest {
   body: Buffer;
   /** Echoed as `X-Pulumi-Request-ID` and written into every log line of the request. */
   requestId: string;
+  /** The caller's address as API Gateway (or serve's socket) saw it; for the audit log. */
+  sourceIp?: string;
 }
 
 export interface HttpResponse {

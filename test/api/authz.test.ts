@@ -107,6 +107,8 @@ const ROUTE_ACCESS: Record<string, Access> = {
   [`DELETE ${ORG}/teams/{teamName}/tokens/{tokenId}`]: { org: 'manage-tokens' },
   [`GET ${STACK}/permissions`]: { stack: 'view' },
   [`PATCH ${STACK}/permissions`]: { stack: 'manage-permissions' },
+  [`GET ${ORG}/auditlogs`]: { org: 'read-audit-log' },
+  'GET /api/admin/auditlogs': { siteAdmin: true },
   // The web console: sign-in takes its credentials from the body only; a session, sign-out and login codes are the
   // caller's own; the reads follow the stack and organization rules of the CLI's routes.
   'POST /api/console/sessions': { any: true },

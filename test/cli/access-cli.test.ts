@@ -134,4 +134,20 @@ describe('organization administration from the CLI', () => {
     expect(json[0]).toMatchObject({ result: 'failed', cancelledBy: 'carol' });
     expect(api.updates[0]).toMatchObject({ updateID: running.updateId, result: 'failed', requestedBy: 'admin', cancelledBy: 'carol' });
   });
+
+  it('shows the audit log to organization admins only, with who did what from where', async () => {
+    const listed = await as('admin', 'audit', 'ls', '--org', 'acme', '--since', '1h', '--json');
+    const text = await as('admin', 'audit', 'ls', '--org', 'acme', '--event', 'update.cancelled');
+    const byCarol = JSON.parse((await as('admin', 'audit', 'ls', '--org', 'acme', '--user', 'carol', '--json')).stdout) as Record<string, string>[];
+    const refused = await as('carol', 'audit', 'ls', '--org', 'acme');
+    const api = ok(await wire.call('GET', '/api/orgs/acme/auditlogs?eventType=stack.created', { auth: { token: serve.adminToken } }));
+
+    const events = (JSON.parse(listed.stdout) as { event: string }[]).map((e) => e.event);
+    expect(events).toEqual(expect.arrayContaining(['member.added', 'team.created', 'stack.created', 'stack.permission-changed', 'token.created', 'update.cancelled']));
+    expect(text.stdout).toMatch(/update\.cancelled +carol +127\.0\.0\.1 +cancelled update \S+ of acme\/demo\/dev \(started by admin\)/);
+    expect(byCarol.map((e) => e.event).sort()).toEqual(['stack.tags-changed', 'update.cancelled']);
+    expect(byCarol[0]).toMatchObject({ actor: 'carol', sourceIp: '127.0.0.1', userAgent: expect.stringMatching(/^stackyard-cli\/1 /) });
+    expect(refused.stderr).toContain("Only administrators of organization 'acme' may read audit log, and 'carol' is a member");
+    expect(api.auditLogEvents).toEqual([expect.objectContaining({ event: 'stack.created', user: expect.objectContaining({ githubLogin: 'admin' }), target: 'acme/demo/dev' })]);
+  });
 });

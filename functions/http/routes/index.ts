@@ -1,5 +1,6 @@
 import type { HandlerGroup, Route } from '../router.js';
 import { accessRoutes } from './access.js';
+import { auditRoutes } from './audit.js';
 import { consoleRoutes } from './console.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
@@ -20,6 +21,7 @@ export const API_ROUTES: readonly Route[] = [
   ...secretRoutes,
   ...hookApiRoutes,
   ...accessRoutes,
+  ...auditRoutes,
   ...consoleRoutes,
 ];
 

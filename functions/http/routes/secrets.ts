@@ -16,7 +16,9 @@ function decryptionLogRoute(segment: 'log-decryption' | 'log-batch-decryption'):
     group: 'secrets',
     async handle(ctx) {
       const principal = await ctx.principal();
-      await ctx.services.stacks.get(principal, ctx.stackRef());
+      const body = (await ctx.jsonBody()) as { secretName?: unknown; commandName?: unknown } | undefined;
+      const what = segment === 'log-decryption' ? `secret '${String(body?.secretName ?? '')}'` : `secrets for '${String(body?.commandName ?? '')}'`;
+      await ctx.services.secrets.reportDecryption(principal, ctx.stackRef(), what);
       return okResponse();
     },
   };

@@ -1,6 +1,7 @@
 import type { Storage } from '../../ports/index.js';
 import { createAwsClients, type AwsClients } from './clients.js';
 import { DynamoDbConsoleSessionStore } from './dynamodb-console-session-store.js';
+import { DynamoDbAuditStore } from './dynamodb-audit-store.js';
 import { DynamoDbHookStore } from './dynamodb-hook-store.js';
 import { DynamoDbIdentityStore } from './dynamodb-identity-store.js';
 import { DynamoDbLeaseStore } from './dynamodb-lease-store.js';
@@ -55,6 +56,7 @@ export function createAwsStorage(options: AwsStorageOptions): Storage {
     identity: new DynamoDbIdentityStore(documents, options.table),
     hooks: new DynamoDbHookStore(documents, options.table),
     consoleSessions: new DynamoDbConsoleSessionStore(documents, options.table, now),
+    audit: new DynamoDbAuditStore(documents, options.table),
     async close() {
       if (!options.clients) clients.destroy();
     },

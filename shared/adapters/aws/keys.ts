@@ -36,3 +36,6 @@ export const consoleSessionPk = (idHash: string) => `CONSOLESESSION#${idHash}`;
 export const CONSOLE_SESSION_SK = 'SESSION';
 export const loginCodePk = (codeHash: string) => `LOGINCODE#${codeHash}`;
 export const LOGIN_CODE_SK = 'CODE';
+/** An organization's audit log (`''`: the site log); the sort key is the time-ordered entry id. */
+export const auditPk = (org: string) => `AUDIT#${org === '' ? '_site' : org}`;
+export const auditSk = (id: string) => `AUDIT#${id}`;

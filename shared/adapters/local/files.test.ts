@@ -11,6 +11,7 @@ function dataDir(): DataDir {
   const root = mkdtempSync(join(tmpdir(), 'stackyard-files-'));
   roots.push(root);
   mkdirSync(join(root, 'tmp'));
+  mkdirSync(join(root, 'locks'));
   return new DataDir(root);
 }
 
@@ -37,5 +38,33 @@ describe('DataDir.readJson', () => {
     expect(await missing).toBeUndefined();
     expect((await first)?.n).toBeGreaterThanOrEqual(1);
     expect((await dir.readJson<{ n: number }>(target))?.n).toBe(2);
+  });
+});
+
+describe('DataDir.withLock', () => {
+  it('runs callers of one process one at a time, in the order they asked, without waiting on a poll', async () => {
+    const dir = dataDir();
+    const order: string[] = [];
+    let inside = 0;
+    const critical = (name: string) =>
+      dir.withLock('stack', async () => {
+        inside += 1;
+        expect(inside).toBe(1);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        order.push(name);
+        inside -= 1;
+      });
+
+    await Promise.all(['a', 'b', 'c', 'd', 'e'].map(critical));
+
+    expect(order).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it('releases the lock when the critical section throws', async () => {
+    const dir = dataDir();
+
+    await expect(dir.withLock('stack', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+
+    await expect(dir.withLock('stack', async () => 'next')).resolves.toBe('next');
   });
 });

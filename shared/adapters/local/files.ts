@@ -115,6 +115,25 @@ export class DataDir {
    * Lock expiry uses the real clock: the injected clock drives domain time only.
    */
   async withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    // Callers in this process queue for the lock here, in order, and each is woken the moment the one before it is
+    // done; only the head of the queue polls the lock file, which other processes may hold.
+    const previous = this.lockQueues.get(name) ?? Promise.resolve();
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    const tail = previous.then(() => mine);
+    this.lockQueues.set(name, tail);
+    await previous;
+    try {
+      return await this.withFileLock(name, fn);
+    } finally {
+      done();
+      if (this.lockQueues.get(name) === tail) this.lockQueues.delete(name);
+    }
+  }
+
+  private readonly lockQueues = new Map<string, Promise<void>>();
+
+  private async withFileLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
     const lockPath = this.path('locks', `${name}.lock`);
     const nonce = randomBytes(12).toString('hex');
     const deadline = Date.now() + LOCK_WAIT_MS;

@@ -5,6 +5,7 @@ import type { Storage } from '../../ports/index.js';
 import { DataDir } from './files.js';
 import { LocalCheckpointStore } from './local-checkpoint-store.js';
 import { LocalConsoleSessionStore } from './local-console-session-store.js';
+import { LocalAuditStore } from './local-audit-store.js';
 import { LocalHookStore } from './local-hook-store.js';
 import { LocalIdentityStore } from './local-identity-store.js';
 import { LocalKeyService } from './local-key-service.js';
@@ -56,6 +57,7 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
     identity: new LocalIdentityStore(dir),
     hooks: new LocalHookStore(dir, outbox),
     consoleSessions: new LocalConsoleSessionStore(dir, now),
+    audit: new LocalAuditStore(dir),
     close: async () => undefined,
   };
 }

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import { validateStackRef, type StackRef } from '../names.js';
 import type { DeliveryRecord, HookDestination, HookEventKind, HookRecord, HookScope } from '../../ports/hook-store.js';
+import { audited } from '../audit/audit.js';
 import { loadStack, requireOrgAction } from '../service/authorization.js';
 import type { ServiceDeps } from '../service/create-services.js';
 import type { Principal } from '../service/types.js';
@@ -210,7 +211,9 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
         createdBy: principal.login,
         createdAt: deps.now(),
       };
-      await hooks.create(hook).catch((error: unknown) => {
+      const where = stackName ?? `organization ${scope.org}`;
+      await audited(deps, principal, { org: scope.org, event: 'hook.created', target: `hook ${name}`, description: `added hook ${name} on ${where}` }, () =>
+        hooks.create(hook)).catch((error: unknown) => {
         if (!(error instanceof ConflictError)) throw error;
         throw new ConflictError(
           `Hook '${name}' already exists here: remove it first with 'stackyard hook rm ${name}', or pick another name.`,
@@ -229,9 +232,12 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
     },
 
     async remove(principal, target, name) {
-      const { scope } = await scopeOf(principal, target, 'manage');
+      const { scope, stackName } = await scopeOf(principal, target, 'manage');
       await hookOf(scope, name);
-      await hooks.delete(scope, name);
+      const where = stackName ?? `organization ${scope.org}`;
+      await audited(deps, principal, { org: scope.org, event: 'hook.deleted', target: `hook ${name}`, description: `removed hook ${name} from ${where}` }, () =>
+        hooks.delete(scope, name),
+      );
     },
 
     async ping(principal, target, name) {

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import { formatStackRef, validateOrgName, type StackRef } from '../names.js';
 import { tokenOwnerKey, type Membership, type OrgRole, type TeamRecord, type TokenRecord } from '../../ports/identity-store.js';
+import { audited } from '../audit/audit.js';
 import { isStaleRevision, loadStack, requireOrgAction, stackNotFound } from './authorization.js';
 import type { ServiceDeps } from './create-services.js';
 import { API_TOKEN_PREFIX, hashApiToken, optionalText, validateLogin, validateRole } from './identity-service.js';
@@ -117,7 +118,9 @@ export function createAccessService(deps: ServiceDeps): AccessService {
       const current = await requireMembership(org, login);
       if (current.role === role) return;
       if (current.role === 'admin') await requireOtherAdmin(org, login);
-      await identity.setMemberRole(org, login, role);
+      await audited(deps, principal, { org, event: 'member.role-changed', target: login, description: `changed the role of ${login} in ${org} from ${current.role} to ${role}` }, () =>
+        identity.setMemberRole(org, login, role),
+      );
     },
 
     async removeMember(principal, org, login) {
@@ -125,10 +128,12 @@ export function createAccessService(deps: ServiceDeps): AccessService {
       if (login === org) throw new InvalidInputError(`'${login}' owns its personal organization and cannot leave it.`);
       const current = await requireMembership(org, login);
       if (current.role === 'admin') await requireOtherAdmin(org, login);
-      await identity.removeMember(org, login);
-      for (const team of await identity.listTeams(org)) {
-        if (team.members.includes(login)) await identity.changeTeamMember(org, team.name, login, 'remove');
-      }
+      await audited(deps, principal, { org, event: 'member.removed', target: login, description: `removed ${login} from ${org}` }, async () => {
+        await identity.removeMember(org, login);
+        for (const team of await identity.listTeams(org)) {
+          if (team.members.includes(login)) await identity.changeTeamMember(org, team.name, login, 'remove');
+        }
+      });
     },
 
     async setDefaultStackPermission(principal, org, permission) {
@@ -137,7 +142,9 @@ export function createAccessService(deps: ServiceDeps): AccessService {
         throw new InvalidInputError(`Unknown permission '${String(permission).slice(0, 40)}': use none, read, write or admin.`);
       }
       await requireOrg(org);
-      await identity.setDefaultStackPermission(org, permission);
+      await audited(deps, principal, { org, event: 'org.settings-changed', target: org, description: `set the default stack permission of ${org} members to ${permission}` }, () =>
+        identity.setDefaultStackPermission(org, permission),
+      );
     },
 
     async createTeam(principal, org, name, description) {
@@ -150,12 +157,14 @@ export function createAccessService(deps: ServiceDeps): AccessService {
         createdAt: deps.now(),
       };
       await requireOrg(org);
-      await identity.createTeam(team).catch((error: unknown) => {
-        if (error instanceof ConflictError) {
-          throw new ConflictError(`Team '${name}' already exists in '${org}': choose another name.`, { team: name }, { cause: error });
-        }
-        throw error;
-      });
+      await audited(deps, principal, { org, event: 'team.created', target: `team ${name}`, description: `created team ${name}` }, () =>
+        identity.createTeam(team).catch((error: unknown) => {
+          if (error instanceof ConflictError) {
+            throw new ConflictError(`Team '${name}' already exists in '${org}': choose another name.`, { team: name }, { cause: error });
+          }
+          throw error;
+        }),
+      );
       return team;
     },
 
@@ -167,13 +176,15 @@ export function createAccessService(deps: ServiceDeps): AccessService {
     async deleteTeam(principal, org, name) {
       requireOrgAction(principal, org, 'manage-teams');
       await requireTeam(org, name);
-      // The team's tokens stop working at once (authentication checks the team), and are removed here too.
-      for (const token of await identity.listTokens(tokenOwner(org, name))) {
-        await identity.revokeToken(token.login, token.id).catch((error: unknown) => {
-          if (!(error instanceof NotFoundError)) throw error;
-        });
-      }
-      await identity.deleteTeam(org, name);
+      await audited(deps, principal, { org, event: 'team.deleted', target: `team ${name}`, description: `deleted team ${name} and its tokens` }, async () => {
+        // The team's tokens stop working at once (authentication checks the team), and are removed here too.
+        for (const token of await identity.listTokens(tokenOwner(org, name))) {
+          await identity.revokeToken(token.login, token.id).catch((error: unknown) => {
+            if (!(error instanceof NotFoundError)) throw error;
+          });
+        }
+        await identity.deleteTeam(org, name);
+      });
     },
 
     async changeTeamMember(principal, org, team, login, action) {
@@ -181,7 +192,10 @@ export function createAccessService(deps: ServiceDeps): AccessService {
       if (action !== 'add' && action !== 'remove') throw new InvalidInputError("The member action must be 'add' or 'remove'.");
       await requireTeam(org, team);
       if (action === 'add') await requireMembership(org, login);
-      await identity.changeTeamMember(org, team, validateLogin(login), action);
+      const event = action === 'add' ? 'team.member-added' : 'team.member-removed';
+      await audited(deps, principal, { org, event, target: `team ${team}`, description: `${action === 'add' ? 'added' : 'removed'} ${login} ${action === 'add' ? 'to' : 'from'} team ${team}` }, () =>
+        identity.changeTeamMember(org, team, validateLogin(login), action),
+      );
     },
 
     async listStackGrants(principal, ref) {
@@ -213,7 +227,11 @@ export function createAccessService(deps: ServiceDeps): AccessService {
         if (permission === null) delete grants[subject];
         else grants[subject] = permission;
         try {
-          await deps.storage.stacks.update(stack.id, stack.revision, { grants });
+          const name = formatStackRef(stack);
+          const description = `${permission === null ? 'removed the permission of' : `gave '${permission}' to`} ${subject} on ${name}`;
+          await audited(deps, principal, { org: stack.org, event: 'stack.permission-changed', target: name, description }, () =>
+            deps.storage.stacks.update(stack.id, stack.revision, { grants }),
+          );
           return;
         } catch (error) {
           if (error instanceof NotFoundError) throw stackNotFound(stack);
@@ -248,7 +266,10 @@ export function createAccessService(deps: ServiceDeps): AccessService {
         ...(team !== undefined ? { team } : {}),
         createdBy: principal.login,
       };
-      await identity.putToken(record);
+      const what = team === undefined ? 'organization token' : `token of team ${team}`;
+      await audited(deps, principal, { org, event: 'token.created', target: `token ${record.id}`, description: `created ${what} ${record.id}` }, () =>
+        identity.putToken(record),
+      );
       return { token, record };
     },
 
@@ -261,7 +282,9 @@ export function createAccessService(deps: ServiceDeps): AccessService {
     async revokeOrgToken(principal, org, id, team) {
       requireOrgAction(principal, org, 'manage-tokens');
       if (typeof id !== 'string' || id.length === 0) throw new InvalidInputError('Give the id of the token to revoke.');
-      await identity.revokeToken(tokenOwner(org, team), id).catch((error: unknown) => {
+      const what = team === undefined ? 'organization token' : `token of team ${team}`;
+      await audited(deps, principal, { org, event: 'token.revoked', target: `token ${id}`, description: `revoked ${what} ${id}` }, () =>
+        identity.revokeToken(tokenOwner(org, team), id)).catch((error: unknown) => {
         if (error instanceof NotFoundError || error instanceof InvalidInputError) {
           throw new NotFoundError(`Token '${id}' not found: list the tokens to see their ids.`, { cause: error });
         }

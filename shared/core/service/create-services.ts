@@ -4,6 +4,7 @@ import { createHookService } from '../hooks/hook-service.js';
 import type { RetryPolicy } from '../hooks/dispatcher.js';
 import type { HookRuntimeOptions } from '../hooks/runtime.js';
 import { createAccessService } from './access-service.js';
+import { createAuditService } from '../audit/audit.js';
 import { createIdentityService } from './identity-service.js';
 import { createSecretService } from './secret-service.js';
 import { StackKeys } from './secrets-envelope.js';
@@ -48,6 +49,7 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
   return {
     identity,
     access: createAccessService(deps),
+    audit: createAuditService(deps),
     stacks: createStackService(deps),
     restore: createStackRestoreService(deps),
     updates: createUpdateService(deps),

@@ -3,8 +3,9 @@ import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, Unauth
 import { validateOrgName } from '../names.js';
 import { ORG_ROLES, type OrgRole, type TokenRecord, type UserRecord } from '../../ports/identity-store.js';
 import { requireAdmin, requireOrgAction } from './authorization.js';
+import { auditAuthenticationFailure, audited } from '../audit/audit.js';
 import type { ServiceDeps } from './create-services.js';
-import type { IdentityService, Principal } from './types.js';
+import type { IdentityService, Principal, RequestInfo } from './types.js';
 
 /** Prefix of the API tokens we issue, so a leaked one is recognisable (secret scanners, logs). */
 export const API_TOKEN_PREFIX = 'sy_';
@@ -91,23 +92,32 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
     };
   }
 
-  async function authenticateHash(tokenHash: string): Promise<Principal> {
+  /** Every refusal is audited: expired tokens in their owner's organization, unknown ones in the site log. */
+  async function refuse(request: RequestInfo | undefined, reason: string, known?: TokenRecord): Promise<never> {
+    const owner = known && { org: known.org ?? known.login, actor: known.login, tokenId: known.id };
+    await auditAuthenticationFailure(deps, request, reason, owner);
+    throw new UnauthorizedError(INVALID_TOKEN);
+  }
+
+  async function authenticateHash(tokenHash: string, request?: RequestInfo): Promise<Principal> {
     const record = await identity.findToken(tokenHash);
-    if (!record || !sameHash(record.tokenHash, tokenHash)) throw new UnauthorizedError(INVALID_TOKEN);
+    if (!record || !sameHash(record.tokenHash, tokenHash)) return refuse(request, 'unknown or revoked access token');
     const now = deps.now();
-    if (record.expiresAt !== undefined && record.expiresAt <= now) throw new UnauthorizedError(INVALID_TOKEN);
-    const principal = await principalOf(record);
+    if (record.expiresAt !== undefined && record.expiresAt <= now) return refuse(request, `expired access token ${record.id}`, record);
+    const principal = await principalOf(record).catch((error: unknown) =>
+      error instanceof UnauthorizedError ? refuse(request, `access token ${record.id} of a deleted user, team or organization`, record) : Promise.reject(error),
+    );
     // Last use is bookkeeping: a failure to record it never fails the request.
     await identity.touchToken(tokenHash, now, LAST_USED_RESOLUTION_MS).catch(() => undefined);
-    return principal;
+    return request ? { ...principal, request } : principal;
   }
 
   return {
-    async authenticate(token) {
+    async authenticate(token, request) {
       if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH) {
-        throw new UnauthorizedError(INVALID_TOKEN);
+        return refuse(request, 'malformed access token');
       }
-      return authenticateHash(hashApiToken(token));
+      return authenticateHash(hashApiToken(token), request);
     },
 
     authenticateHash,
@@ -142,6 +152,8 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
         throw new InvalidInputError('The admin flag must be true or false.');
       }
       const now = deps.now();
+      const spec = { org: '', event: 'user.created', target: login, description: `created user ${login}${request.admin ? ' (administrator)' : ''}` } as const;
+      return audited(deps, principal, spec, async () => {
       // The personal organization first: it reserves the name (see above), so a failure leaves no user behind.
       await identity.createOrg({ name: login, createdAt: now }).catch((error: unknown) => {
         if (error instanceof ConflictError) {
@@ -168,11 +180,13 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
       });
       await identity.addMember({ org: login, login, role: 'admin' });
       return user;
+      });
     },
 
     async createOrg(principal, name) {
       requireAdmin(principal);
       const org = validateOrgName(name);
+      await audited(deps, principal, { org, event: 'org.created', target: org, description: `created organization ${org}` }, async () => {
       await identity.createOrg({ name: org, createdAt: deps.now() }).catch((error: unknown) => {
         if (error instanceof ConflictError) {
           throw new ConflictError(
@@ -185,6 +199,7 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
       });
       // The creator administers the new organization, so it can add members and use its stacks at once.
       await identity.addMember({ org, login: principal.login, role: 'admin' });
+      });
     },
 
     async addMember(principal, org, login, role) {
@@ -202,12 +217,15 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
         if (error instanceof NotFoundError) throw userNotFound(login);
         throw error;
       });
-      await identity.addMember({ org, login, role }).catch((error: unknown) => {
-        if (error instanceof ConflictError) {
-          throw new ConflictError(`'${login}' is already a member of '${org}'.`, { org, login }, { cause: error });
-        }
-        throw error;
-      });
+      const spec = { org, event: 'member.added', target: login, description: `added ${login} to ${org} as ${role}` } as const;
+      await audited(deps, principal, spec, () =>
+        identity.addMember({ org, login, role }).catch((error: unknown) => {
+          if (error instanceof ConflictError) {
+            throw new ConflictError(`'${login}' is already a member of '${org}'.`, { org, login }, { cause: error });
+          }
+          throw error;
+        }),
+      );
     },
 
     async createToken(principal, request) {
@@ -229,7 +247,8 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
         kind: 'personal',
         createdBy: principal.login,
       };
-      await identity.putToken(record);
+      const spec = { org: login, event: 'token.created', target: `token ${record.id}`, description: `created personal token ${record.id} of ${login}` } as const;
+      await audited(deps, principal, spec, () => identity.putToken(record));
       return { token, record };
     },
 
@@ -242,14 +261,17 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
       if (typeof id !== 'string' || id.length === 0) {
         throw new InvalidInputError('Give the id of the token to revoke (see the token list).');
       }
-      await identity.revokeToken(owner, id).catch((error: unknown) => {
-        if (error instanceof NotFoundError || error instanceof InvalidInputError) {
-          throw new NotFoundError(`Token '${id}' not found for '${owner}': list the tokens to see their ids.`, {
-            cause: error,
-          });
-        }
-        throw error;
-      });
+      const spec = { org: owner, event: 'token.revoked', target: `token ${id}`, description: `revoked personal token ${id} of ${owner}` } as const;
+      await audited(deps, principal, spec, () =>
+        identity.revokeToken(owner, id).catch((error: unknown) => {
+          if (error instanceof NotFoundError || error instanceof InvalidInputError) {
+            throw new NotFoundError(`Token '${id}' not found for '${owner}': list the tokens to see their ids.`, {
+              cause: error,
+            });
+          }
+          throw error;
+        }),
+      );
     },
 
     async ensureAdmin(login, token) {

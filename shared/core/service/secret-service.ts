@@ -1,4 +1,6 @@
 import { InvalidInputError } from '../errors.js';
+import { audited } from '../audit/audit.js';
+import { formatStackRef } from '../names.js';
 import { loadStack } from './authorization.js';
 import type { ServiceDeps } from './create-services.js';
 import type { SecretService } from './types.js';
@@ -15,7 +17,16 @@ export function createSecretService(deps: ServiceDeps): SecretService {
     async decrypt(principal, ref, ciphertexts) {
       requireByteArrays(ciphertexts, 'ciphertexts');
       const stack = await loadStack(deps, principal, ref, 'decrypt');
-      return deps.keys.decryptForStack(stack, ciphertexts);
+      const name = formatStackRef(stack);
+      const spec = { org: stack.org, event: 'secret.decrypted', target: name, description: `decrypted ${ciphertexts.length} secret value(s) of ${name}` } as const;
+      return audited(deps, principal, spec, () => deps.keys.decryptForStack(stack, ciphertexts));
+    },
+
+    async reportDecryption(principal, ref, what) {
+      const stack = await loadStack(deps, principal, ref, 'view');
+      const name = formatStackRef(stack);
+      const spec = { org: stack.org, event: 'secret.decryption-reported', target: name, description: `the CLI reported decrypting ${String(what).slice(0, 200)} of ${name} with its own secrets provider` } as const;
+      await audited(deps, principal, spec, async () => undefined);
     },
   };
 }

@@ -8,6 +8,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import { formatStackRef } from '../names.js';
 import type { StackRecord } from '../../ports/stack-store.js';
 import type { UpdateKind } from '../../ports/update-store.js';
+import { audited } from '../audit/audit.js';
 import { isStaleRevision, loadStack, requireNoActiveUpdate, stackNotFound } from './authorization.js';
 import type { ServiceDeps } from './create-services.js';
 import { renameDeployment, validateDeployment } from './deployment-rules.js';
@@ -66,7 +67,9 @@ export function createStackRestoreService(deps: ServiceDeps): StackRestoreServic
       }
       const validated = validateDeployment(state);
       const checkpoint = await writeStackCheckpoint(deps, stack, validated.deployment);
-      const published = await publish(stack, checkpoint, validated.resourceCount, 'rolled back');
+      const published = await audited(deps, principal, { org: stack.org, event: 'stack.rolled-back', target: formatStackRef(stack), description: `rolled ${formatStackRef(stack)} back to version ${version}` }, () =>
+        publish(stack, checkpoint, validated.resourceCount, 'rolled back'),
+      );
       const now = deps.now();
       const update = await updates.create({
         id: newUpdateId(stack.id),
@@ -102,7 +105,9 @@ export function createStackRestoreService(deps: ServiceDeps): StackRestoreServic
       const validated = entry.deployment === undefined ? undefined : validateDeployment(entry.deployment);
       const checkpoint = validated ? await writeStackCheckpoint(deps, stack, validated.deployment) : undefined;
       const resourceCount = validated?.resourceCount ?? 0;
-      const published = await publish(stack, checkpoint, resourceCount, 'given history');
+      const published = await audited(deps, principal, { org: stack.org, event: 'stack.history-added', target: formatStackRef(stack), description: `added carried-over history version ${entry.version} to ${formatStackRef(stack)}` }, () =>
+        publish(stack, checkpoint, resourceCount, 'given history'),
+      );
       const update = await updates.create({
         id: newUpdateId(stack.id),
         stackId: stack.id,

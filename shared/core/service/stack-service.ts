@@ -26,6 +26,7 @@ import {
 import { currentDeployment, deploymentOfVersion, newUpdateId, writeStackCheckpoint } from './stack-state.js';
 import { settleAbandonedUpdate } from './update-service.js';
 import { stackEvent } from '../hooks/payloads.js';
+import { audited } from '../audit/audit.js';
 import type { Principal, StackPageView, StackService } from './types.js';
 
 export const STILL_HAS_RESOURCES = 'Bad Request: Stack still contains resources.';
@@ -113,7 +114,7 @@ export function createStackService(deps: ServiceDeps): StackService {
       const unborn = { ...valid, id, version: 0, revision: 0, tags, createdAt: now };
       const currentCheckpoint = initial ? await writeStackCheckpoint(deps, unborn, initial.deployment) : undefined;
       try {
-        return await stacks.create(
+        return await audited(deps, principal, { org: valid.org, event: 'stack.created', target: formatStackRef(valid), description: `created stack ${formatStackRef(valid)}` }, () => stacks.create(
           {
             ...valid,
             id,
@@ -124,7 +125,7 @@ export function createStackService(deps: ServiceDeps): StackService {
             ...(grants ? { grants } : {}),
           },
           [stackEvent('stack_created', { ...valid, id }, principal.login, now)],
-        );
+        ));
       } catch (error) {
         if (error instanceof ConflictError) {
           throw new ConflictError(
@@ -191,7 +192,9 @@ export function createStackService(deps: ServiceDeps): StackService {
         throw new InvalidInputError(STILL_HAS_RESOURCES);
       }
       try {
-        await stacks.delete(stack.id, stack.revision, [stackEvent('stack_deleted', stack, principal.login, deps.now())]);
+        await audited(deps, principal, { org: stack.org, event: 'stack.deleted', target: formatStackRef(stack), description: `deleted stack ${formatStackRef(stack)}${force ? ' (--force)' : ''}` }, () =>
+          stacks.delete(stack.id, stack.revision, [stackEvent('stack_deleted', stack, principal.login, deps.now())]),
+        );
       } catch (error) {
         if (error instanceof NotFoundError) throw stackNotFound(stack);
         if (isStaleRevision(error)) throw changedMeanwhile(stack, 'removed', error);
@@ -235,7 +238,9 @@ export function createStackService(deps: ServiceDeps): StackService {
       }
       let result: StackRecord;
       try {
-        result = await stacks.rename(stack.id, stack.revision, target, changes);
+        result = await audited(deps, principal, { org: stack.org, event: 'stack.renamed', target: formatStackRef(stack), description: `renamed stack ${formatStackRef(stack)} to ${formatStackRef(target)}` }, () =>
+          stacks.rename(stack.id, stack.revision, target, changes),
+        );
       } catch (error) {
         if (isStaleRevision(error)) throw changedMeanwhile(stack, 'renamed', error);
         if (error instanceof ConflictError) throw nameTaken(target, error);
@@ -251,7 +256,9 @@ export function createStackService(deps: ServiceDeps): StackService {
       for (let attempt = 1; ; attempt++) {
         const stack = await loadStack(deps, principal, ref, 'tags');
         try {
-          await stacks.update(stack.id, stack.revision, { tags: valid });
+          await audited(deps, principal, { org: stack.org, event: 'stack.tags-changed', target: formatStackRef(stack), description: `set the tags of ${formatStackRef(stack)}: ${Object.keys(valid).sort().join(', ').slice(0, 500)}` }, () =>
+            stacks.update(stack.id, stack.revision, { tags: valid }),
+          );
           return;
         } catch (error) {
           if (error instanceof NotFoundError) throw stackNotFound(stack);
@@ -279,12 +286,14 @@ export function createStackService(deps: ServiceDeps): StackService {
       const checkpoint = await writeStackCheckpoint(deps, stack, validated.deployment);
       let result: StackRecord;
       try {
-        result = await stacks.update(stack.id, stack.revision, {
-          version: stack.version + 1,
-          currentCheckpoint: checkpoint,
-          lastUpdate: deps.now(),
-          resourceCount: validated.resourceCount,
-        });
+        result = await audited(deps, principal, { org: stack.org, event: 'stack.imported', target: formatStackRef(stack), description: `imported a deployment of ${validated.resourceCount} resources into ${formatStackRef(stack)}` }, () =>
+          stacks.update(stack.id, stack.revision, {
+            version: stack.version + 1,
+            currentCheckpoint: checkpoint,
+            lastUpdate: deps.now(),
+            resourceCount: validated.resourceCount,
+          }),
+        );
       } catch (error) {
         if (isStaleRevision(error)) throw changedMeanwhile(stack, 'imported into', error);
         if (error instanceof NotFoundError) throw stackNotFound(stack);

@@ -29,7 +29,7 @@ export interface ServiceFixture {
   /** Creates a user (and its personal organization) and returns the principal its new token authenticates as. */
   user(login: string, orgs?: string[], role?: OrgRole): Promise<Principal>;
   advance(ms: number): void;
-  /** Every stored file except temp files and locks, to show that a refused call changed nothing. */
+  /** Every stored file except temp files, locks and the audit log, to show that a refused call changed nothing. */
   snapshot(): Promise<Record<string, string>>;
   close(): Promise<void>;
 }
@@ -78,6 +78,8 @@ export async function serviceFixture(options: ServiceOptions = {}): Promise<Serv
         if (!entry.isFile()) continue;
         const path = join(entry.parentPath, entry.name);
         if (path.startsWith(join(dataDir, 'tmp')) || path.startsWith(join(dataDir, 'locks'))) continue;
+        // The audit log records refused attempts on purpose (docs/security.md); the state they concern must not change.
+        if (path.startsWith(join(dataDir, 'audit'))) continue;
         files[path.slice(dataDir.length)] = (await fs.readFile(path)).toString('base64');
       }
       return files;

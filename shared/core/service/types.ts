@@ -5,6 +5,7 @@ import type { OrgRole, TokenKind, TokenRecord, UserRecord } from '../../ports/id
 import type { HookService } from '../hooks/hook-service.js';
 import type { ConsoleService } from '../console/types.js';
 import type { AccessService } from './access-service.js';
+import type { AuditService } from '../audit/audit.js';
 
 /**
  * The use cases shared by the HTTP API (functions/) and the CLI's local backend. They take the caller as a
@@ -22,6 +23,15 @@ export interface Principal {
   roles: Readonly<Record<string, OrgRole>>;
   /** The token the caller authenticated with (absent for in-process callers such as the local backend). */
   token?: PrincipalToken;
+  /** The HTTP request acting, for the audit log (absent in-process). */
+  request?: RequestInfo;
+}
+
+/** Where a request came from, as the audit log records it. */
+export interface RequestInfo {
+  id: string;
+  sourceIp?: string;
+  userAgent?: string;
 }
 
 /** Which token a principal acts with; team and organization tokens act with only that team's or organization's rights. */
@@ -96,6 +106,7 @@ export interface Services {
   restore: StackRestoreService;
   identity: IdentityService;
   access: AccessService;
+  audit: AuditService;
   stacks: StackService;
   updates: UpdateService;
   secrets: SecretService;
@@ -105,12 +116,13 @@ export interface Services {
 
 export interface IdentityService {
   /** Resolves an API token to its principal; `UnauthorizedError` when unknown, revoked or expired. */
-  authenticate(token: string): Promise<Principal>;
+  /** `request` (the HTTP request acting) goes into the audit log, for failures too, and onto the principal. */
+  authenticate(token: string, request?: RequestInfo): Promise<Principal>;
   /**
    * `authenticate` for a token known by its SHA-256 hex only (a console session opened with it): the same checks, so
    * revoking or expiring the token ends the sessions it opened.
    */
-  authenticateHash(tokenHash: string): Promise<Principal>;
+  authenticateHash(tokenHash: string, request?: RequestInfo): Promise<Principal>;
   getUser(principal: Principal): Promise<UserRecord & { orgs: string[] }>;
   /** The organization unqualified stack names default to: the personal organization (named after the login). */
   defaultOrg(principal: Principal): Promise<string>;
@@ -183,6 +195,8 @@ export interface SecretService {
   encrypt(principal: Principal, ref: StackRef, plaintexts: Uint8Array[]): Promise<Uint8Array[]>;
   /** A ciphertext of another stack, or a tampered one, is `InvalidInputError` (400). */
   decrypt(principal: Principal, ref: StackRef, ciphertexts: Uint8Array[]): Promise<Uint8Array[]>;
+  /** `log-decryption`: the CLI reports a decryption it did itself (third-party secrets providers); audited only. */
+  reportDecryption(principal: Principal, ref: StackRef, what: string): Promise<void>;
 }
 
 /** A completed operation of another backend's history, as `stackyard migrate` carries it over. */

@@ -23,7 +23,7 @@ import {
   planVerbatimCheckpoint,
   recordUpdateBase,
 } from '../journal/update-checkpoints.js';
-import { validateStackRef, validateTags, type StackRef } from '../names.js';
+import { formatStackRef, validateStackRef, validateTags, type StackRef } from '../names.js';
 import type { OutboxEvent } from '../../ports/hook-store.js';
 import { runGates } from '../hooks/gates.js';
 import { updateEvent, type UpdateEventCause } from '../hooks/payloads.js';
@@ -31,6 +31,7 @@ import { hookRuntime } from '../hooks/runtime.js';
 import type { TokenRef } from '../../ports/lease-store.js';
 import type { StackChanges, StackRecord } from '../../ports/stack-store.js';
 import type { UpdateChanges, UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
+import { audited } from '../audit/audit.js';
 import { isStaleRevision, loadStack } from './authorization.js';
 import { prepareCheckpoint } from '../checkpoint-body.js';
 import type { ServiceDeps } from './create-services.js';
@@ -463,7 +464,13 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       if (holder && holder.updateId !== updateId) throw new LeaseHeldError(holder);
       // Gates answer before the lease is taken, so a denied update never holds the stack.
       await runGates(storage.hooks, hooks, found, update, principal);
-      const grant = await storage.leases.acquire(grantRequest);
+      const name = formatStackRef(found);
+      const grant = await audited(
+        deps,
+        principal,
+        { org: found.org, event: 'update.started', target: name, description: `started ${update.kind} ${updateId} of ${name}` },
+        () => storage.leases.acquire(grantRequest),
+      );
       try {
         const stack = await markActive(found.id, update, tags);
         await recordUpdateBase(storage.checkpoints, found.id, updateId, stack.currentCheckpoint);
@@ -592,19 +599,23 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       const stack = await loadStack(deps, principal, ref, 'cancel');
       const update = await updateOf(stack, updateId);
       if (isTerminal(update)) return;
-      // First kill the token, so the running client stops at its next call.
-      await storage.leases.revoke(stack.id, updateId);
-      if (update.dryRun) {
-        await changeUpdate(
-          deps,
-          stack.id,
-          updateId,
-          (u) => (isTerminal(u) ? undefined : { status: 'cancelled', endedAt: deps.now(), cancelledBy: principal.login }),
-          (ended) => [updateEvent('ended', stack, ended, deps.now(), deps.options.serviceUrl)],
-        );
-        return;
-      }
-      await settle(deps, stack.id, updateId, 'cancelled', { cancelledBy: principal.login });
+      const name = formatStackRef(stack);
+      const spec = { org: stack.org, event: 'update.cancelled', target: name, description: `cancelled ${update.kind} ${updateId} of ${name} (started by ${update.requestedBy})` } as const;
+      await audited(deps, principal, spec, async () => {
+        // First kill the token, so the running client stops at its next call.
+        await storage.leases.revoke(stack.id, updateId);
+        if (update.dryRun) {
+          await changeUpdate(
+            deps,
+            stack.id,
+            updateId,
+            (u) => (isTerminal(u) ? undefined : { status: 'cancelled', endedAt: deps.now(), cancelledBy: principal.login }),
+            (ended) => [updateEvent('ended', stack, ended, deps.now(), deps.options.serviceUrl)],
+          );
+          return;
+        }
+        await settle(deps, stack.id, updateId, 'cancelled', { cancelledBy: principal.login });
+      });
     },
 
     async status(

@@ -1,3 +1,4 @@
+import { auditStoreContract } from './audit-store.contract.js';
 import { checkpointStoreContract } from './checkpoint-store.contract.js';
 import { consoleSessionStoreContract } from './console-session-store.contract.js';
 import { hookStoreContract } from './hook-store.contract.js';
@@ -10,6 +11,7 @@ import { updateStoreContract } from './update-store.contract.js';
 
 export type { ContractEnv, ContractSetup } from './setup.js';
 export {
+  auditStoreContract,
   checkpointStoreContract,
   consoleSessionStoreContract,
   hookStoreContract,
@@ -30,4 +32,5 @@ export function runStorageContracts(adapterName: string, setup: ContractSetup): 
   identityStoreContract(adapterName, setup);
   hookStoreContract(adapterName, setup);
   consoleSessionStoreContract(adapterName, setup);
+  auditStoreContract(adapterName, setup);
 }

@@ -1,0 +1,107 @@
+import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConflictError, InvalidInputError } from '../../core/errors.js';
+import { checkAuditLimit as checkLimit, type AuditEntry, type AuditPage, type AuditQuery, type AuditStore } from '../../ports/audit-store.js';
+import { translateDynamoDbError } from './errors.js';
+import { auditPk, auditSk } from './keys.js';
+import { KEY } from './table.js';
+
+const ID = /^[0-9]{13}-[0-9a-f]{16}$/;
+const TOKEN_VERSION = 1;
+
+/**
+ * Audit entries in the Stackyard table: one partition per organization, sorted by the time-ordered id. Entries are
+ * written with a create-only condition and this adapter has no update or delete; docs/security.md shows the IAM
+ * condition that makes the table refuse them too.
+ */
+export class DynamoDbAuditStore implements AuditStore {
+  constructor(
+    private readonly documents: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async append(entry: AuditEntry): Promise<void> {
+    if (!ID.test(entry.id)) throw new InvalidInputError('Invalid audit entry id.');
+    try {
+      await this.documents.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { [KEY.partition]: auditPk(entry.org), [KEY.sort]: auditSk(entry.id), ...entry },
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': KEY.partition },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
+        throw new ConflictError(`Audit entry ${entry.id} already exists.`, {}, { cause: error });
+      }
+      throw translateDynamoDbError(error, 'The audit entry');
+    }
+  }
+
+  /** Newest first, between the time bounds, filters applied by DynamoDB before the page is cut here. */
+  async list(query: AuditQuery): Promise<AuditPage> {
+    const limit = checkLimit(query.limit);
+    const low = auditSk(`${pad(query.since ?? 0)}`);
+    const high = query.continuationToken !== undefined ? auditSk(decodeToken(query.continuationToken)) : auditSk(`${pad(query.before ?? 9_999_999_999_999)}`);
+    const names: Record<string, string> = { '#pk': KEY.partition, '#sk': KEY.sort };
+    const values: Record<string, unknown> = { ':pk': auditPk(query.org), ':low': low, ':high': high };
+    const filters: string[] = [];
+    if (query.actor !== undefined) {
+      names['#actor'] = 'actor';
+      values[':actor'] = query.actor;
+      filters.push('#actor = :actor');
+    }
+    if (query.event !== undefined) {
+      names['#event'] = 'event';
+      values[':event'] = query.event;
+      filters.push('#event = :event');
+    }
+    const entries: AuditEntry[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    try {
+      do {
+        const page = await this.documents.send(
+          new QueryCommand({
+            TableName: this.table,
+            // The upper bound is exclusive: `:high` itself (the last id of the previous page, or `before`) is left out.
+            KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+            ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ScanIndexForward: false,
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          if (item[KEY.sort] === high) continue;
+          const { [KEY.partition]: _pk, [KEY.sort]: _sk, ...entry } = item;
+          if (entries.length === limit) return { entries, continuationToken: encodeToken(entries[entries.length - 1]!.id) };
+          entries.push(entry as AuditEntry);
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+    } catch (error) {
+      throw translateDynamoDbError(error, 'The audit log');
+    }
+    return { entries };
+  }
+}
+
+function pad(ms: number): string {
+  return String(Math.max(0, Math.floor(ms))).padStart(13, '0');
+}
+
+function encodeToken(id: string): string {
+  return Buffer.from(JSON.stringify({ v: TOKEN_VERSION, id })).toString('base64url');
+}
+
+function decodeToken(token: string): string {
+  try {
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { v?: unknown; id?: unknown };
+    if (parsed.v === TOKEN_VERSION && typeof parsed.id === 'string' && ID.test(parsed.id)) return parsed.id;
+  } catch {
+    // fall through to the typed error
+  }
+  throw new InvalidInputError('The continuation token is not valid for this listing: list again without it.');
+}

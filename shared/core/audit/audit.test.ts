@@ -1,0 +1,148 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AuditEntry } from '../../ports/audit-store.js';
+import { ForbiddenError, UnavailableError, UnauthorizedError } from '../errors.js';
+import type { StackRef } from '../names.js';
+import { createHookService } from '../hooks/hook-service.js';
+import { createServices } from '../service/create-services.js';
+import { serviceFixture, type ServiceFixture } from '../service/test-fixture.js';
+import type { Principal } from '../service/types.js';
+import { createUpdateService } from '../service/update-service.js';
+import { listAudit } from './audit.js';
+
+const ref: StackRef = { org: 'acme', project: 'web', stack: 'prod' };
+const REQUEST = { id: 'req-1', sourceIp: '203.0.113.7', userAgent: 'pulumi-cli/1 (3.200.0; linux)' };
+const PLAINTEXT = 'plaintext-that-must-never-be-logged';
+const HOOK_SECRET = 'hook-signing-secret-value';
+
+describe('the audit log', () => {
+  let fx: ServiceFixture;
+  let alice: Principal;
+  let aliceToken: string;
+
+  beforeEach(async () => {
+    fx = await serviceFixture();
+    await fx.identity.createOrg(fx.admin, 'acme');
+    await fx.identity.createUser(fx.admin, { login: 'alice' });
+    await fx.identity.addMember(fx.admin, 'acme', 'alice', 'admin');
+    aliceToken = (await fx.identity.createToken(fx.admin, { login: 'alice', description: 'laptop' })).token;
+    alice = await fx.identity.authenticate(aliceToken, REQUEST);
+  });
+
+  afterEach(async () => {
+    await fx.close();
+  });
+
+  async function all(org: string): Promise<AuditEntry[]> {
+    return (await fx.storage.audit.list({ org, limit: 1000 })).entries;
+  }
+
+  it('records each audited action once, with the actor, token id, request id, source address and user agent', async () => {
+    // Arrange
+    const updates = createUpdateService(fx.deps);
+    const hooks = createHookService(fx.deps);
+
+    // Act
+    await fx.stacks.create(alice, ref);
+    await fx.stacks.setTags(alice, ref, { 'pulumi:project': 'web', team: 'blue' });
+    const [ciphertext] = await fx.secrets.encrypt(alice, ref, [Buffer.from(PLAINTEXT)]);
+    await fx.secrets.decrypt(alice, ref, [ciphertext!]);
+    const { updateId } = await updates.create(alice, ref, { kind: 'update', dryRun: false });
+    await updates.start(alice, ref, updateId, {});
+    await updates.cancel(alice, ref, updateId);
+    await fx.access.createTeam(alice, 'acme', 'ops');
+    await fx.access.setStackGrant(alice, ref, { team: 'ops' }, 'write');
+    await hooks.add(alice, { org: 'acme' }, { name: 'ci', url: 'https://ci.example.com/hook', secret: HOOK_SECRET });
+    const orgToken = await fx.access.createOrgToken(alice, 'acme', { description: 'automation' });
+    await fx.access.revokeOrgToken(alice, 'acme', orgToken.record.id);
+    await fx.stacks.rename(alice, ref, { project: 'web', stack: 'production' });
+    await fx.stacks.remove(alice, { ...ref, stack: 'production' }, true);
+
+    // Assess
+    // The fixture's clock stands still, so entries of the same millisecond are in no particular order.
+    const entries = (await all('acme')).filter((e) => e.actor === 'alice');
+    expect(entries.map((e) => e.event).sort()).toEqual([
+      'stack.created',
+      'stack.tags-changed',
+      'secret.decrypted',
+      'update.started',
+      'update.cancelled',
+      'team.created',
+      'stack.permission-changed',
+      'hook.created',
+      'token.created',
+      'token.revoked',
+      'stack.renamed',
+      'stack.deleted',
+    ].sort());
+    for (const entry of entries) {
+      expect(entry).toMatchObject({ org: 'acme', actor: 'alice', tokenId: alice.token!.id, requestId: 'req-1', sourceIp: '203.0.113.7', userAgent: REQUEST.userAgent });
+      expect(entry.outcome).toBeUndefined();
+    }
+    expect(entries.find((e) => e.event === 'update.cancelled')?.description).toContain(`cancelled update ${updateId} of acme/web/prod`);
+  });
+
+  it('never holds a token, a secret or a plaintext', async () => {
+    await fx.stacks.create(alice, ref);
+    const [ciphertext] = await fx.secrets.encrypt(alice, ref, [Buffer.from(PLAINTEXT)]);
+    await fx.secrets.decrypt(alice, ref, [ciphertext!]);
+    await createHookService(fx.deps).add(alice, { stack: ref }, { name: 'ci', url: 'https://ci.example.com/hook', secret: HOOK_SECRET });
+    const personal = await fx.identity.createToken(alice, { description: 'ci' });
+    const team = await fx.access.createTeam(alice, 'acme', 'ops').then(() => fx.access.createOrgToken(alice, 'acme', { description: 'ci', team: 'ops' }));
+    await expect(fx.identity.authenticate(`${aliceToken}x`, REQUEST)).rejects.toBeInstanceOf(UnauthorizedError);
+
+    const text = JSON.stringify([...(await all('acme')), ...(await all('alice')), ...(await all(''))]);
+
+    for (const secret of [PLAINTEXT, HOOK_SECRET, aliceToken, personal.token, team.token, Buffer.from(PLAINTEXT).toString('base64')]) {
+      expect(text).not.toContain(secret);
+    }
+    expect(text).toContain(personal.record.id);
+  });
+
+  it('records authentication failures: unknown tokens in the site log, expired ones in their organization', async () => {
+    const expiring = await fx.access.createOrgToken(alice, 'acme', { description: 'short', expiresInMs: 1_000 });
+    fx.advance(2_000);
+
+    await expect(fx.identity.authenticate('sy_not-a-real-token', REQUEST)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(fx.identity.authenticate(expiring.token, REQUEST)).rejects.toBeInstanceOf(UnauthorizedError);
+
+    expect((await all('')).filter((e) => e.event === 'auth.failed')).toEqual([
+      expect.objectContaining({ actor: 'anonymous', sourceIp: '203.0.113.7', requestId: 'req-1', description: 'unknown or revoked access token' }),
+    ]);
+    expect((await all('acme')).filter((e) => e.event === 'auth.failed')).toEqual([
+      expect.objectContaining({ actor: 'acme.org', tokenId: expiring.record.id, description: `expired access token ${expiring.record.id}` }),
+    ]);
+  });
+
+  it('appends before acting: an action whose entry cannot be written does not happen; one that fails after its entry gets a failed entry', async () => {
+    // Arrange: the same services over storage whose audit log refuses writes, then whose stack deletes fail.
+    await fx.stacks.create(alice, ref);
+    const override = <T extends object>(store: T, changes: Partial<T>): T => Object.assign(Object.create(store) as T, changes);
+    const refusing = createServices({ ...fx.storage, audit: override(fx.storage.audit, { append: async () => Promise.reject(new UnavailableError('audit log down')) }) }, { now: fx.deps.now });
+    const failing = createServices({ ...fx.storage, stacks: override(fx.storage.stacks, { delete: async () => Promise.reject(new UnavailableError('table down')) }) }, { now: fx.deps.now });
+
+    // Act
+    await expect(refusing.stacks.remove(alice, ref, true)).rejects.toThrow('audit log down');
+    const stillThere = await fx.stacks.get(alice, ref);
+    await expect(failing.stacks.remove(alice, ref, true)).rejects.toThrow('table down');
+
+    // Assess
+    expect(stillThere.stack).toBe('prod');
+    expect((await all('acme')).filter((e) => e.event === 'stack.deleted').map((e) => e.outcome ?? 'recorded').sort()).toEqual(['failed', 'recorded']);
+  });
+
+  it('is readable by organization admins only', async () => {
+    // Arrange
+    await fx.stacks.create(alice, ref);
+    const member = await fx.user('member', ['acme']);
+    const viewer = await fx.user('viewer', ['acme'], 'viewer');
+    const orgToken = await fx.identity.authenticate((await fx.access.createOrgToken(alice, 'acme', { description: 'ci' })).token);
+
+    // Act / Assess
+    expect((await listAudit(fx.deps, alice, 'acme', {})).entries.length).toBeGreaterThan(0);
+    for (const reader of [member, viewer, orgToken]) {
+      await expect(listAudit(fx.deps, reader, 'acme', {})).rejects.toBeInstanceOf(ForbiddenError);
+    }
+    await expect(listAudit(fx.deps, alice, '', {})).rejects.toBeInstanceOf(ForbiddenError);
+    expect((await listAudit(fx.deps, fx.admin, '', { event: 'user.created' })).entries.map((e) => e.target)).toContain('alice');
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * A request killed midway leaves no action without its audit entry: `stackyard serve` is SIGKILLed while it deletes
+ * many stacks at once, restarted on the same data folder, and every stack that is gone has its `stack.deleted` entry
+ * (entries are written before the action they record). Needs `npm run build`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, stopChild } from '../support/processes.js';
+import { CLI } from '../cli/cli-harness.js';
+import { ok, PulumiWire } from './pulumi-wire.js';
+import { createStack } from './wire-fixtures.js';
+
+const STACKS = 15;
+const adminToken = `sy_${randomBytes(24).toString('hex')}`;
+const dataDir = mkdtempSync(join(tmpdir(), 'stackyard-audit-kill-'));
+const children: ChildProcess[] = [];
+
+async function startServe(): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const env = { ...process.env, STACKYARD_STORAGE: 'local', STACKYARD_ADMIN_TOKEN: adminToken };
+  // Spawned directly (not through the guard of spawnTracked), so SIGKILL reaches the server process itself.
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--data-dir', dataDir], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  children.push(child);
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.includes('Log in with:')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited during start-up (${code}): ${out}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * A process killed while writing its storage lock leaves a torn lock file, which the local adapter judges by age
+ * (30 s) alone; calls right after a restart may wait for it, and serve answers 500 when they wait too long.
+ */
+async function afterKill<T>(call: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return await call();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+}
+
+afterAll(async () => {
+  for (const child of children) await stopChild(child);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('audit entries survive a killed server', () => {
+  it('every stack deleted before a kill has its stack.deleted entry', { timeout: 240_000 }, async () => {
+    const admin = { token: adminToken };
+    const all: string[] = [];
+    // Each round kills the server at another point of a burst of deletes.
+    // `first`: as soon as the first delete has answered, so at least one round kills with deletes done and in flight.
+    for (const [round, killAfter] of (['first', 5, 15, 30] as const).entries()) {
+      // Arrange: a fresh server on the same data, and a batch of stacks.
+      const server = await startServe();
+      const wire = new PulumiWire(server.url);
+      if (round === 0) ok(await wire.call('POST', '/api/orgs', { auth: admin, body: { name: 'acme' } }), 201);
+      const names = Array.from({ length: STACKS }, (_, i) => `r${round}-s${i}`);
+      for (const stack of names) await afterKill(() => createStack(wire, adminToken, { org: 'acme', project: 'proj', stack }));
+      all.push(...names);
+
+      // Act: delete them all at once, and SIGKILL the server partway.
+      const deletes = names.map((stack) => wire.call('DELETE', `/api/stacks/acme/proj/${stack}`, { auth: admin }).catch(() => undefined));
+      await (killAfter === 'first' ? Promise.race(deletes) : new Promise((resolve) => setTimeout(resolve, killAfter)));
+      server.child.kill('SIGKILL');
+      await Promise.all(deletes);
+      wire.close();
+    }
+    const server = await startServe();
+    const wire = new PulumiWire(server.url);
+
+    // Assess
+    const listed = await afterKill(async () => ok(await wire.call('GET', '/api/user/stacks?organization=acme', { auth: admin })));
+    const remaining = new Set((listed.stacks as { stackName: string }[]).map((s) => s.stackName));
+    const audit = await afterKill(async () => ok(await wire.call('GET', '/api/orgs/acme/auditlogs?eventType=stack.deleted&pageSize=1000', { auth: admin })));
+    const recorded = new Set((audit.auditLogEvents as { target: string }[]).map((e) => e.target));
+    const gone = all.filter((stack) => !remaining.has(stack));
+    expect(gone.length).toBeGreaterThan(0);
+    expect(remaining.size).toBeGreaterThan(0);
+    expect(gone.filter((stack) => !recorded.has(`acme/proj/${stack}`))).toEqual([]);
+    wire.close();
+  });
+});
