@@ -110,12 +110,16 @@ export const updateRoutes: Route[] = [
     group: 'updates',
     async handle(ctx) {
       const token = ctx.updateToken();
+      const ref = ctx.stackRef();
       const decoded = ctx.rawBody().then((bytes) => {
         if (bytes.length === 0) throw new InvalidInputError('The checkpoint request has no body; send the JSON document.');
         return bytes;
       });
+      // The service may refuse before it reads the body; a body that fails too must not become an unhandled
+      // rejection (which would end a `serve` process).
+      decoded.catch(() => undefined);
       const gzipped = isGzipped(ctx.request) ? ctx.request.body : undefined;
-      await ctx.services.updates.saveCheckpoint(ctx.stackRef(), ctx.params.updateId!, token, { decoded, gzipped });
+      await ctx.services.updates.saveCheckpoint(ref, ctx.params.updateId!, token, { decoded, gzipped });
       return okResponse();
     },
   },
