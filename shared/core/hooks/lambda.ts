@@ -14,7 +14,11 @@ export interface LambdaInvoker {
 export function sdkLambdaInvoker(client?: LambdaClient): LambdaInvoker {
   let sdk: Promise<{ client: LambdaClient; InvokeCommand: typeof import('@aws-sdk/client-lambda').InvokeCommand }> | undefined;
   const load = () =>
-    (sdk ??= import('@aws-sdk/client-lambda').then(({ InvokeCommand, LambdaClient: Client }) => ({ client: client ?? new Client({}), InvokeCommand })));
+    (sdk ??= import('@aws-sdk/client-lambda').then((loaded) => {
+      // A CommonJS package loaded lazily from an esbuild chunk exposes its exports only as `default`.
+      const { InvokeCommand, LambdaClient: Client } = (loaded as { default?: typeof loaded.default }).default ?? loaded;
+      return { client: client ?? new Client({}), InvokeCommand };
+    }));
   return {
     async invoke(arn, payload, mode, timeoutMs) {
       const started = performance.now();
