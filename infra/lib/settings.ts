@@ -44,7 +44,13 @@ export function readDeploymentSettings(
     stackName,
     env: {
       account: text('account') ?? env.CDK_DEFAULT_ACCOUNT,
-      region: text('region') ?? env.CDK_DEFAULT_REGION,
+      // Without credentials the CDK CLI still sets CDK_DEFAULT_REGION, to its own fallback (us-east-1): that is no
+      // choice of the user's, so it pins nothing unless credentials named the account or AWS_REGION is set.
+      region:
+        text('region') ??
+        env.AWS_REGION ??
+        env.AWS_DEFAULT_REGION ??
+        (env.CDK_DEFAULT_ACCOUNT ? env.CDK_DEFAULT_REGION : undefined),
     },
     customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
     alarmTopicArn: text('alarmTopicArn'),

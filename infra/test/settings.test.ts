@@ -27,6 +27,11 @@ describe('readDeploymentSettings', () => {
     });
   });
 
+  it('stays environment-agnostic without credentials, whatever region the CDK CLI falls back to', () => {
+    expect(from({}, { CDK_DEFAULT_REGION: 'us-east-1' }).env).toEqual({ account: undefined, region: undefined });
+    expect(from({}, { CDK_DEFAULT_REGION: 'us-east-1', AWS_REGION: 'eu-west-1' }).env).toEqual({ account: undefined, region: 'eu-west-1' });
+  });
+
   it('takes a custom domain only as a domain name plus an ACM certificate ARN', () => {
     const certificateArn = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f0f0f0f-1111-2222-3333-444444444444';
 
