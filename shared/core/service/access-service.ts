@@ -16,8 +16,12 @@ import {
 import type { Principal } from './types.js';
 
 const MAX_DESCRIPTION_LENGTH = 200;
-/** Grant writes are idempotent, so losing a race to another write of the stack record is simply retried. */
-const MAX_GRANT_WRITE_ATTEMPTS = 5;
+/**
+ * Grant writes are idempotent, so losing a race to another write of the stack record is simply retried, after a
+ * random, growing pause so that many administrators granting at once do not keep colliding.
+ */
+const MAX_GRANT_WRITE_ATTEMPTS = 12;
+const GRANT_RETRY_PAUSE_MS = 15;
 const TEAM_NAME = /^[a-zA-Z0-9][a-zA-Z0-9-_]{0,38}[a-zA-Z0-9]$|^[a-zA-Z0-9]$/;
 
 /** Who a stack permission is given to. */
@@ -239,6 +243,7 @@ export function createAccessService(deps: ServiceDeps): AccessService {
           if (attempt >= MAX_GRANT_WRITE_ATTEMPTS) {
             throw new ConflictError(`Stack '${formatStackRef(stack)}' kept changing while its permissions were set: retry.`, {}, { cause: error });
           }
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * GRANT_RETRY_PAUSE_MS * attempt));
         }
       }
     },

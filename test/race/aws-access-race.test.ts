@@ -1,0 +1,68 @@
+/**
+ * Stack grants are a read-modify-write of the stack record (conditional on its revision, retried): concurrent grants
+ * from separate service instances (separate clients, as separate Lambda instances) against DynamoDB Local must all
+ * land, none lost.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAwsClients, type AwsClients } from '../../shared/adapters/aws/clients.js';
+import { createAwsStorage } from '../../shared/adapters/aws/index.js';
+import { createStackyardTable } from '../../shared/adapters/aws/table.js';
+import { createServices } from '../../shared/core/service/index.js';
+import type { Principal, Services } from '../../shared/core/service/types.js';
+import { applyEnv } from '../support/aws-stand-ins.js';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
+
+const INSTANCES = 8;
+const ADMIN_TOKEN = `sy_${randomUUID()}`;
+const ref = { org: 'acme', project: 'web', stack: 'prod' };
+
+let dynamodb: DynamoDbLocal;
+let restoreEnv: () => void;
+let clients: AwsClients[] = [];
+let instances: Services[] = [];
+let admin: Principal;
+
+beforeAll(async () => {
+  dynamodb = await startDynamoDbLocal();
+  restoreEnv = applyEnv({
+    AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+  });
+  const table = `race-${randomUUID().slice(0, 8)}`;
+  clients = Array.from({ length: INSTANCES }, () => createAwsClients());
+  await createStackyardTable(clients[0]!.dynamodb, table);
+  // Nothing here touches S3 or KMS: stacks without state and grants live in the table only.
+  instances = clients.map((c) => createServices(createAwsStorage({ table, bucket: 'unused', kmsKeyId: 'unused', clients: c })));
+  const first = instances[0]!;
+  await first.identity.ensureAdmin('root', ADMIN_TOKEN);
+  admin = await first.identity.authenticate(ADMIN_TOKEN);
+  await first.identity.createOrg(admin, 'acme');
+  // Memberships are read at authentication: the creator of acme is its admin from the next request on.
+  admin = await first.identity.authenticate(ADMIN_TOKEN);
+  for (let i = 0; i < INSTANCES; i += 1) {
+    await first.identity.createUser(admin, { login: `user${i}` });
+    await first.identity.addMember(admin, 'acme', `user${i}`, 'member');
+  }
+  await first.stacks.create(admin, ref);
+});
+
+afterAll(async () => {
+  for (const c of clients) c.destroy();
+  restoreEnv?.();
+  await dynamodb?.stop();
+});
+
+describe('concurrent stack grants on DynamoDB', () => {
+  it('keeps every grant when separate instances grant at once', async () => {
+    await Promise.all(instances.map((services, i) => services.access.setStackGrant(admin, ref, { user: `user${i}` }, 'read')));
+
+    const grants = await instances[0]!.access.listStackGrants(admin, ref);
+
+    expect(grants.map((g) => g.name).sort()).toEqual(Array.from({ length: INSTANCES }, (_, i) => `user${i}`).sort());
+    const audit = await instances[0]!.audit.list(admin, 'acme', { event: 'stack.permission-changed' });
+    expect(audit.entries.filter((e) => e.outcome === undefined).length).toBeGreaterThanOrEqual(INSTANCES);
+  });
+});
