@@ -222,7 +222,7 @@ describe('the web console in Chromium', () => {
     expect((await historyRows(page).first().innerText())).toMatch(/^3\tupdate\tadmin\t.*Succeeded/s);
     await expect.poll(() => org.getByTestId('stack-row-site/dev').innerText(), { timeout: 20_000 }).toMatch(/idle/);
     await expect.poll(() => log.getByTestId('event-log').innerText(), { timeout: 20_000 }).toMatch(/Finished in \d+s/);
-    expect(await log.getByRole('heading', { level: 2, name: /Event log/ }).innerText()).toBe('Event log');
+    await expect.poll(() => log.getByRole('heading', { level: 2, name: /Event log/ }).innerText()).toBe('Event log');
   });
 
   it('cancels a running update from the page after a confirmation naming the holder, and the CLI stops', async () => {

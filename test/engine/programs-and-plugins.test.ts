@@ -70,13 +70,15 @@ describe('programs', () => {
     expect(r.result.ok).toBe(false);
     const shown = r.diags.filter((d) => d.severity === 'error').map((d) => d.message).join('\n') + r.output;
     expect(shown).toContain('deliberate program failure');
-    expect(elapsed).toBeLessThan(5_000);
+    // Not a timing figure: a failure must end the run instead of waiting for a deadline (60 s) to expire.
+    expect(elapsed).toBeLessThan(20_000);
   }, 30_000);
 
   it('cancels a program that never finishes, keeping what was created and deleting nothing', async () => {
     const stack = new TestStack(join(FIXTURES, 'programs/hanging'), 'hanging');
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), 3_000);
+    // Long enough for the program to register `kept` on a loaded machine; the program itself never finishes.
+    const timer = setTimeout(() => abort.abort(), 10_000);
     const r = await stack.run('update', {}, { signal: abort.signal });
     clearTimeout(timer);
     expect(r.result.ok).toBe(false);
