@@ -62,7 +62,18 @@ export class PulumiWire {
     this.agent.destroy();
   }
 
-  private send(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<WireResponse> {
+  private async send(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<WireResponse> {
+    try {
+      return await this.sendOnce(method, path, headers, body);
+    } catch (error) {
+      // A pooled keep-alive socket that the server closed as idle just as it was reused fails before any response
+      // arrives. HTTP lets a client resend an idempotent request then (RFC 9110 §9.2.2), as browsers and the CLI do.
+      if (!IDEMPOTENT.has(method) || !isResetBeforeResponse(error)) throw error;
+      return this.sendOnce(method, path, headers, body);
+    }
+  }
+
+  private sendOnce(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<WireResponse> {
     const url = new URL(path, this.baseUrl);
     return new Promise((resolve, reject) => {
       const req = httpRequest(url, { method, headers: { ...headers, 'content-length': String(body?.length ?? 0) }, agent: this.agent }, (res) => {
@@ -87,6 +98,13 @@ export class PulumiWire {
       req.end(body);
     });
   }
+}
+
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+
+function isResetBeforeResponse(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ECONNRESET' || (error as Error).message === 'socket hang up';
 }
 
 function authorization(auth: Auth): Record<string, string> {
