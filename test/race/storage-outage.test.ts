@@ -4,8 +4,7 @@
  * (SIGKILL, then restarted on the same port and data) in turn. Every failure the client sees must be a 503 with
  * Retry-After, the client must ride through every outage, and the stack must end with exactly the last state saved.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,12 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../cli/api-client/api-client.js';
 import { createStackyardTable } from '../../shared/adapters/aws/table.js';
 import { startServe, type ServeProcess } from '../api/serve-process.js';
+import { CREDENTIALS, REGION, standInClients } from '../support/aws-stand-ins.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
 import { startKmsServer, type KmsStandIn } from '../support/kms-server.js';
 import { startS3rver, type S3Local } from '../support/s3rver.js';
 
-const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
-const REGION = 'us-east-1';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The server process behind a guarded child (`sh` runs it as its only child). */
@@ -42,15 +40,7 @@ beforeAll(async () => {
   [dynamodb, s3, kms] = await Promise.all([startDynamoDbLocal(30_000, { dbPath: ddbDir }), startS3rver({ directory: s3Dir }), startKmsServer()]);
   ddbPort = Number(new URL(dynamodb.endpoint).port);
   s3Port = Number(new URL(s3.endpoint).port);
-  const ddbClient = new DynamoDBClient({ endpoint: dynamodb.endpoint, region: REGION, credentials: CREDENTIALS });
-  const s3Client = new S3Client({
-    endpoint: s3.endpoint,
-    region: REGION,
-    credentials: CREDENTIALS,
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  const { ddbClient, s3Client } = standInClients(dynamodb.endpoint, s3.endpoint);
   await createStackyardTable(ddbClient, 'outage');
   await s3Client.send(new CreateBucketCommand({ Bucket: 'outage' }));
   ddbClient.destroy();

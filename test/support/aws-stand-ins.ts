@@ -28,8 +28,22 @@ export interface AwsStandIns {
   stop(): Promise<void>;
 }
 
-const REGION = 'us-east-1';
-const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+export const REGION = 'us-east-1';
+export const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+/** SDK clients for DynamoDB Local and s3rver at the given endpoints, set up as both stand-ins need. */
+export function standInClients(dynamodbEndpoint: string, s3Endpoint: string): { ddbClient: DynamoDBClient; s3Client: S3Client } {
+  const ddbClient = new DynamoDBClient({ endpoint: dynamodbEndpoint, region: REGION, credentials: CREDENTIALS });
+  const s3Client = new S3Client({
+    endpoint: s3Endpoint,
+    region: REGION,
+    credentials: CREDENTIALS,
+    forcePathStyle: true,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  return { ddbClient, s3Client };
+}
 
 /** Starts DynamoDB Local, s3rver and the KMS stand-in concurrently on free ports (about 2-3 s). */
 export async function startAwsStandIns(): Promise<AwsStandIns> {
@@ -45,15 +59,7 @@ export async function startAwsStandIns(): Promise<AwsStandIns> {
     S3Local,
     KmsStandIn,
   ];
-  const ddbClient = new DynamoDBClient({ endpoint: dynamodb.endpoint, region: REGION, credentials: CREDENTIALS });
-  const s3Client = new S3Client({
-    endpoint: s3.endpoint,
-    region: REGION,
-    credentials: CREDENTIALS,
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  const { ddbClient, s3Client } = standInClients(dynamodb.endpoint, s3.endpoint);
   const createTable = async (name = `stackyard-${randomUUID().slice(0, 8)}`) => {
     await createStackyardTable(ddbClient, name);
     return name;
