@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { awsStorageOptionsFromEnv, createAwsStorage } from '../shared/adapters/aws/index.js';
+import { awsStorageOptionsFromEnv, createAwsClients, createAwsStorage } from '../shared/adapters/aws/index.js';
 import { createServices } from '../shared/core/service/index.js';
 import type { Services } from '../shared/core/service/types.js';
 import type { AccessLogEntry } from './http/access-log.js';
@@ -11,6 +11,9 @@ import type { HandlerGroup } from './http/router.js';
 import { createApiGatewayHandler, type ApiGatewayHandler } from './handlers/api-gateway.js';
 import { hookOptionsFromEnv } from './hook-settings.js';
 import { createApiLogger } from './logger.js';
+import { apiMetricsMiddleware, createApiMetrics, createTracer, traceAwsClients, tracingMiddleware } from './observability.js';
+
+const tracer = createTracer();
 
 let services: Services | undefined;
 
@@ -22,7 +25,7 @@ let services: Services | undefined;
  */
 function lambdaServices(event: APIGatewayProxyEventV2): Services {
   if (!services) {
-    const storage = createAwsStorage(awsStorageOptionsFromEnv(process.env));
+    const storage = createAwsStorage({ ...awsStorageOptionsFromEnv(process.env), clients: traceAwsClients(tracer, createAwsClients()) });
     const serviceUrl = process.env.STACKYARD_PUBLIC_URL || `https://${event.requestContext.domainName}`;
     services = createServices(storage, { serviceUrl, hooks: hookOptionsFromEnv(process.env) });
   }
@@ -44,5 +47,6 @@ export function lambdaHandler(group: HandlerGroup): ApiGatewayHandler {
         // The bundle's `console/` folder (infra copies dist/console next to each handler).
         consoleAssets: findConsoleAssets(dirname(fileURLToPath(import.meta.url))),
       })),
+    [tracingMiddleware(tracer), apiMetricsMiddleware(createApiMetrics(group))],
   );
 }
