@@ -137,3 +137,16 @@ export const addHookSchema = z.object({
   gate: z.boolean().optional(),
   failOpen: z.boolean().optional(),
 });
+
+/** `POST /api/orgs/{org}/oidc/policies`: the service checks the URL, patterns, kinds and lifetimes. */
+export const createOidcPolicySchema = z.object({
+  issuer: z.string('must be the issuer URL (the tokens\' iss claim)'),
+  audiences: z.array(z.string('must be an audience'), 'must be a list of audiences').nullish(),
+  claims: z.record(z.string(), z.string('must be a pattern'), 'must be an object of claim names to patterns'),
+  tokenKind: z.enum(['organization', 'team', 'personal'], "must be 'organization', 'team' or 'personal'"),
+  team: z.string().optional(),
+  user: z.string().optional(),
+  maxLifetimeSeconds: z.number().int('must be a whole number of seconds').optional(),
+  description: z.string().optional(),
+});
+

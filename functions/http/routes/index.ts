@@ -4,6 +4,7 @@ import { auditRoutes } from './audit.js';
 import { consoleRoutes } from './console.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
+import { oidcRoutes } from './oidc.js';
 import { restoreRoutes } from './restore.js';
 import { secretRoutes } from './secrets.js';
 import { stackRoutes } from './stacks.js';
@@ -22,6 +23,7 @@ export const API_ROUTES: readonly Route[] = [
   ...hookApiRoutes,
   ...accessRoutes,
   ...auditRoutes,
+  ...oidcRoutes,
   ...consoleRoutes,
 ];
 
