@@ -150,3 +150,17 @@ export const createOidcPolicySchema = z.object({
   description: z.string().optional(),
 });
 
+
+/**
+ * `POST /api/oauth/token`, form-encoded as the Pulumi CLI sends it (RFC 8693 §2.1). Every field is optional here so
+ * the service's own checks (shared/core/oidc/exchange-request.ts) name what is missing.
+ */
+export const tokenExchangeFormSchema = z.object({
+  grant_type: z.string().optional().describe('urn:ietf:params:oauth:grant-type:token-exchange'),
+  subject_token: z.string().optional().describe('The OIDC ID token (a JWT)'),
+  subject_token_type: z.string().optional().describe('urn:ietf:params:oauth:token-type:id_token'),
+  audience: z.string().optional().describe('urn:pulumi:org:<organization>'),
+  requested_token_type: z.string().optional().describe('urn:pulumi:token-type:access_token:organization|team|personal'),
+  scope: z.string().optional().describe('empty, team:<name> or user:<login>'),
+  expiration: z.string().optional().describe('Requested lifetime in seconds'),
+});

@@ -5,7 +5,7 @@ import { requestInfo } from '../auth.js';
 import { validateBody } from '../decode.js';
 import { jsonResponse, okResponse } from '../respond.js';
 import type { Route } from '../router.js';
-import { createOidcPolicySchema } from '../schemas.js';
+import { createOidcPolicySchema, tokenExchangeFormSchema } from '../schemas.js';
 
 const POLICIES = '/api/orgs/{orgName}/oidc/policies';
 
@@ -28,7 +28,8 @@ export const oidcRoutes: Route[] = [
       if (type !== 'application/x-www-form-urlencoded') {
         throw new InvalidInputError('The token exchange takes a form-encoded body (Content-Type: application/x-www-form-urlencoded, RFC 8693 §2.1).');
       }
-      const request = parseTokenExchange(new URLSearchParams((await ctx.rawBody()).toString('utf8')));
+      const form = Object.fromEntries(new URLSearchParams((await ctx.rawBody()).toString('utf8')));
+      const request = parseTokenExchange(validateBody(tokenExchangeFormSchema, form, 'token exchange request'));
       const result = await ctx.services.oidc.exchange(request, requestInfo(ctx.request));
       // apitype.TokenExchangeGrantResponse; the CLI sends the token back as `Authorization: token <access_token>`.
       return jsonResponse(200, {

@@ -18,8 +18,8 @@ export interface TokenExchangeRequest {
  * Reads the form fields of `POST /api/oauth/token`. Malformed requests are the caller's mistake (400, RFC 6749
  * §5.2 `invalid_request`) and are refused before any token is looked at.
  */
-export function parseTokenExchange(form: URLSearchParams): TokenExchangeRequest {
-  const field = (name: string) => form.get(name) ?? undefined;
+export function parseTokenExchange(form: Readonly<Record<string, string | undefined>>): TokenExchangeRequest {
+  const field = (name: string) => form[name];
   const grantType = field('grant_type');
   if (grantType === 'refresh_token') {
     throw new InvalidInputError(

@@ -12,9 +12,9 @@ const AUDIENCE = 'urn:pulumi:org:acme';
 const SUB = 'repo:acme/infra:ref:refs/heads/main';
 
 /** The form `pulumi login --oidc-token … --oidc-org acme [--oidc-team ops]` posts (client.ExchangeOidcToken). */
-function form(token: string, scope = '', expiration = 7200): URLSearchParams {
+function form(token: string, scope = '', expiration = 7200): Record<string, string> {
   const type = scope.startsWith('team:') ? 'team' : scope.startsWith('user:') ? 'personal' : 'organization';
-  return new URLSearchParams({
+  return {
     audience: AUDIENCE,
     grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
     requested_token_type: `urn:pulumi:token-type:access_token:${type}`,
@@ -22,7 +22,7 @@ function form(token: string, scope = '', expiration = 7200): URLSearchParams {
     subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
     subject_token: token,
     expiration: String(expiration),
-  });
+  };
 }
 
 describe('OIDC trust policies and the token exchange', () => {
@@ -141,9 +141,10 @@ describe('OIDC trust policies and the token exchange', () => {
   });
 
   it('refuses organizations without policies in the site log', async () => {
-    const message = await oidc.exchange(parseTokenExchange(new URLSearchParams({ ...Object.fromEntries(form(await issuer.sign({ sub: SUB, aud: AUDIENCE }))), audience: 'urn:pulumi:org:nobody' }))).catch((e: Error) => e.message);
+    const message = await oidc.exchange(parseTokenExchange({ ...form(await issuer.sign({ sub: SUB, aud: AUDIENCE })), audience: 'urn:pulumi:org:nobody' })).catch((e: Error) => e.message);
     expect(message).toMatch(/organization 'nobody' trusts no OIDC issuer/);
-    expect((await fx.storage.audit.list({ org: '' })).entries.at(-1)?.event).toBe('auth.failed');
+    const site = (await fx.storage.audit.list({ org: '' })).entries;
+    expect(site.filter((e) => e.event === 'auth.failed' && e.description.includes("'nobody' trusts no OIDC issuer"))).toHaveLength(1);
   });
 
   it('lets only organization administrators manage policies, and checks them', async () => {
@@ -164,12 +165,12 @@ describe('OIDC trust policies and the token exchange', () => {
     await oidc.deletePolicy(admin, 'acme', created.id);
     expect((await oidc.listPolicies(admin, 'acme')).map((p) => p.id)).not.toContain(created.id);
     const events = (await fx.storage.audit.list({ org: 'acme' })).entries.map((e) => e.event);
-    expect(events.filter((e) => e.startsWith('oidc.policy'))).toEqual(['oidc.policy-created', 'oidc.policy-created', 'oidc.policy-deleted']);
+    expect(events.filter((e) => e.startsWith('oidc.policy')).sort()).toEqual(['oidc.policy-created', 'oidc.policy-created', 'oidc.policy-deleted']);
   });
 
   it('refuses malformed exchange requests as the caller\'s mistake', () => {
-    const base = Object.fromEntries(form('x.y.z'));
-    const bad = (change: Record<string, string>) => () => parseTokenExchange(new URLSearchParams({ ...base, ...change }));
+    const base = form('x.y.z');
+    const bad = (change: Record<string, string>) => () => parseTokenExchange({ ...base, ...change });
     expect(bad({ grant_type: 'refresh_token' })).toThrow(/refresh_token' is not supported/);
     expect(bad({ grant_type: 'password' })).toThrow(/grant_type must be/);
     expect(bad({ subject_token_type: 'urn:ietf:params:oauth:token-type:access_token' })).toThrow(/subject_token_type must be/);
