@@ -36,6 +36,7 @@ const ROUTE_ACCESS: Record<string, Access> = {
   'GET /api/user/organizations/default': { any: true },
   'GET /api/capabilities': { any: true },
   'GET /api/registry/packages': { any: true },
+  'GET /api/openapi.json': { any: true },
   'GET /api/user/stacks': { any: true },
   'GET /api/orgs': { any: true },
   'POST /api/users': { siteAdmin: true },

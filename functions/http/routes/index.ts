@@ -4,6 +4,7 @@ import { auditRoutes } from './audit.js';
 import { consoleRoutes } from './console.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
+import { openApiRoutes } from './openapi.js';
 import { restoreRoutes } from './restore.js';
 import { secretRoutes } from './secrets.js';
 import { stackRoutes } from './stacks.js';
@@ -23,6 +24,7 @@ export const API_ROUTES: readonly Route[] = [
   ...accessRoutes,
   ...auditRoutes,
   ...consoleRoutes,
+  ...openApiRoutes,
 ];
 
 /** Lambda function names per group, as the CDK app names them (`HandlerSpec.name`). */
