@@ -6,7 +6,7 @@
  * routes never resolve the name in the URL; the token check is ONE conditional write on the stack's lease item
  * (`LeaseStore.nextSave`: token hash, update id, expiry and the stack name the lease was granted under, all in the
  * condition) that also hands out the save's number; the save is then ONE write-once object
- * `updates/<updateId>/checkpoints/<n>`. The stack record is written only at start, complete and cancel (and when a
+ * `updates/<updateId>/checkpoints/<n>-<count>`. The stack record is written only at start, complete and cancel (and when a
  * crashed update is folded); until then export reads the running update's latest save (`stack-state.ts`).
  *
  * Ending a non-dry-run update ("settling" it: complete, cancel, or folding a crashed one) is ordered so a crash at
@@ -34,13 +34,14 @@ import type { UpdateChanges, UpdateKind, UpdateRecord, UpdateStatus } from '../.
 import { audited } from '../audit/audit.js';
 import { isStaleRevision, loadStack } from './authorization.js';
 import { LeaseDecisions } from './lease-decisions.js';
-import { prepareCheckpoint } from '../checkpoint-body.js';
+import { prepareCheckpoint, resourceCountOf } from '../checkpoint-body.js';
 import type { ServiceDeps } from './create-services.js';
 import {
   checkpointLoader,
   lastUpdateCheckpoint,
   loadCheckpoint,
   newUpdateId,
+  resourceCountInName,
   stackIdOfUpdate,
   updateCheckpointName,
   updateResultName,
@@ -128,11 +129,6 @@ function isUpload(value: UntypedDeployment | Uint8Array | CheckpointUpload): val
   return !(value instanceof Uint8Array) && (value as CheckpointUpload).decoded instanceof Promise;
 }
 
-function countResources(deployment: UntypedDeployment): number {
-  const resources = (deployment.deployment as { resources?: unknown }).resources;
-  return Array.isArray(resources) ? resources.length : 0;
-}
-
 /** The state an ending update leaves behind. */
 interface UpdateOutcome {
   checkpoint?: string;
@@ -184,7 +180,11 @@ async function changeStack(
  */
 async function resolveOutcome(deps: ServiceDeps, stack: StackRecord, updateId: string): Promise<UpdateOutcome> {
   const last = await lastUpdateCheckpoint(deps, stack.id, updateId);
-  if (last) return { checkpoint: last, resourceCount: countResources(await loadCheckpoint(deps, stack.id, last)) };
+  if (last) {
+    // The count was taken when the save was checked; only saves named before that are read back to count them.
+    const recorded = resourceCountInName(last);
+    return { checkpoint: last, resourceCount: recorded ?? resourceCountOf(await loadCheckpoint(deps, stack.id, last)) };
+  }
   const resultName = updateResultName(updateId);
   const materialized = await materializeUpdate(
     deps.storage.checkpoints,
@@ -505,7 +505,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
         prepareCheckpoint(storage.checkpoints, await incoming, upload?.gzipped),
       );
       const save = await commit();
-      await storage.checkpoints.put({ stackId, name: updateCheckpointName(updateId, save) }, checked);
+      await storage.checkpoints.put({ stackId, name: updateCheckpointName(updateId, save, checked.resourceCount) }, checked.prepared);
     },
 
     async saveVerbatimCheckpoint(ref: StackRef, updateId: string, token: string, body: Buffer) {
