@@ -140,9 +140,13 @@ export class LocalIdentityStore implements IdentityStore {
 
   async touchToken(tokenHash: string, at: number, minIntervalMs: number): Promise<void> {
     if (typeof tokenHash !== 'string' || !HASH.test(tokenHash)) return;
+    const isDue = (token: TokenRecord | undefined): token is TokenRecord =>
+      token !== undefined && (token.lastUsedAt === undefined || token.lastUsedAt <= at - minIntervalMs);
+    // Most touches find the token used recently: a read answers them, without queueing for the lock.
+    if (!isDue(await this.dir.readJson<TokenRecord>(this.hashPath(tokenHash)))) return;
     await this.dir.withLock('identity-tokens', async () => {
       const token = await this.dir.readJson<TokenRecord>(this.hashPath(tokenHash));
-      if (!token || (token.lastUsedAt !== undefined && token.lastUsedAt > at - minIntervalMs)) return;
+      if (!isDue(token)) return;
       await this.dir.writeJson(this.hashPath(tokenHash), { ...token, lastUsedAt: at });
     });
   }
