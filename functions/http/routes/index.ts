@@ -4,6 +4,7 @@ import { auditRoutes } from './audit.js';
 import { consoleRoutes } from './console.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
+import { oidcRoutes } from './oidc.js';
 import { openApiRoutes } from './openapi.js';
 import { restoreRoutes } from './restore.js';
 import { secretRoutes } from './secrets.js';
@@ -23,6 +24,7 @@ export const API_ROUTES: readonly Route[] = [
   ...hookApiRoutes,
   ...accessRoutes,
   ...auditRoutes,
+  ...oidcRoutes,
   ...consoleRoutes,
   ...openApiRoutes,
 ];

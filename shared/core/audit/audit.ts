@@ -41,7 +41,10 @@ export type AuditEvent =
   | 'secret.decrypted'
   | 'secret.decryption-reported'
   | 'hook.created'
-  | 'hook.deleted';
+  | 'hook.deleted'
+  | 'oidc.policy-created'
+  | 'oidc.policy-deleted'
+  | 'oidc.token-issued';
 
 function newEntryId(time: number): string {
   return `${String(time).padStart(13, '0')}-${randomBytes(8).toString('hex')}`;
@@ -90,10 +93,10 @@ export async function auditAuthenticationFailure(
   deps: ServiceDeps,
   request: RequestInfo | undefined,
   reason: string,
-  known?: { org: string; actor: string; tokenId: string },
+  known?: { org: string; actor: string; tokenId?: string },
 ): Promise<void> {
   const entry = entryFor(deps, undefined, { org: known?.org ?? '', event: 'auth.failed', description: reason }, request);
-  await deps.storage.audit.append(known ? { ...entry, actor: known.actor, tokenId: known.tokenId } : entry);
+  await deps.storage.audit.append(known ? { ...entry, actor: known.actor, ...(known.tokenId ? { tokenId: known.tokenId } : {}) } : entry);
 }
 
 export interface AuditListQuery {

@@ -3,6 +3,8 @@ import { createConsoleService } from '../console/index.js';
 import { createHookService } from '../hooks/hook-service.js';
 import type { RetryPolicy } from '../hooks/dispatcher.js';
 import type { HookRuntimeOptions } from '../hooks/runtime.js';
+import { createOidcService } from '../oidc/oidc-service.js';
+import type { OidcOptions } from '../oidc/types.js';
 import { createAccessService } from './access-service.js';
 import { createAuditService } from '../audit/audit.js';
 import { createIdentityService } from './identity-service.js';
@@ -25,6 +27,8 @@ export interface ServiceOptions {
   listPageSize?: number;
   /** How hooks reach destinations (SSRF allowance, timeouts, Lambda client) and retry (redeliver). */
   hooks?: HookRuntimeOptions & RetryPolicy;
+  /** How OIDC ID tokens are checked (issuer fetches, clock skew, key caching). */
+  oidc?: OidcOptions;
 }
 
 /** What every service is built from; one instance per `createServices` call, shared by all four services. */
@@ -50,6 +54,7 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     identity,
     access: createAccessService(deps),
     audit: createAuditService(deps),
+    oidc: createOidcService(deps),
     stacks: createStackService(deps),
     restore: createStackRestoreService(deps),
     updates: createUpdateService(deps),

@@ -619,4 +619,17 @@ describe.each([
       expect((await stackOf(ref)).activeUpdate).toBe(winners[0]);
     }
   });
+
+  it('refuses the losers of concurrent starts without an audit entry: only the grant is logged', async () => {
+    const ref = await newStack();
+    const name = `${ref.org}/${ref.project}/${ref.stack}`;
+    const ids = await Promise.all(Array.from({ length: 20 }, () => updates.create(alice, ref, { kind: 'update', dryRun: false })));
+
+    const outcomes = await Promise.allSettled(ids.map(({ updateId }) => updates.start(alice, ref, updateId, {})));
+
+    const winner = ids[outcomes.findIndex((o) => o.status === 'fulfilled')]!.updateId;
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o.reason as LeaseHeldError).lease?.updateId)).toEqual(Array(19).fill(winner));
+    const logged = (await backend.storage.audit.list({ org: 'acme', event: 'update.started', limit: 1000 })).entries.filter((e) => e.target === name);
+    expect(logged.map((e) => [e.description, e.outcome])).toEqual([[expect.stringContaining(winner), undefined]]);
+  });
 });

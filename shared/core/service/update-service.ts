@@ -15,7 +15,7 @@
  * clears `activeUpdate`; the lease goes last.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ConflictError, ForbiddenError, InvalidInputError, LeaseHeldError, NotFoundError, TooLargeError } from '../errors.js';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError } from '../errors.js';
 import { negotiateJournalVersion, materializeUpdate } from '../journal/protocol.js';
 import {
   planDeltaCheckpoint,
@@ -33,6 +33,7 @@ import type { StackChanges, StackRecord } from '../../ports/stack-store.js';
 import type { UpdateChanges, UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
 import { audited } from '../audit/audit.js';
 import { isStaleRevision, loadStack } from './authorization.js';
+import { LeaseDecisions } from './lease-decisions.js';
 import { prepareCheckpoint, resourceCountOf } from '../checkpoint-body.js';
 import type { ServiceDeps } from './create-services.js';
 import {
@@ -318,6 +319,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
   const floor = Math.min(deps.options.minLeaseMs ?? MIN_LEASE_MS, ceiling);
   const defaultLease = deps.options.defaultLeaseMs ?? DEFAULT_LEASE_MS;
   const hooks = hookRuntime({ ...deps.options.hooks, keys: deps.storage.keys });
+  const decisions = new LeaseDecisions();
 
   function leaseDuration(requested: number | undefined): number {
     if (requested === undefined) return Math.min(Math.max(defaultLease, floor), ceiling);
@@ -434,8 +436,9 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       request: StartUpdateRequest,
     ): Promise<StartedUpdate> {
       const found = await loadStack(deps, principal, ref, 'update');
-      // The holder is read alongside the update, so a start that must be refused is refused by these two reads alone:
-      // it neither asks the gates nor queues a write behind the other contenders. Granting stays one conditional write.
+      // The holder is read alongside the update, so a start that must be refused is refused by reads alone: it neither
+      // asks the gates nor queues a write behind the other contenders (see LeaseDecisions). Granting stays one
+      // conditional write.
       const [update, holder] = await Promise.all([updateOf(found, updateId), storage.leases.current(found.id)]);
       if (isTerminal(update)) {
         throw new ConflictError(`Update ${updateId} has already ended (${update.status}); create a new update.`, {
@@ -461,16 +464,13 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
         const tokenExpiration = epochSeconds(grant.expiresAt);
         return { version: stack.version, token: grant.token, tokenExpiration, journalVersion };
       }
-      if (holder && holder.updateId !== updateId) throw new LeaseHeldError(holder);
-      // Gates answer before the lease is taken, so a denied update never holds the stack.
-      await runGates(storage.hooks, hooks, found, update, principal);
       const name = formatStackRef(found);
-      const grant = await audited(
-        deps,
-        principal,
-        { org: found.org, event: 'update.started', target: name, description: `started ${update.kind} ${updateId} of ${name}` },
-        () => storage.leases.acquire(grantRequest),
-      );
+      const grant = await decisions.decide(found.id, updateId, holder, () => storage.leases.current(found.id), async () => {
+        // Gates answer before the lease is taken, so a denied update never holds the stack.
+        await runGates(storage.hooks, hooks, found, update, principal);
+        const started = { org: found.org, event: 'update.started', target: name, description: `started ${update.kind} ${updateId} of ${name}` } as const;
+        return audited(deps, principal, started, () => storage.leases.acquire(grantRequest));
+      });
       try {
         const stack = await markActive(found.id, update, tags);
         await recordUpdateBase(storage.checkpoints, found.id, updateId, stack.currentCheckpoint);
