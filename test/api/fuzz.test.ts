@@ -3,7 +3,8 @@
  * good and bad path parameters, credentials, encodings and bodies) go through the same `createApi` that Lambda and
  * `serve` run. No request may be answered 5xx or make the handler throw, and requests that are refused must change
  * nothing: storage is snapshotted before and after every batch whose requests were all refused, and compared. The
- * audit log is left out of the comparison: recording refused sign-ins is its job (docs/operations.md).
+ * audit log is part of the comparison, except the entries that record a refusal itself (failed sign-ins, denied
+ * authorizations): recording those is its job (docs/security.md).
  */
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
@@ -20,6 +21,7 @@ import { API_ROUTES } from '../../functions/http/routes/index.js';
 import { createAwsClients, createAwsStorage } from '../../shared/adapters/aws/index.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { createServices } from '../../shared/core/service/index.js';
+import { REFUSAL_EVENTS } from '../../shared/core/audit/audit.js';
 import type { Storage } from '../../shared/ports/index.js';
 import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
 
@@ -45,8 +47,9 @@ async function localMode(): Promise<Mode> {
         if (!entry.isFile()) continue;
         const path = join(entry.parentPath, entry.name);
         if (path.startsWith(join(dataDir, 'tmp')) || path.startsWith(join(dataDir, 'locks'))) continue;
-        if (path.startsWith(join(dataDir, 'audit'))) continue;
-        files.push(`${path.slice(dataDir.length)}:${(await fs.readFile(path)).toString('base64')}`);
+        const body = await fs.readFile(path);
+        if (path.startsWith(join(dataDir, 'audit', '')) && REFUSAL_EVENTS.includes((JSON.parse(body.toString('utf8')) as { event: string }).event)) continue;
+        files.push(`${path.slice(dataDir.length)}:${body.toString('base64')}`);
       }
       return files.sort().join('\n');
     },
@@ -82,7 +85,7 @@ async function awsMode(): Promise<Mode> {
       do {
         const page = await ddb.send(new ScanCommand({ TableName: standIns.table, ExclusiveStartKey: start as never }));
         for (const item of page.Items ?? []) {
-          if (item.pk?.S?.startsWith('AUDIT#')) continue;
+          if (item.pk?.S?.startsWith('AUDIT#') && REFUSAL_EVENTS.includes(item.event?.S ?? '')) continue;
           items.push(JSON.stringify(Object.entries(item).sort()));
         }
         start = page.LastEvaluatedKey;

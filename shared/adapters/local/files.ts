@@ -187,9 +187,13 @@ async function readLock(lockPath: string): Promise<LockInfo | undefined> {
 function isStale(info: LockInfo | undefined): boolean {
   if (!info) return false;
   if (info.expiresAt < Date.now()) return true;
-  if (info.pid === 0) return false;
+  return info.pid !== 0 && processGone(info.pid);
+}
+
+/** True when no process `pid` runs on this host (a permission error means one does). */
+export function processGone(pid: number): boolean {
   try {
-    process.kill(info.pid, 0);
+    process.kill(pid, 0);
     return false;
   } catch (error) {
     return code(error) === 'ESRCH';

@@ -1,13 +1,29 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../ports/audit-store.js';
-import { ForbiddenError, UnavailableError, UnauthorizedError } from '../errors.js';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UnauthorizedError } from '../errors.js';
 import type { StackRef } from '../names.js';
 import { createHookService } from '../hooks/hook-service.js';
 import { createServices } from '../service/create-services.js';
-import { serviceFixture, type ServiceFixture } from '../service/test-fixture.js';
+import { serviceFixture, START_TIME, type ServiceFixture } from '../service/test-fixture.js';
 import type { Principal } from '../service/types.js';
 import { createUpdateService } from '../service/update-service.js';
-import { listAudit } from './audit.js';
+import { AUDIT_INTENT_GRACE_MS, listAudit } from './audit.js';
+
+/** A pid no process has: a child that has exited and been reaped. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  return Number(child.stdout.toString('utf8'));
+}
+
+async function rewritePid(dataDir: string, entry: AuditEntry, pid: number): Promise<void> {
+  const path = join(dataDir, 'audit-intents', entry.org, `${entry.id}.json`);
+  const stored = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+  await writeFile(path, JSON.stringify({ ...stored, pid }));
+}
 
 const ref: StackRef = { org: 'acme', project: 'web', stack: 'prod' };
 const REQUEST = { id: 'req-1', sourceIp: '203.0.113.7', userAgent: 'pulumi-cli/1 (3.200.0; linux)' };
@@ -113,11 +129,11 @@ describe('the audit log', () => {
     ]);
   });
 
-  it('appends before acting: an action whose entry cannot be written does not happen; one that fails after its entry gets a failed entry', async () => {
+  it('stores the intent before acting: an action whose intent cannot be stored does not happen; one that fails in an outage is recorded as unknown', async () => {
     // Arrange: the same services over storage whose audit log refuses writes, then whose stack deletes fail.
     await fx.stacks.create(alice, ref);
     const override = <T extends object>(store: T, changes: Partial<T>): T => Object.assign(Object.create(store) as T, changes);
-    const refusing = createServices({ ...fx.storage, audit: override(fx.storage.audit, { append: async () => Promise.reject(new UnavailableError('audit log down')) }) }, { now: fx.deps.now });
+    const refusing = createServices({ ...fx.storage, audit: override(fx.storage.audit, { begin: async () => Promise.reject(new UnavailableError('audit log down')) }) }, { now: fx.deps.now });
     const failing = createServices({ ...fx.storage, stacks: override(fx.storage.stacks, { delete: async () => Promise.reject(new UnavailableError('table down')) }) }, { now: fx.deps.now });
 
     // Act
@@ -127,7 +143,64 @@ describe('the audit log', () => {
 
     // Assess
     expect(stillThere.stack).toBe('prod');
-    expect((await all('acme')).filter((e) => e.event === 'stack.deleted').map((e) => e.outcome ?? 'recorded').sort()).toEqual(['failed', 'recorded']);
+    expect((await all('acme')).filter((e) => e.event === 'stack.deleted').map((e) => e.outcome)).toEqual(['unknown']);
+  });
+
+  it('leaves the log unchanged when an action is refused after authorization (name taken, unknown token, tampered ciphertext)', async () => {
+    // Arrange
+    await fx.stacks.create(alice, ref);
+    const [ciphertext] = await fx.secrets.encrypt(alice, ref, [Buffer.from(PLAINTEXT)]);
+    const tampered = Buffer.from(ciphertext!);
+    tampered[tampered.length - 1] ^= 0xff;
+    const before = await fx.snapshot();
+
+    // Act
+    await expect(fx.stacks.create(alice, ref)).rejects.toBeInstanceOf(ConflictError);
+    await expect(fx.access.revokeOrgToken(alice, 'acme', 'no-such-token')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(fx.secrets.decrypt(alice, ref, [tampered])).rejects.toThrow();
+    await expect(fx.access.createTeam(alice, 'acme', 'Not A Team Name!')).rejects.toBeInstanceOf(InvalidInputError);
+
+    // Assess
+    expect(await fx.snapshot()).toEqual(before);
+  });
+
+  it('records exactly one entry for grants written concurrently', async () => {
+    // Arrange
+    await fx.stacks.create(alice, ref);
+    const logins = ['user1', 'user2', 'user3', 'user4', 'user5', 'user6'];
+    for (const login of logins) await fx.user(login, ['acme']);
+
+    // Act
+    await Promise.all(logins.map((login) => fx.access.setStackGrant(alice, ref, { user: login }, 'read')));
+
+    // Assess
+    const grants = (await all('acme')).filter((e) => e.event === 'stack.permission-changed');
+    expect(grants.map((e) => e.description).sort()).toEqual(logins.map((login) => `gave 'read' to user:${login} on acme/web/prod`).sort());
+    expect(grants.every((e) => e.outcome === undefined)).toBe(true);
+  });
+
+  it('publishes the entry of a request that died midway: at once when its process is gone, otherwise after the grace period', async () => {
+    // Arrange: intents as a request leaves them when it dies between storing its intent and its commit.
+    await fx.stacks.create(alice, ref);
+    const entry = (event: string, pid: number): { entry: AuditEntry; pid: number } => ({
+      entry: { id: `${START_TIME}-${randomBytes(8).toString('hex')}`, org: 'acme', time: START_TIME, event, actor: 'alice', description: event },
+      pid,
+    });
+    const dead = entry('stack.deleted', deadPid());
+    const live = entry('stack.renamed', process.pid);
+    for (const intent of [dead, live]) {
+      await fx.storage.audit.begin({ entry: intent.entry, deadline: START_TIME + AUDIT_INTENT_GRACE_MS });
+      await rewritePid(fx.dataDir, intent.entry, intent.pid);
+    }
+
+    // Act
+    const atOnce = await listAudit(fx.deps, alice, 'acme', {});
+    fx.advance(AUDIT_INTENT_GRACE_MS + 1);
+    const later = await listAudit(fx.deps, alice, 'acme', {});
+
+    // Assess
+    expect(atOnce.entries.filter((e) => e.outcome === 'unknown').map((e) => e.event)).toEqual(['stack.deleted']);
+    expect(later.entries.filter((e) => e.outcome === 'unknown').map((e) => e.event).sort()).toEqual(['stack.deleted', 'stack.renamed']);
   });
 
   it('is readable by organization admins only', async () => {

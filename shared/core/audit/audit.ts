@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditEntry, AuditPage } from '../../ports/audit-store.js';
-import { ForbiddenError, InvalidInputError } from '../errors.js';
+import { DomainError, ForbiddenError, InvalidInputError, UnavailableError } from '../errors.js';
 import { requireOrgAction } from '../service/authorization.js';
 import type { ServiceDeps } from '../service/create-services.js';
 import type { Principal, RequestInfo } from '../service/types.js';
@@ -16,6 +16,7 @@ export interface AuditSpec {
 /** Every event the log records (docs/security.md describes each). */
 export type AuditEvent =
   | 'auth.failed'
+  | 'authz.denied'
   | 'user.created'
   | 'org.created'
   | 'org.settings-changed'
@@ -43,6 +44,9 @@ export type AuditEvent =
   | 'hook.created'
   | 'hook.deleted';
 
+/** Events that record a refusal itself: the only entries a refused request leaves (all else changes nothing). */
+export const REFUSAL_EVENTS: readonly string[] = ['auth.failed', 'authz.denied'];
+
 function newEntryId(time: number): string {
   return `${String(time).padStart(13, '0')}-${randomBytes(8).toString('hex')}`;
 }
@@ -65,21 +69,41 @@ function entryFor(deps: ServiceDeps, principal: Principal | undefined, spec: Aud
 }
 
 /**
- * Runs an audited action write-ahead: the entry is appended first, so no action can exist without its entry even
- * when the process dies right after it; if the action then fails, a second entry (`outcome: failed`) says so. The
- * log is never updated. A failure to append refuses the action.
+ * How long a request may hold an audit intent before it is taken to be dead and its entry published with
+ * `outcome: 'unknown'`. Far longer than any request may run (Lambda functions stop at 28 s; serve has no longer
+ * audited call), so a live request is never overtaken.
+ */
+export const AUDIT_INTENT_GRACE_MS = 5 * 60_000;
+
+/**
+ * Runs an audited action through the audit outbox (AuditStore): its intent is stored first, so no action can happen
+ * without it (a failure to store it refuses the action); when the action completes, the entry is published and the
+ * intent removed in one commit. A refusal (any domain error but an outage) discards the intent, so rejected input
+ * leaves the log unchanged too. Any other failure may have applied the change: its entry is published with
+ * `outcome: 'unknown'`. A request that dies midway leaves the intent, which `recover` publishes (`listAudit` runs it).
+ * Exactly one entry per completed action; the log itself is never updated.
  */
 export async function audited<T>(deps: ServiceDeps, principal: Principal, spec: AuditSpec, action: () => Promise<T>): Promise<T> {
   const entry = entryFor(deps, principal, spec, principal.request);
-  await deps.storage.audit.append(entry);
+  const audit = deps.storage.audit;
+  await audit.begin({ entry, deadline: entry.time + (deps.options.auditGraceMs ?? AUDIT_INTENT_GRACE_MS) });
+  let result: T;
   try {
-    return await action();
+    result = await action();
   } catch (error) {
-    await deps.storage.audit
-      .append({ ...entryFor(deps, principal, spec, principal.request), outcome: 'failed' })
-      .catch(() => undefined);
+    // If this bookkeeping fails too, the intent stays and recovery publishes it: never an action without an entry.
+    const settled = isRefusal(error) ? audit.discard(entry) : audit.commit({ ...entry, outcome: 'unknown' });
+    await settled.catch(() => undefined);
     throw error;
   }
+  // The action happened: a failed commit leaves the intent for recovery rather than report a done action as failed.
+  await audit.commit(entry).catch(() => undefined);
+  return result;
+}
+
+/** A domain error other than an outage: the action was refused before it changed anything (no partial writes). */
+function isRefusal(error: unknown): boolean {
+  return error instanceof DomainError && !(error instanceof UnavailableError);
 }
 
 /**
@@ -117,6 +141,8 @@ export async function listAudit(deps: ServiceDeps, principal: Principal, org: st
   for (const [name, value] of [['since', query.since], ['before', query.before]] as const) {
     if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new InvalidInputError(`Invalid ${name}: give a time.`);
   }
+  // The first page publishes intents of requests that died, so the log read is never missing an action.
+  if (query.continuationToken === undefined) await deps.storage.audit.recover(org, deps.now());
   return deps.storage.audit.list({ org, ...query });
 }
 

@@ -25,6 +25,8 @@ export interface ServiceOptions {
   listPageSize?: number;
   /** How hooks reach destinations (SSRF allowance, timeouts, Lambda client) and retry (redeliver). */
   hooks?: HookRuntimeOptions & RetryPolicy;
+  /** How long an audit intent may stay unsettled before recovery publishes it (default AUDIT_INTENT_GRACE_MS). */
+  auditGraceMs?: number;
 }
 
 /** What every service is built from; one instance per `createServices` call, shared by all four services. */
