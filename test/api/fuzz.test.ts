@@ -30,6 +30,15 @@ const BATCH = 50;
 const TOKEN = `sy_fuzz-${randomUUID()}`;
 const silent: ApiLogger = { error: () => undefined, warn: () => undefined, info: () => undefined };
 
+/**
+ * A token's last use is written by any authenticated call (at most once a minute), refused or not: it records that
+ * the token was used, not a change the request made, so it is left out of the comparison.
+ */
+function withoutLastUse(json: string): string {
+  const { lastUsedAt: _lastUse, ...kept } = JSON.parse(json) as Record<string, unknown>;
+  return JSON.stringify(kept);
+}
+
 interface Mode {
   storage: Storage;
   snapshot(): Promise<string>;
@@ -49,7 +58,8 @@ async function localMode(): Promise<Mode> {
         if (path.startsWith(join(dataDir, 'tmp')) || path.startsWith(join(dataDir, 'locks'))) continue;
         const body = await fs.readFile(path);
         if (path.startsWith(join(dataDir, 'audit', '')) && REFUSAL_EVENTS.includes((JSON.parse(body.toString('utf8')) as { event: string }).event)) continue;
-        files.push(`${path.slice(dataDir.length)}:${body.toString('base64')}`);
+        const kept = path.startsWith(join(dataDir, 'identity', 'tokens', '')) ? withoutLastUse(body.toString('utf8')) : body.toString('base64');
+        files.push(`${path.slice(dataDir.length)}:${kept}`);
       }
       return files.sort().join('\n');
     },
@@ -86,7 +96,8 @@ async function awsMode(): Promise<Mode> {
         const page = await ddb.send(new ScanCommand({ TableName: standIns.table, ExclusiveStartKey: start as never }));
         for (const item of page.Items ?? []) {
           if (item.pk?.S?.startsWith('AUDIT#') && REFUSAL_EVENTS.includes(item.event?.S ?? '')) continue;
-          items.push(JSON.stringify(Object.entries(item).sort()));
+          const { lastUsedAt: _lastUse, ...kept } = item;
+          items.push(JSON.stringify(Object.entries(kept).sort()));
         }
         start = page.LastEvaluatedKey;
       } while (start);

@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../ports/audit-store.js';
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UnauthorizedError } from '../errors.js';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PermissionDeniedError, UnavailableError, UnauthorizedError } from '../errors.js';
 import type { StackRef } from '../names.js';
 import { createHookService } from '../hooks/hook-service.js';
 import { createServices } from '../service/create-services.js';
@@ -17,6 +18,15 @@ import { AUDIT_INTENT_GRACE_MS, listAudit } from './audit.js';
 function deadPid(): number {
   const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
   return Number(child.stdout.toString('utf8'));
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 async function rewritePid(dataDir: string, entry: AuditEntry, pid: number): Promise<void> {
@@ -201,6 +211,67 @@ describe('the audit log', () => {
     // Assess
     expect(atOnce.entries.filter((e) => e.outcome === 'unknown').map((e) => e.event)).toEqual(['stack.deleted']);
     expect(later.entries.filter((e) => e.outcome === 'unknown').map((e) => e.event).sort()).toEqual(['stack.deleted', 'stack.renamed']);
+  });
+
+  it('records authorization refusals (authz.denied) once, in the log of the organization concerned', async () => {
+    // Arrange: the services as the API builds them (createServices records denials).
+    const services = createServices(fx.storage, { now: fx.deps.now });
+    await services.stacks.create(alice, ref);
+    const member = await fx.user('member', ['acme']);
+    const viewer = await fx.user('viewer', ['acme'], 'viewer');
+
+    // Act
+    await expect(services.stacks.remove(member, ref, true)).rejects.toBeInstanceOf(PermissionDeniedError);
+    await expect(services.audit.list(viewer, 'acme', {})).rejects.toBeInstanceOf(PermissionDeniedError);
+    await expect(services.identity.createUser(member, { login: 'mallory' })).rejects.toBeInstanceOf(PermissionDeniedError);
+
+    // Assess
+    const denied = (await all('acme')).filter((e) => e.event === 'authz.denied');
+    expect(denied.map((e) => [e.actor, e.target]).sort()).toEqual([['member', 'delete acme/web/prod'], ['viewer', 'read-audit-log']]);
+    expect((await all('')).filter((e) => e.event === 'authz.denied').map((e) => [e.actor, e.target])).toEqual([['member', 'administer']]);
+  });
+
+  it('records update completion by the update token as the requester, with the lease token id', async () => {
+    // Arrange
+    const updates = createUpdateService(fx.deps);
+    await fx.stacks.create(alice, ref);
+    const { updateId } = await updates.create(alice, ref, { kind: 'update', dryRun: false });
+    const { token } = await updates.start(alice, ref, updateId, {});
+
+    // Act
+    await updates.complete(ref, updateId, token, 'succeeded', { id: 'req-9', sourceIp: '198.51.100.4' });
+    await updates.complete(ref, updateId, token, 'succeeded');
+
+    // Assess: one entry, though the completion was repeated with the same token.
+    const completed = (await all('acme')).filter((e) => e.event === 'update.completed');
+    expect(completed).toEqual([
+      expect.objectContaining({ actor: 'alice', tokenId: expect.stringMatching(/^update-[0-9a-f]{16}$/), requestId: 'req-9', sourceIp: '198.51.100.4', description: `update ${updateId} of acme/web/prod succeeded` }),
+    ]);
+    expect(JSON.stringify(completed)).not.toContain(token);
+  });
+
+  it('records hook pings and redeliveries, and console sign-ins, sign-outs and refused login codes', async () => {
+    // Arrange: a hook whose receiver refuses connections (the attempt fails; the ping happened all the same).
+    const services = createServices(fx.storage, { now: fx.deps.now, hooks: { allowPrivate: true } });
+    await services.stacks.create(alice, ref);
+    await services.hooks.add(alice, { stack: ref }, { name: 'ci', url: `http://127.0.0.1:${await closedPort()}/hook` });
+
+    // Act
+    const ping = await services.hooks.ping(alice, { stack: ref }, 'ci');
+    await services.hooks.redeliver(alice, { stack: ref }, 'ci', ping.id);
+    const session = await services.console.signInWithToken(aliceToken, REQUEST);
+    await services.console.signOut(session.sessionId, alice);
+    await services.console.signOut(session.sessionId, alice);
+    await expect(services.console.signInWithCode('not-a-code', REQUEST)).rejects.toBeInstanceOf(UnauthorizedError);
+
+    // Assess
+    const events = (await all('acme')).map((e) => e.event);
+    expect(events.filter((e) => e.startsWith('hook.')).sort()).toEqual(['hook.created', 'hook.pinged', 'hook.redelivered']);
+    const console = (await all('alice')).filter((e) => e.event.startsWith('console.'));
+    expect(console.map((e) => e.event).sort()).toEqual(['console.signed-in', 'console.signed-out']);
+    for (const entry of console) expect(entry).toMatchObject({ actor: 'alice', tokenId: alice.token!.id, sourceIp: '203.0.113.7' });
+    expect(JSON.stringify(console)).not.toContain(session.sessionId);
+    expect((await all('')).filter((e) => e.event === 'auth.failed').map((e) => e.description)).toEqual(['invalid, used or expired console login code']);
   });
 
   it('is readable by organization admins only', async () => {

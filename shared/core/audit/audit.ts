@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditEntry, AuditPage } from '../../ports/audit-store.js';
-import { DomainError, ForbiddenError, InvalidInputError, UnavailableError } from '../errors.js';
+import { DomainError, InvalidInputError, PermissionDeniedError, UnavailableError } from '../errors.js';
 import { requireOrgAction } from '../service/authorization.js';
 import type { ServiceDeps } from '../service/create-services.js';
 import type { Principal, RequestInfo } from '../service/types.js';
@@ -38,11 +38,16 @@ export type AuditEvent =
   | 'stack.history-added'
   | 'stack.permission-changed'
   | 'update.started'
+  | 'update.completed'
   | 'update.cancelled'
   | 'secret.decrypted'
   | 'secret.decryption-reported'
   | 'hook.created'
-  | 'hook.deleted';
+  | 'hook.deleted'
+  | 'hook.pinged'
+  | 'hook.redelivered'
+  | 'console.signed-in'
+  | 'console.signed-out';
 
 /** Events that record a refusal itself: the only entries a refused request leaves (all else changes nothing). */
 export const REFUSAL_EVENTS: readonly string[] = ['auth.failed', 'authz.denied'];
@@ -51,15 +56,32 @@ function newEntryId(time: number): string {
   return `${String(time).padStart(13, '0')}-${randomBytes(8).toString('hex')}`;
 }
 
-function entryFor(deps: ServiceDeps, principal: Principal | undefined, spec: AuditSpec, request: RequestInfo | undefined): AuditEntry {
+/** Who an entry names when the caller is no principal: an update's requester acting through its lease token. */
+export interface AuditActor {
+  login: string;
+  tokenId?: string;
+  request?: RequestInfo;
+}
+
+function actorOf(principal: Principal | AuditActor): AuditActor {
+  if (!('orgs' in principal)) return principal;
+  return {
+    login: principal.login,
+    ...(principal.token ? { tokenId: principal.token.id } : {}),
+    ...(principal.request ? { request: principal.request } : {}),
+  };
+}
+
+function entryFor(deps: ServiceDeps, actor: AuditActor | undefined, spec: AuditSpec): AuditEntry {
   const time = deps.now();
+  const request = actor?.request;
   return {
     id: newEntryId(time),
     org: spec.org,
     time,
     event: spec.event,
-    actor: principal?.login ?? 'anonymous',
-    ...(principal?.token ? { tokenId: principal.token.id } : {}),
+    actor: actor?.login ?? 'anonymous',
+    ...(actor?.tokenId ? { tokenId: actor.tokenId } : {}),
     ...(request?.id ? { requestId: request.id } : {}),
     ...(request?.sourceIp ? { sourceIp: request.sourceIp } : {}),
     ...(request?.userAgent ? { userAgent: request.userAgent.slice(0, 300) } : {}),
@@ -83,8 +105,8 @@ export const AUDIT_INTENT_GRACE_MS = 5 * 60_000;
  * `outcome: 'unknown'`. A request that dies midway leaves the intent, which `recover` publishes (`listAudit` runs it).
  * Exactly one entry per completed action; the log itself is never updated.
  */
-export async function audited<T>(deps: ServiceDeps, principal: Principal, spec: AuditSpec, action: () => Promise<T>): Promise<T> {
-  const entry = entryFor(deps, principal, spec, principal.request);
+export async function audited<T>(deps: ServiceDeps, principal: Principal | AuditActor, spec: AuditSpec, action: () => Promise<T>): Promise<T> {
+  const entry = entryFor(deps, actorOf(principal), spec);
   const audit = deps.storage.audit;
   await audit.begin({ entry, deadline: entry.time + (deps.options.auditGraceMs ?? AUDIT_INTENT_GRACE_MS) });
   let result: T;
@@ -116,8 +138,14 @@ export async function auditAuthenticationFailure(
   reason: string,
   known?: { org: string; actor: string; tokenId: string },
 ): Promise<void> {
-  const entry = entryFor(deps, undefined, { org: known?.org ?? '', event: 'auth.failed', description: reason }, request);
+  const entry = entryFor(deps, request ? { login: 'anonymous', request } : undefined, { org: known?.org ?? '', event: 'auth.failed', description: reason });
   await deps.storage.audit.append(known ? { ...entry, actor: known.actor, tokenId: known.tokenId } : entry);
+}
+
+/** Records a refusal by the permission table (`authz.denied`) in the log of the organization it concerns. */
+export async function auditDenial(deps: ServiceDeps, principal: Principal, denial: PermissionDeniedError): Promise<void> {
+  const spec = { org: denial.org, event: 'authz.denied', target: denial.action, description: denial.message.slice(0, 500) } as const;
+  await deps.storage.audit.append(entryFor(deps, actorOf(principal), spec));
 }
 
 export interface AuditListQuery {
@@ -133,7 +161,7 @@ export interface AuditListQuery {
 export async function listAudit(deps: ServiceDeps, principal: Principal, org: string, query: AuditListQuery): Promise<AuditPage> {
   if (org === '') {
     if (!principal.admin || principal.token?.org) {
-      throw new ForbiddenError('Only site administrators read the site log (authentication failures of unknown tokens): give an organization instead.');
+      throw new PermissionDeniedError('Only site administrators read the site log (authentication failures of unknown tokens): give an organization instead.', '', 'read-site-log');
     }
   } else {
     requireOrgAction(principal, org, 'read-audit-log');

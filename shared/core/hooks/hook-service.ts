@@ -241,19 +241,23 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
     },
 
     async ping(principal, target, name) {
-      const { scope, ref } = await scopeOf(principal, target, 'manage');
+      const { scope, ref, stackName } = await scopeOf(principal, target, 'manage');
       const hook = await hookOf(scope, name);
       const now = deps.now();
       const id = newEventId(now);
-      const { delivery } = await hooks.createDelivery({
-        ...scope,
-        hook: hook.name,
-        id,
-        eventId: id,
-        kind: 'ping',
-        payload: pingPayload(ref ?? { org: scope.org }, principal.login, hook.name),
-        createdAt: now,
-      });
+      const where = stackName ?? `organization ${scope.org}`;
+      const spec = { org: scope.org, event: 'hook.pinged', target: `hook ${hook.name}`, description: `pinged hook ${hook.name} of ${where}` } as const;
+      const { delivery } = await audited(deps, principal, spec, () =>
+        hooks.createDelivery({
+          ...scope,
+          hook: hook.name,
+          id,
+          eventId: id,
+          kind: 'ping',
+          payload: pingPayload(ref ?? { org: scope.org }, principal.login, hook.name),
+          createdAt: now,
+        }),
+      );
       return attemptNow(delivery, true);
     },
 
@@ -267,7 +271,7 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
     },
 
     async redeliver(principal, target, name, deliveryId) {
-      const { scope } = await scopeOf(principal, target, 'manage');
+      const { scope, stackName } = await scopeOf(principal, target, 'manage');
       const hook = await hookOf(scope, name);
       const notFound = () =>
         new NotFoundError(`Delivery '${String(deliveryId).slice(0, 140)}' of hook '${name}' not found: see 'stackyard hook deliveries ${name}'.`);
@@ -277,16 +281,25 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
         throw error;
       });
       const now = deps.now();
-      const { delivery } = await hooks.createDelivery({
-        ...scope,
-        hook: hook.name,
-        id: newEventId(now),
-        eventId: original.eventId,
-        kind: original.kind,
-        payload: original.payload,
-        createdAt: now,
-        redeliveryOf: original.id,
-      });
+      const where = stackName ?? `organization ${scope.org}`;
+      const spec = {
+        org: scope.org,
+        event: 'hook.redelivered',
+        target: `hook ${hook.name}`,
+        description: `redelivered ${original.kind} delivery ${original.id} of hook ${hook.name} of ${where}`,
+      } as const;
+      const { delivery } = await audited(deps, principal, spec, () =>
+        hooks.createDelivery({
+          ...scope,
+          hook: hook.name,
+          id: newEventId(now),
+          eventId: original.eventId,
+          kind: original.kind,
+          payload: original.payload,
+          createdAt: now,
+          redeliveryOf: original.id,
+        }),
+      );
       return attemptNow(delivery, false);
     },
   };

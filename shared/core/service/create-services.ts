@@ -5,6 +5,7 @@ import type { RetryPolicy } from '../hooks/dispatcher.js';
 import type { HookRuntimeOptions } from '../hooks/runtime.js';
 import { createAccessService } from './access-service.js';
 import { createAuditService } from '../audit/audit.js';
+import { auditingDenials } from '../audit/denials.js';
 import { createIdentityService } from './identity-service.js';
 import { createSecretService } from './secret-service.js';
 import { StackKeys } from './secrets-envelope.js';
@@ -47,16 +48,16 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     keys: new StackKeys(storage, { now, cacheMs: options.dataKeyCacheMs }),
     options,
   };
-  const identity = createIdentityService(deps);
+  const identity = auditingDenials(deps, createIdentityService(deps));
   return {
     identity,
-    access: createAccessService(deps),
-    audit: createAuditService(deps),
-    stacks: createStackService(deps),
-    restore: createStackRestoreService(deps),
-    updates: createUpdateService(deps),
-    secrets: createSecretService(deps),
-    hooks: createHookService(deps),
-    console: createConsoleService(deps, identity),
+    access: auditingDenials(deps, createAccessService(deps)),
+    audit: auditingDenials(deps, createAuditService(deps)),
+    stacks: auditingDenials(deps, createStackService(deps)),
+    restore: auditingDenials(deps, createStackRestoreService(deps)),
+    updates: auditingDenials(deps, createUpdateService(deps)),
+    secrets: auditingDenials(deps, createSecretService(deps)),
+    hooks: auditingDenials(deps, createHookService(deps)),
+    console: auditingDenials(deps, createConsoleService(deps, identity)),
   };
 }
