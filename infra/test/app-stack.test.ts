@@ -144,10 +144,11 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
     expect(new Set(expected.map(([, concern]) => concern))).toEqual(new Set(HANDLER_NAMES));
   });
 
-  it('sends the administration API and every request no route matches ($default) to the Identity function', () => {
+  it('sends the administration API, the OpenAPI document and every request no route matches ($default) to the Identity function', () => {
     const routed = routedHandlers(stack, template);
 
     expect(routed.get('$default')).toBe('Identity');
+    expect(routed.get(routeShape('GET /api/openapi.json'))).toBe('Identity');
     expect(ADMIN_ROUTE_KEYS.map((key) => routed.get(routeShape(key)))).toEqual(ADMIN_ROUTE_KEYS.map(() => 'Identity'));
     template.resourceCountIs('AWS::ApiGatewayV2::Route', apiWiring().routes.length);
   });

@@ -38,8 +38,8 @@ async function startServe(): Promise<{ child: ChildProcess; url: string }> {
 }
 
 /**
- * A process killed while writing its storage lock leaves a torn lock file, which the local adapter judges by age
- * (30 s) alone; calls right after a restart may wait for it, and serve answers 500 when they wait too long.
+ * A call right after a restart may still meet the kill's aftermath (a reset keep-alive socket); retried for up to a
+ * minute. Locks of the killed server are not a reason: they are broken at once (test/api/serve-lock-kill.test.ts).
  */
 async function afterKill<T>(call: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + 60_000;

@@ -16,7 +16,7 @@ import { updateInfo } from '../wire.js';
  */
 const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
 
-const signInSchema = z.union([
+export const signInSchema = z.union([
   z.object({ token: z.string().min(1).max(1024) }).strict(),
   z.object({ code: z.string().min(1).max(200) }).strict(),
 ]);
@@ -25,7 +25,7 @@ const signInSchema = z.union([
 function hasCredential(body: unknown): boolean {
   return typeof body === 'object' && body !== null && ('token' in body || 'code' in body);
 }
-const loginCodeSchema = z.object({ path: z.string().min(1).max(512) }).strict();
+export const loginCodeSchema = z.object({ path: z.string().min(1).max(512) }).strict();
 
 function signedIn(ctx: RouteContext, signIn: ConsoleSignIn) {
   const secure = isHttps(ctx.request);

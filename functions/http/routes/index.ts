@@ -4,6 +4,8 @@ import { auditRoutes } from './audit.js';
 import { consoleRoutes } from './console.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
+import { oidcRoutes } from './oidc.js';
+import { openApiRoutes } from './openapi.js';
 import { restoreRoutes } from './restore.js';
 import { secretRoutes } from './secrets.js';
 import { stackRoutes } from './stacks.js';
@@ -22,7 +24,9 @@ export const API_ROUTES: readonly Route[] = [
   ...hookApiRoutes,
   ...accessRoutes,
   ...auditRoutes,
+  ...oidcRoutes,
   ...consoleRoutes,
+  ...openApiRoutes,
 ];
 
 /** Lambda function names per group, as the CDK app names them (`HandlerSpec.name`). */

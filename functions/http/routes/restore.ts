@@ -7,10 +7,10 @@ import { untypedDeploymentSchema } from '../schemas.js';
 
 const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
 
-const rollbackSchema = z.object({ version: z.number('must be the version to restore').int().min(1, 'must be 1 or more') });
+export const rollbackSchema = z.object({ version: z.number('must be the version to restore').int().min(1, 'must be 1 or more') });
 
 /** One entry of another backend's history, in the shape of Pulumi's `UpdateInfo` (times in epoch seconds). */
-const historyEntrySchema = z.object({
+export const historyEntrySchema = z.object({
   version: z.number().int().min(1),
   kind: z.string(),
   result: z.enum(['succeeded', 'failed']),

@@ -2,13 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../../core/errors.js';
+import { holderIsGone, lockOwner, type LockRecord } from './lock-owner.js';
 
 /**
  * Files and locks of one data folder. Temp files live in `tmp/` on the same file system, so `link` and `rename`
  * are atomic.
  */
 export class DataDir {
-  constructor(readonly root: string) {}
+  /** `lockWaitMs`: how long a caller waits for a lock before it gets a 503 (default 60 s). */
+  constructor(
+    readonly root: string,
+    private readonly options: { lockWaitMs?: number } = {},
+  ) {}
 
   path(...parts: string[]): string {
     return join(this.root, ...parts);
@@ -66,29 +71,31 @@ export class DataDir {
 
   /** Reads JSON; `undefined` when the file does not exist. Each caller gets its own parsed copy. */
   async readJson<T>(target: string): Promise<T | undefined> {
-    const text = await this.readShared(target);
+    const text = await this.shared(`file:${target}`, () =>
+      fs.readFile(target, 'utf8').catch((error: unknown) => (code(error) === 'ENOENT' ? undefined : Promise.reject(error))),
+    );
     return text === undefined ? undefined : (JSON.parse(text) as T);
   }
 
   /**
-   * The text of `target`, read once for every caller that asks for it in the same turn of the event loop: fifty
-   * requests on one stack then queue one read of its files on libuv's four threads instead of fifty. A caller joins
-   * only a read that has not started yet, so what it gets was read after it asked, as fresh as a read of its own.
+   * Runs `read` once for every caller that asks for `key` in the same turn of the event loop: fifty requests on one
+   * stack then queue one read of its files on libuv's four threads instead of fifty. A caller joins only a read that
+   * has not started yet, so what it gets was read after it asked, as fresh as a read of its own.
    */
-  private readShared(target: string): Promise<string | undefined> {
-    const queued = this.queuedReads.get(target);
-    if (queued) return queued;
-    const read = new Promise<string | undefined>((resolve, reject) => {
+  private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const queued = this.queuedReads.get(key);
+    if (queued) return queued as Promise<T>;
+    const result = new Promise<T>((resolve, reject) => {
       setImmediate(() => {
-        this.queuedReads.delete(target);
-        fs.readFile(target, 'utf8').then(resolve, (error: unknown) => (code(error) === 'ENOENT' ? resolve(undefined) : reject(error)));
+        this.queuedReads.delete(key);
+        read().then(resolve, reject);
       });
     });
-    this.queuedReads.set(target, read);
-    return read;
+    this.queuedReads.set(key, result);
+    return result;
   }
 
-  private readonly queuedReads = new Map<string, Promise<string | undefined>>();
+  private readonly queuedReads = new Map<string, Promise<unknown>>();
 
   async mustReadJson<T>(target: string, what: string): Promise<T> {
     const value = await this.readJson<T>(target);
@@ -96,13 +103,15 @@ export class DataDir {
     return value;
   }
 
+  /** The names in `dir`, sorted (`[]` when it does not exist); shared like `readJson`, each caller gets its own copy. */
   async list(dir: string): Promise<string[]> {
-    try {
-      return (await fs.readdir(dir)).sort();
-    } catch (error) {
-      if (code(error) === 'ENOENT') return [];
-      throw error;
-    }
+    const names = await this.shared(`dir:${dir}`, () =>
+      fs.readdir(dir).then(
+        (entries) => entries.sort(),
+        (error: unknown) => (code(error) === 'ENOENT' ? [] : Promise.reject(error)),
+      ),
+    );
+    return [...names];
   }
 
   async remove(target: string): Promise<void> {
@@ -110,8 +119,9 @@ export class DataDir {
   }
 
   /**
-   * Runs `fn` holding the named lock. Locks are `O_EXCL` files recording pid and expiry; a stale lock (expired, or
-   * its pid gone on this host) is broken by renaming it to a unique name first, so two breakers cannot both win.
+   * Runs `fn` holding the named lock. Locks are files created exclusively, recording their holder (lock-owner.ts)
+   * and expiry; a stale lock (expired, or its holder certainly gone) is broken by renaming it to a unique name
+   * first, so two breakers cannot both win.
    * Lock expiry uses the real clock: the injected clock drives domain time only.
    */
   async withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
@@ -136,22 +146,14 @@ export class DataDir {
   private async withFileLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
     const lockPath = this.path('locks', `${name}.lock`);
     const nonce = randomBytes(12).toString('hex');
-    const deadline = Date.now() + LOCK_WAIT_MS;
+    const deadline = Date.now() + (this.options.lockWaitMs ?? LOCK_WAIT_MS);
     let delay = 1;
     for (;;) {
-      try {
-        const handle = await fs.open(lockPath, 'wx', 0o600);
-        try {
-          await handle.writeFile(JSON.stringify({ pid: process.pid, expiresAt: Date.now() + LOCK_TTL_MS, nonce }));
-        } finally {
-          await handle.close();
-        }
-        break;
-      } catch (error) {
-        if (code(error) !== 'EEXIST') throw error;
-      }
+      if (await this.createLockFile(lockPath, { ...lockOwner(), expiresAt: Date.now() + LOCK_TTL_MS, nonce })) break;
       await breakIfStale(lockPath);
-      if (Date.now() > deadline) throw new UnavailableError(`Timed out waiting for the storage lock '${name}'.`);
+      if (Date.now() > deadline) {
+        throw new UnavailableError(`Timed out waiting for the storage lock '${name}', which another request holds; retry shortly.`);
+      }
       await new Promise((resolve) => setTimeout(resolve, delay + Math.random() * delay));
       delay = Math.min(delay * 2, 20);
     }
@@ -162,42 +164,50 @@ export class DataDir {
       if (held?.nonce === nonce) await fs.unlink(lockPath).catch(() => undefined);
     }
   }
+
+  /**
+   * Publishes a complete lock file or nothing: the record is written to a temp file and hard-linked into place, so a
+   * process killed at any point leaves no empty or half-written lock (which only its age could judge). Not fsynced:
+   * after a crash every lock is stale anyway.
+   */
+  private async createLockFile(lockPath: string, record: LockRecord): Promise<boolean> {
+    const temp = this.tempPath();
+    await fs.writeFile(temp, JSON.stringify(record), { flag: 'wx', mode: 0o600 });
+    try {
+      await fs.link(temp, lockPath);
+      return true;
+    } catch (error) {
+      if (code(error) === 'EEXIST') return false;
+      throw error;
+    } finally {
+      await fs.unlink(temp).catch(() => undefined);
+    }
+  }
 }
 
 const LOCK_TTL_MS = 30_000;
 const LOCK_WAIT_MS = 60_000;
+/**
+ * Lock files are published complete (createLockFile), so an empty or unreadable one was left by an older version
+ * killed between creating and writing it; one that old is given up on after this long, not after the full TTL.
+ */
+const TORN_LOCK_GRACE_MS = 2_000;
 
-interface LockInfo {
-  pid: number;
-  expiresAt: number;
-  nonce: string;
-}
+type LockInfo = Partial<LockRecord> & Pick<LockRecord, 'expiresAt' | 'nonce'>;
 
 async function readLock(lockPath: string): Promise<LockInfo | undefined> {
   try {
     return JSON.parse(await fs.readFile(lockPath, 'utf8')) as LockInfo;
   } catch (error) {
     if (code(error) === 'ENOENT') return undefined;
-    // Empty or torn: its creator is still writing it, or died doing so; judge it by age alone.
     const stat = await fs.stat(lockPath).catch(() => undefined);
-    return stat ? { pid: 0, expiresAt: stat.mtimeMs + LOCK_TTL_MS, nonce: `mtime-${stat.mtimeMs}` } : undefined;
+    return stat ? { expiresAt: stat.mtimeMs + TORN_LOCK_GRACE_MS, nonce: `mtime-${stat.mtimeMs}` } : undefined;
   }
 }
 
 function isStale(info: LockInfo | undefined): boolean {
   if (!info) return false;
-  if (info.expiresAt < Date.now()) return true;
-  return info.pid !== 0 && processGone(info.pid);
-}
-
-/** True when no process `pid` runs on this host (a permission error means one does). */
-export function processGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return code(error) === 'ESRCH';
-  }
+  return info.expiresAt < Date.now() || holderIsGone(info);
 }
 
 async function breakIfStale(lockPath: string): Promise<void> {

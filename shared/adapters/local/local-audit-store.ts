@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { InvalidInputError } from '../../core/errors.js';
 import {
   checkAuditLimit as checkLimit,
@@ -8,15 +7,15 @@ import {
   type AuditQuery,
   type AuditStore,
 } from '../../ports/audit-store.js';
-import { processGone, safeSegment, type DataDir } from './files.js';
+import { safeSegment, type DataDir } from './files.js';
+import { holderIsGone, lockOwner, type LockOwner } from './lock-owner.js';
 
 const SITE = '_site';
 const ID = /^[0-9]{13}-[0-9a-f]{16}$/;
 
 /** An intent as stored: which process began it, so recovery need not wait for the deadline once it is gone. */
 interface StoredIntent extends AuditIntent {
-  pid: number;
-  host: string;
+  owner: LockOwner;
 }
 
 /**
@@ -35,7 +34,7 @@ export class LocalAuditStore implements AuditStore {
 
   async begin(intent: AuditIntent): Promise<void> {
     checkId(intent.entry.id);
-    const stored: StoredIntent = { ...intent, pid: process.pid, host: hostname() };
+    const stored: StoredIntent = { ...intent, owner: lockOwner() };
     await this.dir.createJson(this.intentPath(intent.entry), stored, `Audit intent ${intent.entry.id}`);
   }
 
@@ -57,8 +56,8 @@ export class LocalAuditStore implements AuditStore {
       if (!file.endsWith('.json')) continue;
       const intent = await this.dir.readJson<StoredIntent>(this.dir.path('audit-intents', this.orgSegment(org), file));
       if (!intent) continue;
-      const ownerGone = intent.host === hostname() && processGone(intent.pid);
-      if (ownerGone || intent.deadline < now) await this.commit({ ...intent.entry, outcome: 'unknown' });
+      // Gone: a process of this host that no longer runs (or a restarted one with its pid), judged as lock holders are.
+      if (holderIsGone(intent.owner ?? {}) || intent.deadline < now) await this.commit({ ...intent.entry, outcome: 'unknown' });
     }
   }
 

@@ -31,8 +31,8 @@ async function closedPort(): Promise<number> {
 
 async function rewritePid(dataDir: string, entry: AuditEntry, pid: number): Promise<void> {
   const path = join(dataDir, 'audit-intents', entry.org, `${entry.id}.json`);
-  const stored = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
-  await writeFile(path, JSON.stringify({ ...stored, pid }));
+  const stored = JSON.parse(await readFile(path, 'utf8')) as { owner: Record<string, unknown> };
+  await writeFile(path, JSON.stringify({ ...stored, owner: { ...stored.owner, pid, start: undefined } }));
 }
 
 const ref: StackRef = { org: 'acme', project: 'web', stack: 'prod' };

@@ -47,7 +47,10 @@ export type AuditEvent =
   | 'hook.pinged'
   | 'hook.redelivered'
   | 'console.signed-in'
-  | 'console.signed-out';
+  | 'console.signed-out'
+  | 'oidc.policy-created'
+  | 'oidc.policy-deleted'
+  | 'oidc.token-issued';
 
 /** Events that record a refusal itself: the only entries a refused request leaves (all else changes nothing). */
 export const REFUSAL_EVENTS: readonly string[] = ['auth.failed', 'authz.denied'];
@@ -136,10 +139,10 @@ export async function auditAuthenticationFailure(
   deps: ServiceDeps,
   request: RequestInfo | undefined,
   reason: string,
-  known?: { org: string; actor: string; tokenId: string },
+  known?: { org: string; actor: string; tokenId?: string },
 ): Promise<void> {
   const entry = entryFor(deps, request ? { login: 'anonymous', request } : undefined, { org: known?.org ?? '', event: 'auth.failed', description: reason });
-  await deps.storage.audit.append(known ? { ...entry, actor: known.actor, tokenId: known.tokenId } : entry);
+  await deps.storage.audit.append(known ? { ...entry, actor: known.actor, ...(known.tokenId ? { tokenId: known.tokenId } : {}) } : entry);
 }
 
 /** Records a refusal by the permission table (`authz.denied`) in the log of the organization it concerns. */

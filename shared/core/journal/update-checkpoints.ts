@@ -6,7 +6,8 @@
  * Object names under the stack (all write-once, so every save is idempotent):
  * - `updates/<id>/base`              JSON `{"checkpoint": <stack checkpoint name> | null}` recorded at start
  * - `updates/<id>/journal/<a>-<b>-<n>` one journal batch, as received
- * - `updates/<id>/verbatim/<seq>`    the exact bytes of the UntypedDeployment after save number `seq`
+ * - `updates/<id>/verbatim/<seq>-<resource count>` the exact bytes of the UntypedDeployment after save number `seq`
+   (the count, taken when the save was checked, spares `complete` a parse of a state it only moves)
  */
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { CheckpointStore } from '../../ports/checkpoint-store.js';
@@ -21,7 +22,7 @@ import {
 import type { SavedCheckpoint } from '../checkpoint-delta.js';
 import { appendJournalBatch, DEFAULT_MAX_JOURNAL_BATCH_BYTES, journalPrefix, loadJournal, parseJournalBatch } from './journal-store.js';
 import { replayJournal } from './replayer.js';
-import { checkDeploymentBytes, checkDeploymentDocument } from '../checkpoint-body.js';
+import { checkDeploymentBytes, checkDeploymentDocument, resourceCountOf } from '../checkpoint-body.js';
 import type { VersionedDeployment } from './types.js';
 
 const SEQ_DIGITS = 12;
@@ -107,31 +108,42 @@ export async function planJournalEntries(
   };
 }
 
+/** A verbatim/delta save as stored, with the resource count its name records (absent in older names). */
+interface StoredSave extends SavedCheckpoint {
+  resourceCount?: number;
+}
+
 /** The update's last verbatim/delta save, if any. */
 export async function lastSavedCheckpoint(
   store: CheckpointStore,
   stackId: string,
   updateId: string,
-): Promise<SavedCheckpoint | undefined> {
+): Promise<StoredSave | undefined> {
   const names = await store.list(stackId, verbatimPrefix(updateId));
   const last = names[names.length - 1];
   if (last === undefined) return undefined;
   const bytes = Buffer.from(await store.get({ stackId, name: last }));
-  return { sequenceNumber: Number(last.slice(verbatimPrefix(updateId).length)), bytes };
+  const [sequence, count] = last.slice(verbatimPrefix(updateId).length).split('-');
+  return { sequenceNumber: Number(sequence), bytes, ...(count === undefined ? {} : { resourceCount: Number(count) }) };
 }
 
-async function storeSave(store: CheckpointStore, stackId: string, updateId: string, seq: number, bytes: Buffer) {
-  const name = `${verbatimPrefix(updateId)}${String(seq).padStart(SEQ_DIGITS, '0')}`;
-  // A verbatim that repeats the number of an applied save carries the same document; the first copy stands.
-  await putOnce(store, stackId, name, bytes);
-}
-
-function plannedStore(store: CheckpointStore, stackId: string, updateId: string, seq: number, bytes: Buffer, what: string): PlannedSave {
-  checkDeploymentBytes(bytes, what);
+function plannedStore(
+  store: CheckpointStore,
+  stackId: string,
+  updateId: string,
+  last: SavedCheckpoint | undefined,
+  seq: number,
+  bytes: Buffer,
+  what: string,
+): PlannedSave {
+  const resourceCount = resourceCountOf(checkDeploymentBytes(bytes, what));
   return {
     async write(commit) {
       await commit();
-      await storeSave(store, stackId, updateId, seq, bytes);
+      // A verbatim that repeats the number of an applied save carries the same document; the first copy stands.
+      if (last?.sequenceNumber === seq) return 'stored';
+      const name = `${verbatimPrefix(updateId)}${String(seq).padStart(SEQ_DIGITS, '0')}-${resourceCount}`;
+      await putOnce(store, stackId, name, bytes);
       return 'stored';
     },
   };
@@ -145,9 +157,10 @@ export async function planVerbatimCheckpoint(
   body: Buffer,
 ): Promise<PlannedSave> {
   const incoming = parseVerbatimCheckpoint(body);
-  const decision = decideVerbatim(await lastSavedCheckpoint(store, stackId, updateId), incoming);
+  const last = await lastSavedCheckpoint(store, stackId, updateId);
+  const decision = decideVerbatim(last, incoming);
   if (decision.action === 'already-applied') return ALREADY_APPLIED;
-  return plannedStore(store, stackId, updateId, incoming.sequenceNumber, decision.bytes, 'verbatim checkpoint');
+  return plannedStore(store, stackId, updateId, last, incoming.sequenceNumber, decision.bytes, 'verbatim checkpoint');
 }
 
 /**
@@ -161,9 +174,10 @@ export async function planDeltaCheckpoint(
   body: Buffer,
 ): Promise<PlannedSave> {
   const incoming = parseDeltaCheckpoint(body);
-  const decision = decideDelta(await lastSavedCheckpoint(store, stackId, updateId), incoming);
+  const last = await lastSavedCheckpoint(store, stackId, updateId);
+  const decision = decideDelta(last, incoming);
   if (decision.action === 'already-applied') return ALREADY_APPLIED;
-  return plannedStore(store, stackId, updateId, incoming.sequenceNumber, decision.bytes, 'checkpoint after the delta');
+  return plannedStore(store, stackId, updateId, last, incoming.sequenceNumber, decision.bytes, 'checkpoint after the delta');
 }
 
 /** Loads a stack checkpoint by name (the API decides how checkpoints are stored). */
@@ -203,7 +217,7 @@ export async function currentUpdateDeployment(
   if (!saved) return undefined;
   const carry = { snippets: base?.deployment.snippets, extensions: base?.deployment.extensions };
   if (!verbatimNeedsNormalizing(saved.bytes, carry)) {
-    return { source: 'verbatim', text: saved.bytes, resourceCount: countResources(saved.bytes) };
+    return { source: 'verbatim', text: saved.bytes, resourceCount: saved.resourceCount ?? countResources(saved.bytes) };
   }
   const normalized = normalizeVerbatimDeployment(saved.bytes, carry);
   return { source: 'verbatim', text: Buffer.from(JSON.stringify(normalized)), resourceCount: normalized.deployment.resources?.length ?? 0 };

@@ -3,6 +3,8 @@ import { createConsoleService } from '../console/index.js';
 import { createHookService } from '../hooks/hook-service.js';
 import type { RetryPolicy } from '../hooks/dispatcher.js';
 import type { HookRuntimeOptions } from '../hooks/runtime.js';
+import { createOidcService } from '../oidc/oidc-service.js';
+import type { OidcOptions } from '../oidc/types.js';
 import { createAccessService } from './access-service.js';
 import { createAuditService } from '../audit/audit.js';
 import { auditingDenials } from '../audit/denials.js';
@@ -26,6 +28,8 @@ export interface ServiceOptions {
   listPageSize?: number;
   /** How hooks reach destinations (SSRF allowance, timeouts, Lambda client) and retry (redeliver). */
   hooks?: HookRuntimeOptions & RetryPolicy;
+  /** How OIDC ID tokens are checked (issuer fetches, clock skew, key caching). */
+  oidc?: OidcOptions;
   /** How long an audit intent may stay unsettled before recovery publishes it (default AUDIT_INTENT_GRACE_MS). */
   auditGraceMs?: number;
 }
@@ -53,6 +57,7 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     identity,
     access: auditingDenials(deps, createAccessService(deps)),
     audit: auditingDenials(deps, createAuditService(deps)),
+    oidc: auditingDenials(deps, createOidcService(deps)),
     stacks: auditingDenials(deps, createStackService(deps)),
     restore: auditingDenials(deps, createStackRestoreService(deps)),
     updates: auditingDenials(deps, createUpdateService(deps)),

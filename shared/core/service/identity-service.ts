@@ -109,9 +109,29 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
     const principal = await principalOf(record).catch((error: unknown) =>
       error instanceof UnauthorizedError ? refuse(request, `access token ${record.id} of a deleted user, team or organization`, record) : Promise.reject(error),
     );
-    // Last use is bookkeeping: a failure to record it never fails the request.
-    await identity.touchToken(tokenHash, now, LAST_USED_RESOLUTION_MS).catch(() => undefined);
+    await recordUse(record, now);
     return request ? { ...principal, request } : principal;
+  }
+
+  /** Touches of a token already on their way, so concurrent requests with one token ask storage once. */
+  const touching = new Map<string, Promise<void>>();
+
+  /**
+   * Last use is bookkeeping: a failure to record it never fails the request. The record just read says whether it
+   * is due, so a token used within the resolution costs no storage call at all (no write, no lock), which keeps
+   * concurrent requests from queueing behind one another on it.
+   */
+  async function recordUse(record: TokenRecord, now: number): Promise<void> {
+    if (record.lastUsedAt !== undefined && record.lastUsedAt > now - LAST_USED_RESOLUTION_MS) return;
+    let touch = touching.get(record.tokenHash);
+    if (!touch) {
+      touch = identity
+        .touchToken(record.tokenHash, now, LAST_USED_RESOLUTION_MS)
+        .catch(() => undefined)
+        .finally(() => touching.delete(record.tokenHash));
+      touching.set(record.tokenHash, touch);
+    }
+    await touch;
   }
 
   return {

@@ -6,7 +6,7 @@
  * routes never resolve the name in the URL; the token check is ONE conditional write on the stack's lease item
  * (`LeaseStore.nextSave`: token hash, update id, expiry and the stack name the lease was granted under, all in the
  * condition) that also hands out the save's number; the save is then ONE write-once object
- * `updates/<updateId>/checkpoints/<n>`. The stack record is written only at start, complete and cancel (and when a
+ * `updates/<updateId>/checkpoints/<n>-<count>`. The stack record is written only at start, complete and cancel (and when a
  * crashed update is folded); until then export reads the running update's latest save (`stack-state.ts`).
  *
  * Ending a non-dry-run update ("settling" it: complete, cancel, or folding a crashed one) is ordered so a crash at
@@ -15,7 +15,7 @@
  * clears `activeUpdate`; the lease goes last.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ConflictError, ForbiddenError, InvalidInputError, LeaseHeldError, NotFoundError, TooLargeError } from '../errors.js';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError } from '../errors.js';
 import { negotiateJournalVersion, materializeUpdate } from '../journal/protocol.js';
 import {
   planDeltaCheckpoint,
@@ -33,13 +33,15 @@ import type { StackChanges, StackRecord } from '../../ports/stack-store.js';
 import type { UpdateChanges, UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
 import { audited } from '../audit/audit.js';
 import { isStaleRevision, loadStack } from './authorization.js';
-import { prepareCheckpoint } from '../checkpoint-body.js';
+import { LeaseDecisions } from './lease-decisions.js';
+import { prepareCheckpoint, resourceCountOf } from '../checkpoint-body.js';
 import type { ServiceDeps } from './create-services.js';
 import {
   checkpointLoader,
   lastUpdateCheckpoint,
   loadCheckpoint,
   newUpdateId,
+  resourceCountInName,
   stackIdOfUpdate,
   updateCheckpointName,
   updateResultName,
@@ -136,11 +138,6 @@ function isUpload(value: UntypedDeployment | Uint8Array | CheckpointUpload): val
   return !(value instanceof Uint8Array) && (value as CheckpointUpload).decoded instanceof Promise;
 }
 
-function countResources(deployment: UntypedDeployment): number {
-  const resources = (deployment.deployment as { resources?: unknown }).resources;
-  return Array.isArray(resources) ? resources.length : 0;
-}
-
 /** The state an ending update leaves behind. */
 interface UpdateOutcome {
   checkpoint?: string;
@@ -192,7 +189,11 @@ async function changeStack(
  */
 async function resolveOutcome(deps: ServiceDeps, stack: StackRecord, updateId: string): Promise<UpdateOutcome> {
   const last = await lastUpdateCheckpoint(deps, stack.id, updateId);
-  if (last) return { checkpoint: last, resourceCount: countResources(await loadCheckpoint(deps, stack.id, last)) };
+  if (last) {
+    // The count was taken when the save was checked; only saves named before that are read back to count them.
+    const recorded = resourceCountInName(last);
+    return { checkpoint: last, resourceCount: recorded ?? resourceCountOf(await loadCheckpoint(deps, stack.id, last)) };
+  }
   const resultName = updateResultName(updateId);
   const materialized = await materializeUpdate(
     deps.storage.checkpoints,
@@ -327,6 +328,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
   const floor = Math.min(deps.options.minLeaseMs ?? MIN_LEASE_MS, ceiling);
   const defaultLease = deps.options.defaultLeaseMs ?? DEFAULT_LEASE_MS;
   const hooks = hookRuntime({ ...deps.options.hooks, keys: deps.storage.keys });
+  const decisions = new LeaseDecisions();
 
   function leaseDuration(requested: number | undefined): number {
     if (requested === undefined) return Math.min(Math.max(defaultLease, floor), ceiling);
@@ -443,8 +445,9 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       request: StartUpdateRequest,
     ): Promise<StartedUpdate> {
       const found = await loadStack(deps, principal, ref, 'update');
-      // The holder is read alongside the update, so a start that must be refused is refused by these two reads alone:
-      // it neither asks the gates nor queues a write behind the other contenders. Granting stays one conditional write.
+      // The holder is read alongside the update, so a start that must be refused is refused by reads alone: it neither
+      // asks the gates nor queues a write behind the other contenders (see LeaseDecisions). Granting stays one
+      // conditional write.
       const [update, holder] = await Promise.all([updateOf(found, updateId), storage.leases.current(found.id)]);
       if (isTerminal(update)) {
         throw new ConflictError(`Update ${updateId} has already ended (${update.status}); create a new update.`, {
@@ -470,16 +473,13 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
         const tokenExpiration = epochSeconds(grant.expiresAt);
         return { version: stack.version, token: grant.token, tokenExpiration, journalVersion };
       }
-      if (holder && holder.updateId !== updateId) throw new LeaseHeldError(holder);
-      // Gates answer before the lease is taken, so a denied update never holds the stack.
-      await runGates(storage.hooks, hooks, found, update, principal);
       const name = formatStackRef(found);
-      const grant = await audited(
-        deps,
-        principal,
-        { org: found.org, event: 'update.started', target: name, description: `started ${update.kind} ${updateId} of ${name}` },
-        () => storage.leases.acquire(grantRequest),
-      );
+      const grant = await decisions.decide(found.id, updateId, holder, () => storage.leases.current(found.id), async () => {
+        // Gates answer before the lease is taken, so a denied update never holds the stack.
+        await runGates(storage.hooks, hooks, found, update, principal);
+        const started = { org: found.org, event: 'update.started', target: name, description: `started ${update.kind} ${updateId} of ${name}` } as const;
+        return audited(deps, principal, started, () => storage.leases.acquire(grantRequest));
+      });
       try {
         const stack = await markActive(found.id, update, tags);
         await recordUpdateBase(storage.checkpoints, found.id, updateId, stack.currentCheckpoint);
@@ -514,7 +514,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
         prepareCheckpoint(storage.checkpoints, await incoming, upload?.gzipped),
       );
       const save = await commit();
-      await storage.checkpoints.put({ stackId, name: updateCheckpointName(updateId, save) }, checked);
+      await storage.checkpoints.put({ stackId, name: updateCheckpointName(updateId, save, checked.resourceCount) }, checked.prepared);
     },
 
     async saveVerbatimCheckpoint(ref: StackRef, updateId: string, token: string, body: Buffer) {

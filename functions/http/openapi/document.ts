@@ -1,0 +1,172 @@
+import * as z from 'zod';
+import { CSRF_HEADER, SESSION_COOKIE } from '../console-session.js';
+import type { Route } from '../router.js';
+import { OPERATIONS, type OperationDoc } from './operations.js';
+import { emptyObject, errorBody } from './responses.js';
+
+/**
+ * The OpenAPI 3.1 document of the API, built from the route table (methods, paths, path parameters) and the zod
+ * schemas the routes validate with (operations.ts), converted by zod's own `z.toJSONSchema` (JSON Schema 2020-12,
+ * the dialect OpenAPI 3.1 uses). Only GET /api/openapi.json loads this module, and only when asked.
+ */
+
+type JsonObject = Record<string, unknown>;
+
+/** Thrown when the route table and operations.ts disagree: every route must be described, and only routes. */
+export class UndocumentedRouteError extends Error {
+  constructor(
+    readonly undocumented: readonly string[],
+    readonly unknown: readonly string[],
+  ) {
+    super(
+      [
+        undocumented.length > 0 ? `routes without an entry in functions/http/openapi/operations.ts: ${undocumented.join(', ')}` : '',
+        unknown.length > 0 ? `operations.ts entries that name no route: ${unknown.join(', ')}` : '',
+      ]
+        .filter(Boolean)
+        .join('; '),
+    );
+    this.name = 'UndocumentedRouteError';
+  }
+}
+
+const PATH_PARAMETERS: Record<string, string> = {
+  orgName: 'Organization name',
+  projectName: 'Project name',
+  stackName: 'Stack name',
+  updateId: 'Update id (from creating the update)',
+  version: 'Stack version (1 or more), or an update id',
+  tokenId: 'Token id',
+  hookName: 'Hook name',
+  deliveryId: 'Delivery id',
+  userLogin: "The member's login",
+  teamName: 'Team name',
+  policyId: 'OIDC trust policy id',
+};
+
+const SECURITY: Record<OperationDoc['auth'], JsonObject[]> = {
+  token: [{ apiToken: [] }, { consoleSession: [] }],
+  'update-token': [{ updateToken: [] }],
+  body: [],
+};
+
+function jsonSchema(schema: z.ZodType): JsonObject {
+  const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonObject;
+  // The document's dialect (jsonSchemaDialect) applies; a `$schema` inside each component is noise.
+  delete converted.$schema;
+  return converted;
+}
+
+const jsonContent = (schema: JsonObject) => ({ 'application/json': { schema } });
+
+function errorResponses(): JsonObject {
+  const error = { $ref: '#/components/schemas/Error' };
+  return {
+    '4XX': { description: 'Refused: the message says what to fix. Nothing was changed.', content: jsonContent(error) },
+    '500': { description: 'A bug; the message names the request id', content: jsonContent(error) },
+    '503': {
+      description: 'Storage unavailable; retry after the given seconds. Nothing was changed.',
+      headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+      content: jsonContent(error),
+    },
+  };
+}
+
+function operation(route: Route, doc: OperationDoc): JsonObject {
+  const parameters: JsonObject[] = [];
+  for (const [, name] of route.path.matchAll(/\{([A-Za-z0-9_]+)\}/g)) {
+    parameters.push({ name, in: 'path', required: true, description: PATH_PARAMETERS[name] ?? name, schema: { type: 'string' } });
+  }
+  for (const query of doc.query ?? []) {
+    parameters.push({ name: query.name, in: 'query', required: false, description: query.description, schema: { type: query.type } });
+  }
+  const success =
+    doc.response === null || doc.status === 204
+      ? { description: 'Done' }
+      : { description: 'Done', content: jsonContent(jsonSchema(doc.response ?? emptyObject)) };
+  return {
+    operationId: operationId(route),
+    summary: doc.summary,
+    tags: [doc.tag],
+    security: SECURITY[doc.auth],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(doc.body
+      ? {
+          requestBody: {
+            required: !doc.bodyOptional,
+            description: 'JSON, optionally gzip-compressed (Content-Encoding: gzip)',
+            content: jsonContent(jsonSchema(doc.body)),
+          },
+        }
+      : {}),
+    ...(doc.form
+      ? { requestBody: { required: true, description: 'Form-encoded', content: { 'application/x-www-form-urlencoded': { schema: jsonSchema(doc.form) } } } }
+      : {}),
+    responses: { [String(doc.status ?? 200)]: success, ...errorResponses() },
+  };
+}
+
+/** `POST /api/stacks/{orgName}/…/rename` → `postStacksOrgNameProjectNameStackNameRename`: unique per method+path. */
+function operationId(route: Route): string {
+  const words = route.path
+    .replace(/^\/api\//, '')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word[0]!.toUpperCase() + word.slice(1));
+  return route.method.toLowerCase() + words.join('');
+}
+
+/** The document for `routes`; throws {@link UndocumentedRouteError} unless operations.ts describes exactly them. */
+export function buildOpenApiDocument(routes: readonly Route[], version: string): JsonObject {
+  const keys = new Set(routes.map((route) => `${route.method} ${route.path}`));
+  const undocumented = [...keys].filter((key) => !(key in OPERATIONS));
+  const unknown = Object.keys(OPERATIONS).filter((key) => !keys.has(key));
+  if (undocumented.length > 0 || unknown.length > 0) throw new UndocumentedRouteError(undocumented, unknown);
+
+  const paths: Record<string, JsonObject> = {};
+  for (const route of routes) {
+    const item = (paths[route.path] ??= {});
+    item[route.method.toLowerCase()] = operation(route, OPERATIONS[`${route.method} ${route.path}`]!);
+  }
+  return {
+    openapi: '3.1.1',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'Stackyard API',
+      version,
+      summary: 'The Pulumi service API as Stackyard serves it, plus its own admin, hook, audit and console routes',
+      description:
+        'Errors are `{"code": <HTTP status>, "message"}`; every response carries `X-Pulumi-Request-ID`. Bodies may be ' +
+        'gzip-compressed both ways. See docs/api.md for the wire rules and what differs from the Pulumi Cloud service.',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    servers: [{ url: '/' }],
+    paths,
+    components: {
+      schemas: { Error: jsonSchema(errorBody) },
+      headers: {
+        RetryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } },
+      },
+      securitySchemes: {
+        apiToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: '`Authorization: token <access token>` (what `pulumi login` stores)',
+        },
+        updateToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: "`Authorization: update-token <lease token>` from starting the update; a stale one gets 403",
+        },
+        consoleSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: SESSION_COOKIE,
+          description: `The web console session; changes also need its CSRF token in the ${CSRF_HEADER} header`,
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,185 @@
+import * as z from 'zod';
+
+/**
+ * Response bodies as the routes render them (functions/http/wire.ts and the route modules), written as zod schemas
+ * only so the OpenAPI document can describe them. The routes build these objects directly; the wire tests
+ * (test/api/) hold them to the Pulumi CLI's decoders. Clients must ignore unknown fields, as the Pulumi CLI does.
+ */
+
+const epochSeconds = z.number().int().describe('Unix time in seconds');
+
+/** `{"code", "message"}`: every refusal and failure (`code` repeats the HTTP status, which the Pulumi CLI reads). */
+export const errorBody = z.object({
+  code: z.number().int().describe('The HTTP status again'),
+  message: z.string().describe('What went wrong and what to do next'),
+});
+
+/** Routes whose answer the client ignores answer `{}`. */
+export const emptyObject = z.object({}).describe('An empty JSON object');
+
+/** A JSON object this document does not spell out field by field. */
+export const jsonObject = z.record(z.string(), z.unknown());
+
+const organization = z.object({ githubLogin: z.string(), name: z.string(), avatarUrl: z.string(), email: z.string() });
+
+export const userBody = z.object({
+  id: z.string(),
+  githubLogin: z.string(),
+  name: z.string(),
+  email: z.string(),
+  avatarUrl: z.string(),
+  organizations: z.array(organization),
+  identities: z.array(z.string()),
+  siteAdmin: z.boolean(),
+  tokenInfo: z.object({ name: z.string(), organization: z.string(), team: z.string() }).optional(),
+});
+
+export const defaultOrgBody = z.object({ GitHubLogin: z.string(), Messages: z.array(z.unknown()) });
+
+export const capabilitiesBody = z.object({
+  capabilities: z.array(
+    z.object({ capability: z.string(), version: z.number().int().optional(), configuration: jsonObject.optional() }),
+  ),
+});
+
+export const packagesBody = z.object({ packages: z.array(z.unknown()), continuationToken: z.string().nullable() });
+
+const stackSummary = z.object({
+  id: z.string(),
+  orgName: z.string(),
+  projectName: z.string(),
+  stackName: z.string(),
+  lastUpdate: epochSeconds.optional().describe('0 while an update runs'),
+  resourceCount: z.number().int().optional(),
+});
+
+export const stackListBody = z.object({ stacks: z.array(stackSummary), continuationToken: z.string().optional() });
+
+export const stackBody = z.object({
+  id: z.string(),
+  orgName: z.string(),
+  projectName: z.string(),
+  stackName: z.string(),
+  activeUpdate: z.string().describe('The running update, or empty'),
+  currentOperation: z.object({ kind: z.string(), author: z.string(), started: epochSeconds }).optional(),
+  tags: z.record(z.string(), z.string()),
+  version: z.number().int(),
+});
+
+export const createdStackBody = stackBody.extend({ messages: z.array(z.unknown()) });
+
+export const untypedDeploymentBody = z.object({
+  version: z.number().int(),
+  features: z.array(z.string()).optional(),
+  deployment: jsonObject,
+});
+
+export const updateInfoBody = z.object({
+  updateID: z.string(),
+  kind: z.string(),
+  startTime: epochSeconds,
+  endTime: epochSeconds.optional(),
+  message: z.string(),
+  environment: z.record(z.string(), z.string()).optional(),
+  config: jsonObject.optional(),
+  result: z.enum(['not-started', 'in-progress', 'succeeded', 'failed']),
+  version: z.number().int().optional(),
+  resourceChanges: z.record(z.string(), z.number().int()),
+  resourceCount: z.number().int().optional(),
+  requestedBy: z.string().optional(),
+  cancelledBy: z.string().optional(),
+});
+
+export const historyBody = z.object({ updates: z.array(updateInfoBody) });
+export const latestUpdateBody = z.object({ info: updateInfoBody });
+
+export const createdUpdateBody = z.object({
+  updateID: z.string(),
+  requiredPolicies: z.array(z.unknown()),
+  messages: z.array(z.unknown()),
+});
+
+export const startedUpdateBody = z.object({
+  version: z.number().int(),
+  token: z.string().describe('The lease token: send it as `Authorization: update-token <token>`'),
+  tokenExpiration: epochSeconds,
+  journalVersion: z.union([z.literal(0), z.literal(1)]),
+});
+
+export const renewedLeaseBody = z.object({ token: z.string(), tokenExpiration: epochSeconds });
+
+export const updateResultsBody = z.object({
+  status: z.enum(['not started', 'running', 'succeeded', 'failed']),
+  events: z.array(z.unknown()),
+  continuationToken: z.string().optional().describe('Present while the update has not finished: poll again'),
+});
+
+export const ciphertextBody = z.object({ ciphertext: z.string().describe('base64') });
+export const plaintextBody = z.object({ plaintext: z.string().describe('base64') });
+export const ciphertextsBody = z.object({ ciphertexts: z.array(z.string().describe('base64')) });
+export const plaintextsBody = z.object({
+  plaintexts: z.record(z.string(), z.string()).describe('base64 plaintext by base64 ciphertext'),
+});
+
+export const newTokenBody = z.object({ id: z.string(), tokenValue: z.string().describe('Shown once; store it now') });
+
+const tokenView = z.object({
+  id: z.string(),
+  description: z.string(),
+  login: z.string(),
+  kind: z.string(),
+  organization: z.string().optional(),
+  team: z.string().optional(),
+  createdBy: z.string().optional(),
+  createdAt: epochSeconds,
+  expiresAt: epochSeconds.optional(),
+  lastUsed: epochSeconds.optional(),
+});
+
+export const tokenListBody = z.object({ tokens: z.array(tokenView) });
+
+export const auditLogBody = z.object({
+  auditLogEvents: z.array(
+    z.object({
+      id: z.string(),
+      timestamp: epochSeconds,
+      event: z.string(),
+      description: z.string(),
+      user: z.object({ name: z.string(), githubLogin: z.string(), avatarUrl: z.string() }),
+      sourceIP: z.string(),
+      tokenID: z.string().optional(),
+      requestID: z.string().optional(),
+      userAgent: z.string().optional(),
+      target: z.string().optional(),
+      outcome: z.string().optional(),
+    }),
+  ),
+  continuationToken: z.string().optional(),
+});
+
+export const teamBody = z.object({ name: z.string(), description: z.string().optional(), members: z.array(z.string()) });
+export const teamListBody = z.object({ teams: z.array(teamBody) });
+
+/** apitype.TokenExchangeGrantResponse: what `pulumi login --oidc-token` reads. */
+export const tokenExchangeBody = z.object({
+  access_token: z.string(),
+  issued_token_type: z.string(),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number().int().describe('Seconds'),
+  scope: z.string(),
+});
+
+export const oidcPolicyBody = z.object({
+  id: z.string(),
+  issuer: z.string(),
+  audiences: z.array(z.string()),
+  claims: z.record(z.string(), z.string()),
+  tokenKind: z.enum(['organization', 'team', 'personal']),
+  team: z.string().optional(),
+  user: z.string().optional(),
+  maxLifetimeSeconds: z.number().int(),
+  description: z.string(),
+  createdAt: z.number().int().describe('Unix time in milliseconds'),
+  createdBy: z.string(),
+});
+export const oidcPolicyListBody = z.object({ policies: z.array(oidcPolicyBody) });
