@@ -247,8 +247,10 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
       const id = newEventId(now);
       const where = stackName ?? `organization ${scope.org}`;
       const spec = { org: scope.org, event: 'hook.pinged', target: `hook ${hook.name}`, description: `pinged hook ${hook.name} of ${where}` } as const;
-      const { delivery } = await audited(deps, principal, spec, () =>
-        hooks.createDelivery({
+      // The attempt runs inside the audited action: committing the entry between the delivery's creation and its
+      // claim would give the background dispatcher time to take the delivery first.
+      return audited(deps, principal, spec, async () => {
+        const { delivery } = await hooks.createDelivery({
           ...scope,
           hook: hook.name,
           id,
@@ -256,9 +258,9 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
           kind: 'ping',
           payload: pingPayload(ref ?? { org: scope.org }, principal.login, hook.name),
           createdAt: now,
-        }),
-      );
-      return attemptNow(delivery, true);
+        });
+        return attemptNow(delivery, true);
+      });
     },
 
     async deliveries(principal, target, name, limit = DEFAULT_DELIVERY_PAGE) {
@@ -288,8 +290,8 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
         target: `hook ${hook.name}`,
         description: `redelivered ${original.kind} delivery ${original.id} of hook ${hook.name} of ${where}`,
       } as const;
-      const { delivery } = await audited(deps, principal, spec, () =>
-        hooks.createDelivery({
+      return audited(deps, principal, spec, async () => {
+        const { delivery } = await hooks.createDelivery({
           ...scope,
           hook: hook.name,
           id: newEventId(now),
@@ -298,9 +300,9 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
           payload: original.payload,
           createdAt: now,
           redeliveryOf: original.id,
-        }),
-      );
-      return attemptNow(delivery, false);
+        });
+        return attemptNow(delivery, false);
+      });
     },
   };
 }
