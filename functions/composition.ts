@@ -1,7 +1,6 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { awsStorageOptionsFromEnv, createAwsStorage } from '../shared/adapters/aws/index.js';
 import { createServices } from '../shared/core/service/index.js';
 import type { Services } from '../shared/core/service/types.js';
 import type { AccessLogEntry } from './http/access-log.js';
@@ -10,6 +9,7 @@ import { findConsoleAssets } from './http/console-assets.js';
 import type { HandlerGroup } from './http/router.js';
 import { createApiGatewayHandler, type ApiGatewayHandler } from './handlers/api-gateway.js';
 import { hookOptionsFromEnv } from './hook-settings.js';
+import { lambdaStorage, type StorageParts } from './lambda-storage.js';
 import { createApiLogger } from './logger.js';
 
 let services: Services | undefined;
@@ -20,17 +20,20 @@ let services: Services | undefined;
  * STACKYARD_PUBLIC_URL when set (a custom domain in front), else the domain this request arrived on. Hooks may
  * only name the Lambda functions of STACKYARD_HOOK_FUNCTION_ARNS, the ones the functions may invoke.
  */
-function lambdaServices(event: APIGatewayProxyEventV2): Services {
+function lambdaServices(event: APIGatewayProxyEventV2, parts: readonly StorageParts[]): Services {
   if (!services) {
-    const storage = createAwsStorage(awsStorageOptionsFromEnv(process.env));
+    const storage = lambdaStorage(parts);
     const serviceUrl = process.env.STACKYARD_PUBLIC_URL || `https://${event.requestContext.domainName}`;
     services = createServices(storage, { serviceUrl, hooks: hookOptionsFromEnv(process.env) });
   }
   return services;
 }
 
-/** The Lambda entry point of one handler group (the modules under handlers/ each export one). */
-export function lambdaHandler(group: HandlerGroup): ApiGatewayHandler {
+/**
+ * The Lambda entry point of one handler group (the modules under handlers/ each export one): it serves that group's
+ * routes, on storage made of the table and `parts` (the S3 and KMS adapters those routes use).
+ */
+export function lambdaHandler(group: HandlerGroup, parts: readonly StorageParts[]): ApiGatewayHandler {
   const logger = createApiLogger(group);
   let api: ApiHandler | undefined;
   const accessLog = (entry: AccessLogEntry) => logger.info('access', { ...entry });
@@ -38,7 +41,8 @@ export function lambdaHandler(group: HandlerGroup): ApiGatewayHandler {
     logger,
     (event) =>
       (api ??= createApi({
-        services: lambdaServices(event),
+        services: lambdaServices(event, parts),
+        group,
         logger,
         accessLog,
         // The bundle's `console/` folder (infra copies dist/console next to each handler).

@@ -1,4 +1,4 @@
 import { lambdaHandler } from '../composition.js';
 
-/** API Gateway entry point of the identity routes (it can serve every route; see docs/api.md, "Handler grouping"). */
-export const handler = lambdaHandler('identity');
+/** API Gateway entry point of the identity routes (and `$default`): the table only (see docs/deploy.md, "What each function bundles"). */
+export const handler = lambdaHandler('identity', []);

@@ -17,6 +17,8 @@ export interface ApiOptions {
   accessLog?: AccessLog;
   /** The built web console, served for GET and HEAD outside /api/ (`undefined`: those answer 404). */
   consoleAssets?: ConsoleAssets;
+  /** The one handler group this process serves (a Lambda function); a route of another group answers 404. Absent: all. */
+  group?: HandlerGroup;
 }
 
 const router = new Router(API_ROUTES);
@@ -32,14 +34,17 @@ export function routeGroup(method: string, path: string): HandlerGroup | undefin
  * serves are the web console's (`$default` in API Gateway).
  */
 export function createApi(options: ApiOptions): ApiHandler {
-  const { services, logger, accessLog, consoleAssets } = options;
+  const { services, logger, accessLog, consoleAssets, group } = options;
   return async (request) => {
     const started = performance.now();
     let response: HttpResponse;
     const match = router.match(request.method, request.path);
-    const context = match && createRouteContext(request, match.params, services);
+    const elsewhere = match !== undefined && group !== undefined && match.route.group !== group;
+    const served = elsewhere ? undefined : match;
+    const context = served && createRouteContext(request, served.params, services);
     try {
-      if (context) response = await match.route.handle(context);
+      if (elsewhere) throw Router.elsewhere(match.route, group);
+      if (context) response = await served.route.handle(context);
       else if (isConsoleRequest(request)) response = consoleResponse(consoleAssets, request);
       else throw Router.notFound(request.method, request.path);
     } catch (error) {

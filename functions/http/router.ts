@@ -3,8 +3,9 @@ import type { HttpResponse } from './types.js';
 import type { RouteContext } from './context.js';
 
 /**
- * Which Lambda function serves a route. Every function carries the whole router (so `$default` and any mis-routed
- * request still get the right answer); the grouping only decides memory size, log group and blast radius.
+ * Which Lambda function serves a route. Each function runs only its own group's routes, on storage built with only
+ * the AWS clients those routes use (docs/deploy.md, "What each function bundles"); a request API Gateway sends to the
+ * wrong function is answered 404 naming the right one (`Router.elsewhere`). `stackyard serve` runs every group.
  */
 export type HandlerGroup = 'identity' | 'stacks' | 'updates' | 'secrets';
 
@@ -57,6 +58,17 @@ export class Router {
       if (params && (!best || compiled.literalCount > best.compiled.literalCount)) best = { compiled, params };
     }
     return best && { route: best.compiled.route, params: best.params };
+  }
+
+  /**
+   * 404 for a route that belongs to another function: the API Gateway routes of this deployment do not match its
+   * code (a partial or manual deployment), which only redeploying the whole stack repairs.
+   */
+  static elsewhere(route: Route, group: HandlerGroup): NotFoundError {
+    return new NotFoundError(
+      `${route.method} ${route.path} is served by the ${route.group} function, but this request reached the ${group} ` +
+        'function: the API routes of this deployment do not match its functions; redeploy it (`cdk deploy`, docs/deploy.md).',
+    );
   }
 
   /** 404 with the Pulumi error shape for anything the table does not serve (agent signup, registry versions, …). */

@@ -244,22 +244,35 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
         }),
       );
 
-      // Unrouted paths reach the router on any function (404), and the API-token routes want a token (401). Console
-      // pages come from the identity function (API Gateway's `$default`), which alone carries the built console.
-      const api = [
-        { statusCode: 404, body: expect.objectContaining({ code: 404, message: expect.stringMatching(/not served/) }) },
-        { statusCode: 401, body: expect.objectContaining({ code: 401, message: expect.stringMatching(/token/) }) },
+      // Unrouted paths reach the router on any function (404). `GET /api/user` is identity's: there it wants a token
+      // (401), and any other function, built without identity's concern in mind, refuses it as mis-routed (404 naming
+      // identity). Console pages come from the identity function (API Gateway's `$default`), which alone carries the
+      // built console.
+      const unrouted = { statusCode: 404, body: expect.objectContaining({ code: 404, message: expect.stringMatching(/not served/) }) };
+      const identity = [
+        ['console', 'index.mjs', 'index.mjs.map'],
+        [
+          unrouted,
+          { statusCode: 401, body: expect.objectContaining({ code: 401, message: expect.stringMatching(/token/) }) },
+          { statusCode: 200, body: expect.stringContaining('<title>Stackyard</title>') },
+        ],
       ];
-      const identity = [['console', 'index.mjs', 'index.mjs.map'], [...api, { statusCode: 200, body: expect.stringContaining('<title>Stackyard</title>') }]];
-      const other = [
+      const other = (group: string) => [
         ['index.mjs', 'index.mjs.map'],
-        [...api, { statusCode: 404, body: expect.objectContaining({ code: 404, message: expect.stringMatching(/console is not built/) }) }],
+        [
+          unrouted,
+          {
+            statusCode: 404,
+            body: expect.objectContaining({ code: 404, message: expect.stringContaining(`served by the identity function, but this request reached the ${group} function`) }),
+          },
+          { statusCode: 404, body: expect.objectContaining({ code: 404, message: expect.stringMatching(/console is not built/) }) },
+        ],
       ];
       expect(Object.fromEntries(answers)).toEqual({
         'Stackyard API: Identity': identity,
-        'Stackyard API: Stacks': other,
-        'Stackyard API: Updates': other,
-        'Stackyard API: Secrets': other,
+        'Stackyard API: Stacks': other('stacks'),
+        'Stackyard API: Updates': other('updates'),
+        'Stackyard API: Secrets': other('secrets'),
       });
       expect(networkAttempts(workDir)).toEqual([]);
     } finally {

@@ -20,7 +20,7 @@ import {
   validateMaxLifetime,
   type OidcPolicyInput,
 } from './policies.js';
-import { OidcRefusalError } from './refusal.js';
+import { IssuerUnavailableError, OidcRefusalError } from './refusal.js';
 import { PULUMI_TOKEN_TYPES } from './types.js';
 import { verifyIdToken } from './verify.js';
 
@@ -153,7 +153,9 @@ export function createOidcService(deps: ServiceDeps): OidcService {
         now: deps.now(),
         clockSkewSeconds,
         isTrustedIssuer: (issuer) => policies.some((p) => p.issuer === issuer),
-      }).catch((error: unknown) => (error instanceof OidcRefusalError ? refuse(error, logOrg, info) : Promise.reject(error)));
+      }).catch((error: unknown) =>
+        error instanceof OidcRefusalError || error instanceof IssuerUnavailableError ? refuse(error, logOrg, info) : Promise.reject(error),
+      );
 
       const candidates = policies.filter((p) => p.issuer === token.issuer);
       const reasons: string[] = [];
