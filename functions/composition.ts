@@ -1,17 +1,17 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { awsStorageOptionsFromEnv, createAwsClients, createAwsStorage } from '../shared/adapters/aws/index.js';
 import { createServices } from '../shared/core/service/index.js';
 import type { Services } from '../shared/core/service/types.js';
 import type { AccessLogEntry } from './http/access-log.js';
-import { createApi, type ApiHandler } from './http/api.js';
+import { createRoutedApi, type ApiHandler } from './http/api-core.js';
 import { findConsoleAssets } from './http/console-assets.js';
-import type { HandlerGroup } from './http/router.js';
+import type { HandlerGroup, Route } from './http/router.js';
 import { createApiGatewayHandler, type ApiGatewayHandler } from './handlers/api-gateway.js';
 import { hookOptionsFromEnv } from './hook-settings.js';
+import { lambdaStorage, type StorageParts } from './lambda-storage.js';
 import { createApiLogger } from './logger.js';
-import { apiMetricsMiddleware, createApiMetrics, createTracer, traceAwsClients, tracingMiddleware } from './observability.js';
+import { apiMetricsMiddleware, createApiMetrics, createTracer, tracingMiddleware } from './observability.js';
 
 const tracer = createTracer();
 
@@ -23,25 +23,41 @@ let services: Services | undefined;
  * STACKYARD_PUBLIC_URL when set (a custom domain in front), else the domain this request arrived on. Hooks may
  * only name the Lambda functions of STACKYARD_HOOK_FUNCTION_ARNS, the ones the functions may invoke.
  */
-function lambdaServices(event: APIGatewayProxyEventV2): Services {
+function lambdaServices(event: APIGatewayProxyEventV2, parts: readonly StorageParts[]): Services {
   if (!services) {
-    const storage = createAwsStorage({ ...awsStorageOptionsFromEnv(process.env), clients: traceAwsClients(tracer, createAwsClients()) });
+    // Every storage call becomes an X-Ray subsegment (a no-op where tracing is off).
+    const storage = lambdaStorage(parts, process.env, (client) => tracer.captureAWSv3Client(client));
     const serviceUrl = process.env.STACKYARD_PUBLIC_URL || `https://${event.requestContext.domainName}`;
     services = createServices(storage, { serviceUrl, hooks: hookOptionsFromEnv(process.env) });
   }
   return services;
 }
 
-/** The Lambda entry point of one handler group (the modules under handlers/ each export one). */
-export function lambdaHandler(group: HandlerGroup): ApiGatewayHandler {
+/** What one API function is made of; each module under handlers/ names its own. */
+export interface LambdaFunction {
+  group: HandlerGroup;
+  /** The group's routes (http/routes/group-<group>.ts): the only ones bundled into it. */
+  routes: readonly Route[];
+  /** The storage parts beyond the table that those routes use (storage-parts/). */
+  storage: readonly StorageParts[];
+}
+
+/**
+ * The Lambda entry point of one handler group: it serves that group's routes, on storage made of the table and the
+ * parts those routes use. Importing only these keeps the rest out of the bundle (docs/deploy.md, "What each function
+ * bundles").
+ */
+export function lambdaHandler({ group, routes, storage }: LambdaFunction): ApiGatewayHandler {
   const logger = createApiLogger(group);
   let api: ApiHandler | undefined;
   const accessLog = (entry: AccessLogEntry) => logger.info('access', { ...entry });
   return createApiGatewayHandler(
     logger,
     (event) =>
-      (api ??= createApi({
-        services: lambdaServices(event),
+      (api ??= createRoutedApi({
+        services: lambdaServices(event, storage),
+        routes,
+        group,
         logger,
         accessLog,
         // The bundle's `console/` folder (infra copies dist/console next to each handler).

@@ -3,7 +3,6 @@ import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { AwsClients } from '../shared/adapters/aws/index.js';
 import type { HandlerGroup } from './http/router.js';
 
 /**
@@ -27,19 +26,11 @@ export const API_METRICS = {
 } as const;
 
 /**
- * Outgoing HTTP is not traced as such: the storage clients are (traceAwsClients), and a hook's webhook URL may carry
+ * Outgoing HTTP is not traced as such: the storage clients are (lambdaStorage's `instrument`), and a hook's webhook URL may carry
  * its credential in the path, which must not reach a trace.
  */
 export function createTracer(): Tracer {
   return new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'stackyard', captureHTTPsRequests: false });
-}
-
-/** Records every call of the storage clients as an X-Ray subsegment (the document client shares DynamoDB's stack). */
-export function traceAwsClients(tracer: Tracer, clients: AwsClients): AwsClients {
-  tracer.captureAWSv3Client(clients.dynamodb);
-  tracer.captureAWSv3Client(clients.s3);
-  tracer.captureAWSv3Client(clients.kms);
-  return clients;
 }
 
 /** Metrics of one API function: namespace Stackyard, dimensions `service` and `handlerGroup`. */

@@ -9,7 +9,8 @@
  * 400 that names the resource and the rule, and nothing is stored.
  */
 import { InvalidInputError, TooLargeError } from './errors.js';
-import { findIntegrityViolation, integrityError, type IntegrityResource } from './deployment-integrity.js';
+import { declaresIntegrityError, findIntegrityViolation, integrityError, type IntegrityResource } from './deployment-integrity.js';
+import { soundDeploymentResourceCount } from './deployment-scan.js';
 import { MAX_OBJECT_BYTES, type CheckpointStore, type PreparedObject } from '../ports/checkpoint-store.js';
 import type { UntypedDeployment } from './service/types.js';
 
@@ -45,11 +46,6 @@ export function checkDeploymentDocument(document: unknown, what: string): assert
   if (violation) throw integrityError(what, violation);
 }
 
-/** Whether a deployment's metadata carries the Pulumi CLI's record of a known integrity error. */
-export function declaresIntegrityError(metadata: { integrity_error?: unknown } | undefined): boolean {
-  const declared = metadata?.integrity_error;
-  return declared !== null && typeof declared === 'object' && typeof (declared as { error?: unknown }).error === 'string';
-}
 
 /** Parses stored or received bytes as a deployment document and checks it. */
 export function checkDeploymentBytes(bytes: Uint8Array, what: string): UntypedDeployment {
@@ -65,30 +61,52 @@ export function checkDeploymentBytes(bytes: Uint8Array, what: string): UntypedDe
 }
 
 /**
+ * Checks a deployment sent as bytes and counts its resources: by scanning the bytes when they are sound, else by
+ * the full parse, which gives the verdict and the message.
+ */
+export function checkedResourceCount(bytes: Uint8Array, what: string): number {
+  return soundDeploymentResourceCount(bytes) ?? resourceCountOf(checkDeploymentBytes(bytes, what));
+}
+
+/** A plain checkpoint that passed the check, compressed for storage, with what `complete` records about it. */
+export interface CheckedCheckpoint {
+  prepared: PreparedObject;
+  resourceCount: number;
+}
+
+/** Number of resources of a checked deployment document. */
+export function resourceCountOf(document: UntypedDeployment): number {
+  const resources = (document.deployment as { resources?: unknown }).resources;
+  return Array.isArray(resources) ? resources.length : 0;
+}
+
+/**
  * Checks a plain checkpoint and gets it ready for storage. Request bytes are stored as received (readers pick
  * `version`, `features` and `deployment`): the client's own gzip bytes when it sent them, else compressed off the
- * main thread while they are parsed and checked.
+ * main thread while they are parsed and checked. The resource count is taken from the document the check parsed,
+ * so nothing needs to read the state back to count it.
  */
 export async function prepareCheckpoint(
   store: CheckpointStore,
   deployment: UntypedDeployment | Uint8Array,
   gzipped?: Uint8Array,
-): Promise<PreparedObject> {
+): Promise<CheckedCheckpoint> {
   if (!(deployment instanceof Uint8Array)) {
     checkDeploymentDocument(deployment, 'checkpoint');
     const { version, features, deployment: body } = deployment;
     const stored = features && features.length > 0 ? { version, features, deployment: body } : { version, deployment: body };
-    return store.prepare(Buffer.from(JSON.stringify(stored)));
+    return { prepared: await store.prepare(Buffer.from(JSON.stringify(stored))), resourceCount: resourceCountOf(deployment) };
   }
   if (deployment.byteLength > MAX_OBJECT_BYTES) {
     throw new TooLargeError(`A checkpoint of ${deployment.byteLength} bytes is over the limit of ${MAX_OBJECT_BYTES} bytes (50 MB).`);
   }
   const compressing = gzipped ? Promise.resolve({ gzipped, size: deployment.byteLength }) : store.prepare(deployment);
+  let resourceCount: number;
   try {
-    checkDeploymentBytes(deployment, 'checkpoint');
+    resourceCount = checkedResourceCount(deployment, 'checkpoint');
   } catch (error) {
     await compressing.catch(() => undefined);
     throw error;
   }
-  return compressing;
+  return { prepared: await compressing, resourceCount };
 }

@@ -44,6 +44,31 @@ describe('DataDir.readJson', () => {
   });
 });
 
+describe('DataDir.list', () => {
+  it('answers concurrent listings of one folder with separate sorted copies, and [] for a missing folder', async () => {
+    const dir = dataDir();
+    const folder = dir.path('members');
+    for (const name of ['b.json', 'a.json']) await dir.writeJson(join(folder, name), {});
+
+    const listings = await Promise.all(Array.from({ length: 20 }, () => dir.list(folder)));
+    listings[0]!.push('changed');
+
+    expect(listings.slice(1).every((names) => names.join() === 'a.json,b.json')).toBe(true);
+    expect(await dir.list(dir.path('absent'))).toEqual([]);
+  });
+
+  it('sees a file added before it was asked', async () => {
+    const dir = dataDir();
+    const folder = dir.path('members');
+    await dir.writeJson(join(folder, 'a.json'), {});
+    const before = await dir.list(folder);
+    await dir.writeJson(join(folder, 'b.json'), {});
+
+    expect(before).toEqual(['a.json']);
+    expect(await dir.list(folder)).toEqual(['a.json', 'b.json']);
+  });
+});
+
 describe('DataDir.withLock', () => {
   it('runs callers of one process one at a time, in the order they asked, without waiting on a poll', async () => {
     const dir = dataDir();

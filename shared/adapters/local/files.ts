@@ -71,29 +71,31 @@ export class DataDir {
 
   /** Reads JSON; `undefined` when the file does not exist. Each caller gets its own parsed copy. */
   async readJson<T>(target: string): Promise<T | undefined> {
-    const text = await this.readShared(target);
+    const text = await this.shared(`file:${target}`, () =>
+      fs.readFile(target, 'utf8').catch((error: unknown) => (code(error) === 'ENOENT' ? undefined : Promise.reject(error))),
+    );
     return text === undefined ? undefined : (JSON.parse(text) as T);
   }
 
   /**
-   * The text of `target`, read once for every caller that asks for it in the same turn of the event loop: fifty
-   * requests on one stack then queue one read of its files on libuv's four threads instead of fifty. A caller joins
-   * only a read that has not started yet, so what it gets was read after it asked, as fresh as a read of its own.
+   * Runs `read` once for every caller that asks for `key` in the same turn of the event loop: fifty requests on one
+   * stack then queue one read of its files on libuv's four threads instead of fifty. A caller joins only a read that
+   * has not started yet, so what it gets was read after it asked, as fresh as a read of its own.
    */
-  private readShared(target: string): Promise<string | undefined> {
-    const queued = this.queuedReads.get(target);
-    if (queued) return queued;
-    const read = new Promise<string | undefined>((resolve, reject) => {
+  private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const queued = this.queuedReads.get(key);
+    if (queued) return queued as Promise<T>;
+    const result = new Promise<T>((resolve, reject) => {
       setImmediate(() => {
-        this.queuedReads.delete(target);
-        fs.readFile(target, 'utf8').then(resolve, (error: unknown) => (code(error) === 'ENOENT' ? resolve(undefined) : reject(error)));
+        this.queuedReads.delete(key);
+        read().then(resolve, reject);
       });
     });
-    this.queuedReads.set(target, read);
-    return read;
+    this.queuedReads.set(key, result);
+    return result;
   }
 
-  private readonly queuedReads = new Map<string, Promise<string | undefined>>();
+  private readonly queuedReads = new Map<string, Promise<unknown>>();
 
   async mustReadJson<T>(target: string, what: string): Promise<T> {
     const value = await this.readJson<T>(target);
@@ -101,13 +103,15 @@ export class DataDir {
     return value;
   }
 
+  /** The names in `dir`, sorted (`[]` when it does not exist); shared like `readJson`, each caller gets its own copy. */
   async list(dir: string): Promise<string[]> {
-    try {
-      return (await fs.readdir(dir)).sort();
-    } catch (error) {
-      if (code(error) === 'ENOENT') return [];
-      throw error;
-    }
+    const names = await this.shared(`dir:${dir}`, () =>
+      fs.readdir(dir).then(
+        (entries) => entries.sort(),
+        (error: unknown) => (code(error) === 'ENOENT' ? [] : Promise.reject(error)),
+      ),
+    );
+    return [...names];
   }
 
   async remove(target: string): Promise<void> {

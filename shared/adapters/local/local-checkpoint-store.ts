@@ -69,8 +69,11 @@ export class LocalCheckpointStore implements CheckpointStore {
       }
       for (const entry of entries) {
         const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
-        if (entry.isDirectory()) await walk(join(dir, entry.name), path);
-        else if (entry.name.endsWith(SUFFIX)) names.push(path.slice(0, -SUFFIX.length));
+        // Only folders that can hold a match are opened, so listing one update's objects costs what that update
+        // stored, not the stack's whole history.
+        if (entry.isDirectory()) {
+          if (`${path}/`.startsWith(prefix) || prefix.startsWith(`${path}/`)) await walk(join(dir, entry.name), path);
+        } else if (entry.name.endsWith(SUFFIX)) names.push(path.slice(0, -SUFFIX.length));
       }
     };
     await walk(root, '');

@@ -6,7 +6,8 @@
  * Object names under the stack (all write-once, so every save is idempotent):
  * - `updates/<id>/base`              JSON `{"checkpoint": <stack checkpoint name> | null}` recorded at start
  * - `updates/<id>/journal/<a>-<b>-<n>` one journal batch, as received
- * - `updates/<id>/verbatim/<seq>`    the exact bytes of the UntypedDeployment after save number `seq`
+ * - `updates/<id>/verbatim/<seq>-<resource count>` the exact bytes of the UntypedDeployment after save number `seq`
+   (the count, taken when the save was checked, spares `complete` a parse of a state it only moves)
  */
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { CheckpointStore } from '../../ports/checkpoint-store.js';
@@ -20,8 +21,9 @@ import {
 } from '../checkpoint-delta.js';
 import type { SavedCheckpoint } from '../checkpoint-delta.js';
 import { appendJournalBatch, DEFAULT_MAX_JOURNAL_BATCH_BYTES, journalPrefix, loadJournal, parseJournalBatch } from './journal-store.js';
+import { checkJournalBatch } from './journal-batch-check.js';
 import { replayJournal } from './replayer.js';
-import { checkDeploymentBytes, checkDeploymentDocument } from '../checkpoint-body.js';
+import { checkedResourceCount } from '../checkpoint-body.js';
 import type { VersionedDeployment } from './types.js';
 
 const SEQ_DIGITS = 12;
@@ -80,7 +82,8 @@ const ALREADY_APPLIED: PlannedSave = { write: async () => 'already-applied' };
 
 /**
  * Checks a `journalentries` body (gunzipped): its shape, and that the update's state with these entries replayed
- * onto what is stored passes the integrity check. A repeated batch is accepted and changes nothing.
+ * onto what is stored passes the integrity check (`checkJournalBatch`: incremental when this process holds the
+ * update's index, else from storage). A repeated batch is accepted and changes nothing.
  */
 export async function planJournalEntries(
   store: CheckpointStore,
@@ -93,18 +96,24 @@ export async function planJournalEntries(
 ): Promise<PlannedSave> {
   const entries = parseJournalBatch(body, maxBatchBytes);
   if (entries.length === 0) return ALREADY_APPLIED;
-  const [stored, baseCheckpoint] = await Promise.all([
-    loadJournal(store, stackId, updateId),
-    readUpdateBase(store, stackId, updateId),
-  ]);
-  const base = baseCheckpoint ? await loadCheckpoint(baseCheckpoint) : undefined;
-  checkDeploymentDocument(replayJournal(base, [...stored, ...entries], { now }), 'journal batch (replayed onto the update\'s state)');
+  const loadBase = async () => {
+    const baseCheckpoint = await readUpdateBase(store, stackId, updateId);
+    return baseCheckpoint ? loadCheckpoint(baseCheckpoint) : undefined;
+  };
+  const checked = await checkJournalBatch(store, stackId, updateId, entries, loadBase, now);
   return {
     async write(commit) {
       await commit();
-      return (await appendJournalBatch(store, stackId, updateId, entries, body)) ? 'stored' : 'already-applied';
+      const created = await appendJournalBatch(store, stackId, updateId, entries, body);
+      checked.stored(created);
+      return created ? 'stored' : 'already-applied';
     },
   };
+}
+
+/** A verbatim/delta save as stored, with the resource count its name records (absent in older names). */
+interface StoredSave extends SavedCheckpoint {
+  resourceCount?: number;
 }
 
 /** The update's last verbatim/delta save, if any. */
@@ -112,26 +121,32 @@ export async function lastSavedCheckpoint(
   store: CheckpointStore,
   stackId: string,
   updateId: string,
-): Promise<SavedCheckpoint | undefined> {
+): Promise<StoredSave | undefined> {
   const names = await store.list(stackId, verbatimPrefix(updateId));
   const last = names[names.length - 1];
   if (last === undefined) return undefined;
   const bytes = Buffer.from(await store.get({ stackId, name: last }));
-  return { sequenceNumber: Number(last.slice(verbatimPrefix(updateId).length)), bytes };
+  const [sequence, count] = last.slice(verbatimPrefix(updateId).length).split('-');
+  return { sequenceNumber: Number(sequence), bytes, ...(count === undefined ? {} : { resourceCount: Number(count) }) };
 }
 
-async function storeSave(store: CheckpointStore, stackId: string, updateId: string, seq: number, bytes: Buffer) {
-  const name = `${verbatimPrefix(updateId)}${String(seq).padStart(SEQ_DIGITS, '0')}`;
-  // A verbatim that repeats the number of an applied save carries the same document; the first copy stands.
-  await putOnce(store, stackId, name, bytes);
-}
-
-function plannedStore(store: CheckpointStore, stackId: string, updateId: string, seq: number, bytes: Buffer, what: string): PlannedSave {
-  checkDeploymentBytes(bytes, what);
+function plannedStore(
+  store: CheckpointStore,
+  stackId: string,
+  updateId: string,
+  last: SavedCheckpoint | undefined,
+  seq: number,
+  bytes: Buffer,
+  what: string,
+): PlannedSave {
+  const resourceCount = checkedResourceCount(bytes, what);
   return {
     async write(commit) {
       await commit();
-      await storeSave(store, stackId, updateId, seq, bytes);
+      // A verbatim that repeats the number of an applied save carries the same document; the first copy stands.
+      if (last?.sequenceNumber === seq) return 'stored';
+      const name = `${verbatimPrefix(updateId)}${String(seq).padStart(SEQ_DIGITS, '0')}-${resourceCount}`;
+      await putOnce(store, stackId, name, bytes);
       return 'stored';
     },
   };
@@ -145,9 +160,10 @@ export async function planVerbatimCheckpoint(
   body: Buffer,
 ): Promise<PlannedSave> {
   const incoming = parseVerbatimCheckpoint(body);
-  const decision = decideVerbatim(await lastSavedCheckpoint(store, stackId, updateId), incoming);
+  const last = await lastSavedCheckpoint(store, stackId, updateId);
+  const decision = decideVerbatim(last, incoming);
   if (decision.action === 'already-applied') return ALREADY_APPLIED;
-  return plannedStore(store, stackId, updateId, incoming.sequenceNumber, decision.bytes, 'verbatim checkpoint');
+  return plannedStore(store, stackId, updateId, last, incoming.sequenceNumber, decision.bytes, 'verbatim checkpoint');
 }
 
 /**
@@ -161,9 +177,10 @@ export async function planDeltaCheckpoint(
   body: Buffer,
 ): Promise<PlannedSave> {
   const incoming = parseDeltaCheckpoint(body);
-  const decision = decideDelta(await lastSavedCheckpoint(store, stackId, updateId), incoming);
+  const last = await lastSavedCheckpoint(store, stackId, updateId);
+  const decision = decideDelta(last, incoming);
   if (decision.action === 'already-applied') return ALREADY_APPLIED;
-  return plannedStore(store, stackId, updateId, incoming.sequenceNumber, decision.bytes, 'checkpoint after the delta');
+  return plannedStore(store, stackId, updateId, last, incoming.sequenceNumber, decision.bytes, 'checkpoint after the delta');
 }
 
 /** Loads a stack checkpoint by name (the API decides how checkpoints are stored). */
@@ -203,7 +220,7 @@ export async function currentUpdateDeployment(
   if (!saved) return undefined;
   const carry = { snippets: base?.deployment.snippets, extensions: base?.deployment.extensions };
   if (!verbatimNeedsNormalizing(saved.bytes, carry)) {
-    return { source: 'verbatim', text: saved.bytes, resourceCount: countResources(saved.bytes) };
+    return { source: 'verbatim', text: saved.bytes, resourceCount: saved.resourceCount ?? countResources(saved.bytes) };
   }
   const normalized = normalizeVerbatimDeployment(saved.bytes, carry);
   return { source: 'verbatim', text: Buffer.from(JSON.stringify(normalized)), resourceCount: normalized.deployment.resources?.length ?? 0 };

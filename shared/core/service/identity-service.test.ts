@@ -46,6 +46,27 @@ describe('IdentityService.authenticate', () => {
     }
   });
 
+  it('records a token’s last use once a minute, asking storage only when it is due', async () => {
+    const alice = await fx.user('alice');
+    const { token, record } = await fx.identity.createToken(alice, { description: 'ci' });
+    const touchToken = fx.storage.identity.touchToken.bind(fx.storage.identity);
+    let touches = 0;
+    fx.storage.identity.touchToken = (...args) => ((touches += 1), touchToken(...args));
+    const lastUsed = async () => (await fx.identity.listTokens(alice)).find((t) => t.id === record.id)?.lastUsedAt;
+    const authenticateTogether = () => Promise.all(Array.from({ length: 10 }, () => fx.identity.authenticate(token)));
+
+    await authenticateTogether();
+    expect([touches, await lastUsed()]).toEqual([1, START_TIME]);
+
+    fx.advance(30_000);
+    await authenticateTogether();
+    expect([touches, await lastUsed()]).toEqual([1, START_TIME]);
+
+    fx.advance(30_000);
+    await authenticateTogether();
+    expect([touches, await lastUsed()]).toEqual([2, START_TIME + 60_000]);
+  });
+
   it('lists and revokes only the caller’s own tokens unless an administrator asks', async () => {
     const alice = await fx.user('alice');
     const bob = await fx.user('bob');

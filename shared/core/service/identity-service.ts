@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PermissionDeniedError, UnauthorizedError } from '../errors.js';
 import { validateOrgName } from '../names.js';
 import { ORG_ROLES, type OrgRole, type TokenRecord, type UserRecord } from '../../ports/identity-store.js';
 import { requireAdmin, requireOrgAction } from './authorization.js';
@@ -49,8 +49,10 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
   /** The login a token operation is about: the caller's own, or (administrators only) someone else's. */
   async function tokenOwner(principal: Principal, login: string | undefined): Promise<string> {
     if (principal.token && principal.token.kind !== 'personal') {
-      throw new ForbiddenError(
+      throw new PermissionDeniedError(
         `A ${principal.token.kind} token cannot manage personal tokens: use a personal token (stackyard login).`,
+        principal.token.org ?? '',
+        'manage-personal-tokens',
       );
     }
     if (login === undefined || login === principal.login) return principal.login;
@@ -107,9 +109,29 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
     const principal = await principalOf(record).catch((error: unknown) =>
       error instanceof UnauthorizedError ? refuse(request, `access token ${record.id} of a deleted user, team or organization`, record) : Promise.reject(error),
     );
-    // Last use is bookkeeping: a failure to record it never fails the request.
-    await identity.touchToken(tokenHash, now, LAST_USED_RESOLUTION_MS).catch(() => undefined);
+    await recordUse(record, now);
     return request ? { ...principal, request } : principal;
+  }
+
+  /** Touches of a token already on their way, so concurrent requests with one token ask storage once. */
+  const touching = new Map<string, Promise<void>>();
+
+  /**
+   * Last use is bookkeeping: a failure to record it never fails the request. The record just read says whether it
+   * is due, so a token used within the resolution costs no storage call at all (no write, no lock), which keeps
+   * concurrent requests from queueing behind one another on it.
+   */
+  async function recordUse(record: TokenRecord, now: number): Promise<void> {
+    if (record.lastUsedAt !== undefined && record.lastUsedAt > now - LAST_USED_RESOLUTION_MS) return;
+    let touch = touching.get(record.tokenHash);
+    if (!touch) {
+      touch = identity
+        .touchToken(record.tokenHash, now, LAST_USED_RESOLUTION_MS)
+        .catch(() => undefined)
+        .finally(() => touching.delete(record.tokenHash));
+      touching.set(record.tokenHash, touch);
+    }
+    await touch;
   }
 
   return {

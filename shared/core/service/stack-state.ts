@@ -5,7 +5,8 @@
  *
  * Object names under the stack (all write-once):
  * - `checkpoints/<epoch ms, 13 digits>-<random>`   a state written outside an update (import, rename, initial state)
- * - `updates/<updateId>/checkpoints/<n, 12 digits>` the n-th plain `checkpoint` save of an update
+ * - `updates/<updateId>/checkpoints/<n, 12 digits>-<resource count>` the n-th plain `checkpoint` save of an update
+   (the count, taken when the save was checked, lets `complete` record it without reading the state back)
  * - `updates/<updateId>/result`                    a journaled/verbatim update materialised at complete (or fold)
  * - plus the journal/verbatim objects of `../journal/update-checkpoints.ts`
  *
@@ -48,9 +49,21 @@ export function updateCheckpointPrefix(updateId: string): string {
   return `updates/${updateId}/checkpoints/`;
 }
 
-/** Name of the n-th (1-based) plain checkpoint save of an update; names sort in save order. */
-export function updateCheckpointName(updateId: string, n: number): string {
-  return `${updateCheckpointPrefix(updateId)}${String(n).padStart(SAVE_DIGITS, '0')}`;
+/**
+ * Name of the n-th (1-based) plain checkpoint save of an update, holding `resourceCount` resources; names sort in
+ * save order (the number is zero-padded and comes first).
+ */
+export function updateCheckpointName(updateId: string, n: number, resourceCount: number): string {
+  return `${updateCheckpointPrefix(updateId)}${String(n).padStart(SAVE_DIGITS, '0')}-${resourceCount}`;
+}
+
+/**
+ * The resource count an update checkpoint's name records, or `undefined` for a name that records none (saves
+ * stored before names carried the count).
+ */
+export function resourceCountInName(name: string): number | undefined {
+  const match = /-(\d{1,9})$/.exec(name.slice(name.lastIndexOf('/') + 1));
+  return match ? Number(match[1]) : undefined;
 }
 
 /** Where a journaled or verbatim update's final state is materialised (deterministic, so repeats are harmless). */

@@ -279,7 +279,7 @@ describe.each([
 
     expect(await deps.storage.checkpoints.list(stackId, prefix)).toEqual(storedBefore);
     await updates.saveCheckpoint(ref, run.updateId, run.token, deploymentWith('a'));
-    expect(await deps.storage.checkpoints.list(stackId, prefix)).toEqual([...storedBefore, updateCheckpointName(run.updateId, 1)].sort());
+    expect(await deps.storage.checkpoints.list(stackId, prefix)).toEqual([...storedBefore, updateCheckpointName(run.updateId, 1, 1)].sort());
   });
 
   it('stores a broken checkpoint the CLI declared with metadata.integrity_error, as Pulumi does, so no state is lost', async () => {
@@ -521,6 +521,66 @@ describe.each([
     expect(entry).toMatchObject({ resourceChanges: { create: 2, same: 1 }, resourceCount: 3 });
   });
 
+  it('complete records the resource count taken when the last checkpoint was checked, without reading the state back', async () => {
+    const ref = await newStack();
+    const run = await begin(ref);
+    await updates.saveCheckpoint(ref, run.updateId, run.token, deploymentWith('a'));
+    await updates.saveCheckpoint(ref, run.updateId, run.token, Buffer.from(JSON.stringify(deploymentWith('a', 'b', 'c'))));
+    const stackId = (await stackOf(ref)).id;
+    const reads: string[] = [];
+    const checkpoints: CheckpointStore = {
+      put: (key, body) => backend.storage.checkpoints.put(key, body),
+      prepare: (body) => backend.storage.checkpoints.prepare(body),
+      list: (id, prefix) => backend.storage.checkpoints.list(id, prefix),
+      get: (key) => {
+        reads.push(key.name);
+        return backend.storage.checkpoints.get(key);
+      },
+    };
+    const watched = createUpdateService({ ...deps, storage: { ...backend.storage, checkpoints } });
+
+    await watched.complete(ref, run.updateId, run.token, 'succeeded');
+
+    expect(reads.filter((name) => name.startsWith(`updates/${run.updateId}/checkpoints/`))).toEqual([]);
+    expect(await backend.storage.checkpoints.list(stackId, `updates/${run.updateId}/checkpoints/`)).toEqual([
+      updateCheckpointName(run.updateId, 1, 1),
+      updateCheckpointName(run.updateId, 2, 3),
+    ]);
+    expect(await stackOf(ref)).toMatchObject({ version: 1, resourceCount: 3, currentCheckpoint: updateCheckpointName(run.updateId, 2, 3) });
+    expect(resourceUrns(await exported(ref))).toEqual([urn('a'), urn('b'), urn('c')]);
+  });
+
+  it('complete still counts the resources of a checkpoint stored under a name without its count', async () => {
+    const ref = await newStack();
+    const run = await begin(ref);
+    const stackId = (await stackOf(ref)).id;
+    const legacyName = `updates/${run.updateId}/checkpoints/000000000001`;
+    await backend.storage.checkpoints.put({ stackId, name: legacyName }, Buffer.from(JSON.stringify(deploymentWith('a', 'b'))));
+
+    await updates.complete(ref, run.updateId, run.token, 'succeeded');
+
+    expect(await stackOf(ref)).toMatchObject({ version: 1, resourceCount: 2, currentCheckpoint: legacyName });
+  });
+
+  it('names a verbatim save after its number and resource count; a repeat of that number stores nothing new', async () => {
+    const ref = await newStack();
+    const run = await begin(ref);
+    const stackId = (await stackOf(ref)).id;
+    const verbatim = (seq: number, ...names: string[]) =>
+      Buffer.from(JSON.stringify({ version: 3, untypedDeployment: deploymentWith(...names), sequenceNumber: seq }));
+
+    await updates.saveVerbatimCheckpoint(ref, run.updateId, run.token, verbatim(1, 'a', 'b'));
+    await updates.saveVerbatimCheckpoint(ref, run.updateId, run.token, verbatim(1, 'a', 'b', 'c'));
+    await updates.saveVerbatimCheckpoint(ref, run.updateId, run.token, verbatim(2, 'a', 'b', 'c'));
+    await updates.complete(ref, run.updateId, run.token, 'succeeded');
+
+    expect(await backend.storage.checkpoints.list(stackId, `updates/${run.updateId}/verbatim/`)).toEqual([
+      `updates/${run.updateId}/verbatim/000000000001-2`,
+      `updates/${run.updateId}/verbatim/000000000002-3`,
+    ]);
+    expect(await stackOf(ref)).toMatchObject({ version: 1, resourceCount: 3 });
+  });
+
   it('cancel revokes the token, folds what was saved and frees the stack; repeating it changes nothing', async () => {
     const ref = await newStack();
     const run = await begin(ref);
@@ -558,5 +618,18 @@ describe.each([
       }
       expect((await stackOf(ref)).activeUpdate).toBe(winners[0]);
     }
+  });
+
+  it('refuses the losers of concurrent starts without an audit entry: only the grant is logged', async () => {
+    const ref = await newStack();
+    const name = `${ref.org}/${ref.project}/${ref.stack}`;
+    const ids = await Promise.all(Array.from({ length: 20 }, () => updates.create(alice, ref, { kind: 'update', dryRun: false })));
+
+    const outcomes = await Promise.allSettled(ids.map(({ updateId }) => updates.start(alice, ref, updateId, {})));
+
+    const winner = ids[outcomes.findIndex((o) => o.status === 'fulfilled')]!.updateId;
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o.reason as LeaseHeldError).lease?.updateId)).toEqual(Array(19).fill(winner));
+    const logged = (await backend.storage.audit.list({ org: 'acme', event: 'update.started', limit: 1000 })).entries.filter((e) => e.target === name);
+    expect(logged.map((e) => [e.description, e.outcome])).toEqual([[expect.stringContaining(winner), undefined]]);
   });
 });

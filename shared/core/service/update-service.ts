@@ -6,7 +6,7 @@
  * routes never resolve the name in the URL; the token check is ONE conditional write on the stack's lease item
  * (`LeaseStore.nextSave`: token hash, update id, expiry and the stack name the lease was granted under, all in the
  * condition) that also hands out the save's number; the save is then ONE write-once object
- * `updates/<updateId>/checkpoints/<n>`. The stack record is written only at start, complete and cancel (and when a
+ * `updates/<updateId>/checkpoints/<n>-<count>`. The stack record is written only at start, complete and cancel (and when a
  * crashed update is folded); until then export reads the running update's latest save (`stack-state.ts`).
  *
  * Ending a non-dry-run update ("settling" it: complete, cancel, or folding a crashed one) is ordered so a crash at
@@ -15,7 +15,7 @@
  * clears `activeUpdate`; the lease goes last.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ConflictError, ForbiddenError, InvalidInputError, LeaseHeldError, NotFoundError, TooLargeError } from '../errors.js';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError } from '../errors.js';
 import { negotiateJournalVersion, materializeUpdate } from '../journal/protocol.js';
 import {
   planDeltaCheckpoint,
@@ -33,13 +33,15 @@ import type { StackChanges, StackRecord } from '../../ports/stack-store.js';
 import type { UpdateChanges, UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
 import { audited } from '../audit/audit.js';
 import { isStaleRevision, loadStack } from './authorization.js';
-import { prepareCheckpoint } from '../checkpoint-body.js';
+import { LeaseDecisions } from './lease-decisions.js';
+import { prepareCheckpoint, resourceCountOf } from '../checkpoint-body.js';
 import type { ServiceDeps } from './create-services.js';
 import {
   checkpointLoader,
   lastUpdateCheckpoint,
   loadCheckpoint,
   newUpdateId,
+  resourceCountInName,
   stackIdOfUpdate,
   updateCheckpointName,
   updateResultName,
@@ -48,6 +50,7 @@ import type {
   CheckpointUpload,
   CreateUpdateRequest,
   Principal,
+  RequestInfo,
   StartedUpdate,
   StartUpdateRequest,
   UntypedDeployment,
@@ -99,6 +102,14 @@ function isTerminal(update: UpdateRecord): boolean {
   return TERMINAL.has(update.status);
 }
 
+/**
+ * The public id of an update's lease token, as the audit log names it: a prefix of the SHA-256 the update record
+ * keeps as `completedTokenHash`, which tells nothing about the token itself.
+ */
+export function leaseTokenId(tokenHash: string): string {
+  return `update-${tokenHash.slice(0, 16)}`;
+}
+
 /** The lease-token reference for an update-token route; a malformed id or name cannot name a live token. */
 function tokenRef(ref: StackRef, updateId: string, token: string): TokenRef & { stack: StackRef } {
   let stackId: string;
@@ -125,11 +136,6 @@ async function ignoreConflict(write: Promise<void>): Promise<boolean> {
 
 function isUpload(value: UntypedDeployment | Uint8Array | CheckpointUpload): value is CheckpointUpload {
   return !(value instanceof Uint8Array) && (value as CheckpointUpload).decoded instanceof Promise;
-}
-
-function countResources(deployment: UntypedDeployment): number {
-  const resources = (deployment.deployment as { resources?: unknown }).resources;
-  return Array.isArray(resources) ? resources.length : 0;
 }
 
 /** The state an ending update leaves behind. */
@@ -183,7 +189,11 @@ async function changeStack(
  */
 async function resolveOutcome(deps: ServiceDeps, stack: StackRecord, updateId: string): Promise<UpdateOutcome> {
   const last = await lastUpdateCheckpoint(deps, stack.id, updateId);
-  if (last) return { checkpoint: last, resourceCount: countResources(await loadCheckpoint(deps, stack.id, last)) };
+  if (last) {
+    // The count was taken when the save was checked; only saves named before that are read back to count them.
+    const recorded = resourceCountInName(last);
+    return { checkpoint: last, resourceCount: recorded ?? resourceCountOf(await loadCheckpoint(deps, stack.id, last)) };
+  }
   const resultName = updateResultName(updateId);
   const materialized = await materializeUpdate(
     deps.storage.checkpoints,
@@ -318,6 +328,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
   const floor = Math.min(deps.options.minLeaseMs ?? MIN_LEASE_MS, ceiling);
   const defaultLease = deps.options.defaultLeaseMs ?? DEFAULT_LEASE_MS;
   const hooks = hookRuntime({ ...deps.options.hooks, keys: deps.storage.keys });
+  const decisions = new LeaseDecisions();
 
   function leaseDuration(requested: number | undefined): number {
     if (requested === undefined) return Math.min(Math.max(defaultLease, floor), ceiling);
@@ -434,8 +445,9 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       request: StartUpdateRequest,
     ): Promise<StartedUpdate> {
       const found = await loadStack(deps, principal, ref, 'update');
-      // The holder is read alongside the update, so a start that must be refused is refused by these two reads alone:
-      // it neither asks the gates nor queues a write behind the other contenders. Granting stays one conditional write.
+      // The holder is read alongside the update, so a start that must be refused is refused by reads alone: it neither
+      // asks the gates nor queues a write behind the other contenders (see LeaseDecisions). Granting stays one
+      // conditional write.
       const [update, holder] = await Promise.all([updateOf(found, updateId), storage.leases.current(found.id)]);
       if (isTerminal(update)) {
         throw new ConflictError(`Update ${updateId} has already ended (${update.status}); create a new update.`, {
@@ -461,16 +473,13 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
         const tokenExpiration = epochSeconds(grant.expiresAt);
         return { version: stack.version, token: grant.token, tokenExpiration, journalVersion };
       }
-      if (holder && holder.updateId !== updateId) throw new LeaseHeldError(holder);
-      // Gates answer before the lease is taken, so a denied update never holds the stack.
-      await runGates(storage.hooks, hooks, found, update, principal);
       const name = formatStackRef(found);
-      const grant = await audited(
-        deps,
-        principal,
-        { org: found.org, event: 'update.started', target: name, description: `started ${update.kind} ${updateId} of ${name}` },
-        () => storage.leases.acquire(grantRequest),
-      );
+      const grant = await decisions.decide(found.id, updateId, holder, () => storage.leases.current(found.id), async () => {
+        // Gates answer before the lease is taken, so a denied update never holds the stack.
+        await runGates(storage.hooks, hooks, found, update, principal);
+        const started = { org: found.org, event: 'update.started', target: name, description: `started ${update.kind} ${updateId} of ${name}` } as const;
+        return audited(deps, principal, started, () => storage.leases.acquire(grantRequest));
+      });
       try {
         const stack = await markActive(found.id, update, tags);
         await recordUpdateBase(storage.checkpoints, found.id, updateId, stack.currentCheckpoint);
@@ -505,7 +514,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
         prepareCheckpoint(storage.checkpoints, await incoming, upload?.gzipped),
       );
       const save = await commit();
-      await storage.checkpoints.put({ stackId, name: updateCheckpointName(updateId, save) }, checked);
+      await storage.checkpoints.put({ stackId, name: updateCheckpointName(updateId, save, checked.resourceCount) }, checked.prepared);
     },
 
     async saveVerbatimCheckpoint(ref: StackRef, updateId: string, token: string, body: Buffer) {
@@ -561,7 +570,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       }
     },
 
-    async complete(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled') {
+    async complete(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled', request?: RequestInfo) {
       if (!COMPLETION_STATUSES.has(status)) {
         throw new InvalidInputError(`Unknown completion status '${String(status)}': expected succeeded or failed.`);
       }
@@ -587,7 +596,11 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
           (ended) => [updateEvent('ended', { ...check.stack, id: check.stackId }, ended, deps.now(), deps.options.serviceUrl)],
         );
       } else {
-        await settle(deps, check.stackId, updateId, status, { completedTokenHash: tokenHash });
+        // Done with the update token: the entry names the update's requester and the lease token's public id.
+        const name = formatStackRef(check.stack);
+        const actor = { login: update.requestedBy, tokenId: leaseTokenId(tokenHash), ...(request ? { request } : {}) };
+        const spec = { org: ref.org, event: 'update.completed', target: name, description: `${update.kind} ${updateId} of ${name} ${status}` } as const;
+        await audited(deps, actor, spec, () => settle(deps, check.stackId, updateId, status, { completedTokenHash: tokenHash }));
       }
       await storage.leases.release(check).catch((error: unknown) => {
         // Expired between the check and now: the completion is recorded all the same.

@@ -63,6 +63,16 @@ export function checkpointStoreContract(adapterName: string, setup: ContractSetu
       expect(await env.storage.checkpoints.list(uniqueId(), '')).toEqual([]);
     });
 
+    it('lists by a prefix that ends inside a segment, at any depth', async () => {
+      const stackId = uniqueId();
+      const names = ['updates/u1.a/base', 'updates/u1.a/journal/1', 'updates/u1.b', 'updates/u12/x', 'updatesX/y', 'up'];
+      for (const name of names) await env.storage.checkpoints.put({ stackId, name }, Buffer.from(name));
+      expect(await env.storage.checkpoints.list(stackId, 'updates/u1.')).toEqual(['updates/u1.a/base', 'updates/u1.a/journal/1', 'updates/u1.b']);
+      expect(await env.storage.checkpoints.list(stackId, 'updates/u1.a/')).toEqual(['updates/u1.a/base', 'updates/u1.a/journal/1']);
+      expect(await env.storage.checkpoints.list(stackId, 'upd')).toEqual(['updates/u1.a/base', 'updates/u1.a/journal/1', 'updates/u1.b', 'updates/u12/x', 'updatesX/y']);
+      expect(await env.storage.checkpoints.list(stackId, 'updates/u2')).toEqual([]);
+    });
+
     it('rejects bodies over MAX_OBJECT_BYTES with TooLargeError and writes nothing', async () => {
       const key = { stackId: uniqueId(), name: 'big' };
       await expect(env.storage.checkpoints.put(key, Buffer.alloc(MAX_OBJECT_BYTES + 1))).rejects.toBeInstanceOf(
