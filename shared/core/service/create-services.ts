@@ -9,11 +9,14 @@ import { createAccessService } from './access-service.js';
 import { createAuditService } from '../audit/audit.js';
 import { createIdentityService } from './identity-service.js';
 import { createSecretService } from './secret-service.js';
-import { StackKeys } from './secrets-envelope.js';
+import { serviceDeps } from './service-deps.js';
 import { createStackRestoreService } from './stack-restore.js';
 import { createStackService } from './stack-service.js';
+import type { StackKeys } from './secrets-envelope.js';
 import type { Services } from './types.js';
 import { createUpdateService } from './update-service.js';
+
+export { serviceDeps } from './service-deps.js';
 
 export interface ServiceOptions {
   now?: () => number;
@@ -42,13 +45,7 @@ export interface ServiceDeps {
 }
 
 export function createServices(storage: Storage, options: ServiceOptions = {}): Services {
-  const now = options.now ?? Date.now;
-  const deps: ServiceDeps = {
-    storage,
-    now,
-    keys: new StackKeys(storage, { now, cacheMs: options.dataKeyCacheMs }),
-    options,
-  };
+  const deps = serviceDeps(storage, options);
   const identity = createIdentityService(deps);
   return {
     identity,
