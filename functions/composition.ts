@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { absent } from '../shared/core/absent.js';
+import { auditingDenials } from '../shared/core/audit/denials.js';
 import type { ServiceDeps } from '../shared/core/service/create-services.js';
 import { serviceDeps } from '../shared/core/service/service-deps.js';
 import type { Services } from '../shared/core/service/types.js';
@@ -26,7 +27,8 @@ function lambdaServices(event: APIGatewayProxyEventV2, fn: LambdaFunction): Serv
   if (!services) {
     const storage = lambdaStorage(fn.storage);
     const serviceUrl = process.env.STACKYARD_PUBLIC_URL || `https://${event.requestContext.domainName}`;
-    const built = fn.services(serviceDeps(storage, { serviceUrl, hooks: hookOptionsFromEnv(process.env) }));
+    const deps = serviceDeps(storage, { serviceUrl, hooks: hookOptionsFromEnv(process.env) });
+    const built = fn.services(deps, (service) => auditingDenials(deps, service));
     const missing = (name: string) => absent<object>(`${name} service (the ${fn.group} function's routes never use it)`);
     services = new Proxy(built, {
       get: (target, name: string) => target[name as keyof Services] ?? missing(name),
@@ -43,10 +45,11 @@ export interface LambdaFunction {
   /** The storage parts beyond the table that those routes use (storage-parts/). */
   storage: readonly StorageParts[];
   /**
-   * Builds the services those routes (and authentication: identity, console) use; the others are left out of the
-   * bundle, and answer with an error naming them if ever called.
+   * Builds the services those routes (and authentication: identity, console) use, each passed through `audited` as
+   * `createServices` does (authorization refusals go to the audit log); the others are left out of the bundle, and
+   * answer with an error naming them if ever called.
    */
-  services: (deps: ServiceDeps) => Partial<Services>;
+  services: (deps: ServiceDeps, audited: <S extends object>(service: S) => S) => Partial<Services>;
 }
 
 /**

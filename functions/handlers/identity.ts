@@ -14,14 +14,14 @@ export const handler = lambdaHandler({
   group: 'identity',
   routes: IDENTITY_GROUP_ROUTES,
   storage: [],
-  services: (deps) => {
-    const identity = createIdentityService(deps);
+  services: (deps, audited) => {
+    const identity = audited(createIdentityService(deps));
     return {
       identity,
-      console: createConsoleService(deps, identity),
-      access: createAccessService(deps),
-      audit: createAuditService(deps),
-      oidc: createOidcService(deps),
+      console: audited(createConsoleService(deps, identity)),
+      access: audited(createAccessService(deps)),
+      audit: audited(createAuditService(deps)),
+      oidc: audited(createOidcService(deps)),
     };
   },
 });

@@ -10,8 +10,8 @@ export const handler = lambdaHandler({
   group: 'secrets',
   routes: SECRETS_GROUP_ROUTES,
   storage: [kmsParts],
-  services: (deps) => {
-    const identity = createIdentityService(deps);
-    return { identity, console: createConsoleService(deps, identity), secrets: createSecretService(deps) };
+  services: (deps, audited) => {
+    const identity = audited(createIdentityService(deps));
+    return { identity, console: audited(createConsoleService(deps, identity)), secrets: audited(createSecretService(deps)) };
   },
 });

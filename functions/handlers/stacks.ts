@@ -18,16 +18,16 @@ export const handler = lambdaHandler({
   group: 'stacks',
   routes: STACKS_GROUP_ROUTES,
   storage: [s3Parts, kmsParts],
-  services: (deps) => {
-    const identity = createIdentityService(deps);
+  services: (deps, audited) => {
+    const identity = audited(createIdentityService(deps));
     return {
       identity,
-      console: createConsoleService(deps, identity),
-      access: createAccessService(deps),
-      stacks: createStackService(deps),
-      restore: createStackRestoreService(deps),
-      updates: createUpdateService(deps),
-      hooks: createHookService(deps),
+      console: audited(createConsoleService(deps, identity)),
+      access: audited(createAccessService(deps)),
+      stacks: audited(createStackService(deps)),
+      restore: audited(createStackRestoreService(deps)),
+      updates: audited(createUpdateService(deps)),
+      hooks: audited(createHookService(deps)),
     };
   },
 });

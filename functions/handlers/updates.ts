@@ -11,8 +11,8 @@ export const handler = lambdaHandler({
   group: 'updates',
   routes: UPDATES_GROUP_ROUTES,
   storage: [s3Parts, kmsParts],
-  services: (deps) => {
-    const identity = createIdentityService(deps);
-    return { identity, console: createConsoleService(deps, identity), updates: createUpdateService(deps) };
+  services: (deps, audited) => {
+    const identity = audited(createIdentityService(deps));
+    return { identity, console: audited(createConsoleService(deps, identity)), updates: audited(createUpdateService(deps)) };
   },
 });
