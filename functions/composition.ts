@@ -4,9 +4,9 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createServices } from '../shared/core/service/index.js';
 import type { Services } from '../shared/core/service/types.js';
 import type { AccessLogEntry } from './http/access-log.js';
-import { createApi, type ApiHandler } from './http/api.js';
+import { createRoutedApi, type ApiHandler } from './http/api-core.js';
 import { findConsoleAssets } from './http/console-assets.js';
-import type { HandlerGroup } from './http/router.js';
+import type { HandlerGroup, Route } from './http/router.js';
 import { createApiGatewayHandler, type ApiGatewayHandler } from './handlers/api-gateway.js';
 import { hookOptionsFromEnv } from './hook-settings.js';
 import { lambdaStorage, type StorageParts } from './lambda-storage.js';
@@ -29,19 +29,30 @@ function lambdaServices(event: APIGatewayProxyEventV2, parts: readonly StoragePa
   return services;
 }
 
+/** What one API function is made of; each module under handlers/ names its own. */
+export interface LambdaFunction {
+  group: HandlerGroup;
+  /** The group's routes (http/routes/group-<group>.ts): the only ones bundled into it. */
+  routes: readonly Route[];
+  /** The storage parts beyond the table that those routes use (storage-parts/). */
+  storage: readonly StorageParts[];
+}
+
 /**
- * The Lambda entry point of one handler group (the modules under handlers/ each export one): it serves that group's
- * routes, on storage made of the table and `parts` (the S3 and KMS adapters those routes use).
+ * The Lambda entry point of one handler group: it serves that group's routes, on storage made of the table and the
+ * parts those routes use. Importing only these keeps the rest out of the bundle (docs/deploy.md, "What each function
+ * bundles").
  */
-export function lambdaHandler(group: HandlerGroup, parts: readonly StorageParts[]): ApiGatewayHandler {
+export function lambdaHandler({ group, routes, storage }: LambdaFunction): ApiGatewayHandler {
   const logger = createApiLogger(group);
   let api: ApiHandler | undefined;
   const accessLog = (entry: AccessLogEntry) => logger.info('access', { ...entry });
   return createApiGatewayHandler(
     logger,
     (event) =>
-      (api ??= createApi({
-        services: lambdaServices(event, parts),
+      (api ??= createRoutedApi({
+        services: lambdaServices(event, storage),
+        routes,
         group,
         logger,
         accessLog,

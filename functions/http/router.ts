@@ -3,11 +3,15 @@ import type { HttpResponse } from './types.js';
 import type { RouteContext } from './context.js';
 
 /**
- * Which Lambda function serves a route. Each function runs only its own group's routes, on storage built with only
- * the AWS clients those routes use (docs/deploy.md, "What each function bundles"); a request API Gateway sends to the
- * wrong function is answered 404 naming the right one (`Router.elsewhere`). `stackyard serve` runs every group.
+ * Which Lambda function serves a route. Each function bundles only its own group's routes (routes/group-*.ts), on
+ * storage built with only the AWS clients those routes use (docs/deploy.md, "What each function bundles"); a request
+ * API Gateway sends to the wrong function is answered 404 saying so (`Router.misrouted`). `stackyard serve` runs every
+ * group.
  */
 export type HandlerGroup = 'identity' | 'stacks' | 'updates' | 'secrets';
+
+/** The group whose function also takes API Gateway's `$default` route: the web console and every unknown path. */
+export const DEFAULT_GROUP: HandlerGroup = 'identity';
 
 export interface Route {
   method: string;
@@ -26,6 +30,11 @@ interface CompiledRoute {
   route: Route;
   segments: { literal?: string; param?: string }[];
   literalCount: number;
+}
+
+/** The routes of `list` that belong to `group`: each function's table (routes/group-*.ts) is made with this. */
+export function routesOf(group: HandlerGroup, list: readonly Route[]): readonly Route[] {
+  return list.filter((route) => route.group === group);
 }
 
 /** Matches a method and path against a route table, preferring the most literal match as API Gateway does. */
@@ -61,13 +70,14 @@ export class Router {
   }
 
   /**
-   * 404 for a route that belongs to another function: the API Gateway routes of this deployment do not match its
-   * code (a partial or manual deployment), which only redeploying the whole stack repairs.
+   * 404 for a request that reached a Lambda function none of whose routes it matches: API Gateway sends a function
+   * only its own routes, so this deployment's routes do not match its code (a partial or manual deployment), which
+   * only redeploying the whole stack repairs.
    */
-  static elsewhere(route: Route, group: HandlerGroup): NotFoundError {
+  static misrouted(method: string, path: string, group: HandlerGroup): NotFoundError {
     return new NotFoundError(
-      `${route.method} ${route.path} is served by the ${route.group} function, but this request reached the ${group} ` +
-        'function: the API routes of this deployment do not match its functions; redeploy it (`cdk deploy`, docs/deploy.md).',
+      `${method} ${path.slice(0, 200)} is not a route of the ${group} function, yet API Gateway sent it there: the API ` +
+        'routes of this deployment do not match its functions; redeploy it (`cdk deploy`, docs/deploy.md).',
     );
   }
 

@@ -3,7 +3,8 @@
  * good and bad path parameters, credentials, encodings and bodies) go through the same `createApi` that Lambda and
  * `serve` run. No request may be answered 5xx or make the handler throw, and requests that are refused must change
  * nothing: storage is snapshotted before and after every batch whose requests were all refused, and compared. The
- * audit log is left out of the comparison: recording refused sign-ins is its job (docs/operations.md).
+ * audit log is part of the comparison, except the entries that record a refusal itself (failed sign-ins, denied
+ * authorizations): recording those is its job (docs/security.md).
  * `POST /api/oauth/token` is unauthenticated by design and form-encoded: half its requests carry a token-exchange form
  * built from the generated names (unsigned ID tokens, odd audiences, scopes and expirations), the rest the generated
  * bodies; none may issue a token.
@@ -23,6 +24,7 @@ import { API_ROUTES } from '../../functions/http/routes/index.js';
 import { createAwsClients, createAwsStorage } from '../../shared/adapters/aws/index.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { createServices } from '../../shared/core/service/index.js';
+import { REFUSAL_EVENTS } from '../../shared/core/audit/audit.js';
 import type { Storage } from '../../shared/ports/index.js';
 import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
 
@@ -30,6 +32,15 @@ const REQUESTS_PER_MODE = 10_000;
 const BATCH = 50;
 const TOKEN = `sy_fuzz-${randomUUID()}`;
 const silent: ApiLogger = { error: () => undefined, warn: () => undefined, info: () => undefined };
+
+/**
+ * A token's last use is written by any authenticated call (at most once a minute), refused or not: it records that
+ * the token was used, not a change the request made, so it is left out of the comparison.
+ */
+function withoutLastUse(json: string): string {
+  const { lastUsedAt: _lastUse, ...kept } = JSON.parse(json) as Record<string, unknown>;
+  return JSON.stringify(kept);
+}
 
 interface Mode {
   storage: Storage;
@@ -48,8 +59,10 @@ async function localMode(): Promise<Mode> {
         if (!entry.isFile()) continue;
         const path = join(entry.parentPath, entry.name);
         if (path.startsWith(join(dataDir, 'tmp')) || path.startsWith(join(dataDir, 'locks'))) continue;
-        if (path.startsWith(join(dataDir, 'audit'))) continue;
-        files.push(`${path.slice(dataDir.length)}:${(await fs.readFile(path)).toString('base64')}`);
+        const body = await fs.readFile(path);
+        if (path.startsWith(join(dataDir, 'audit', '')) && REFUSAL_EVENTS.includes((JSON.parse(body.toString('utf8')) as { event: string }).event)) continue;
+        const kept = path.startsWith(join(dataDir, 'identity', 'tokens', '')) ? withoutLastUse(body.toString('utf8')) : body.toString('base64');
+        files.push(`${path.slice(dataDir.length)}:${kept}`);
       }
       return files.sort().join('\n');
     },
@@ -85,8 +98,9 @@ async function awsMode(): Promise<Mode> {
       do {
         const page = await ddb.send(new ScanCommand({ TableName: standIns.table, ExclusiveStartKey: start as never }));
         for (const item of page.Items ?? []) {
-          if (item.pk?.S?.startsWith('AUDIT#')) continue;
-          items.push(JSON.stringify(Object.entries(item).sort()));
+          if (item.pk?.S?.startsWith('AUDIT#') && REFUSAL_EVENTS.includes(item.event?.S ?? '')) continue;
+          const { lastUsedAt: _lastUse, ...kept } = item;
+          items.push(JSON.stringify(Object.entries(kept).sort()));
         }
         start = page.LastEvaluatedKey;
       } while (start);

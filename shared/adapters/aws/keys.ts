@@ -40,3 +40,5 @@ export const LOGIN_CODE_SK = 'CODE';
 /** An organization's audit log (`''`: the site log); the sort key is the time-ordered entry id. */
 export const auditPk = (org: string) => `AUDIT#${org === '' ? '_site' : org}`;
 export const auditSk = (id: string) => `AUDIT#${id}`;
+/** An organization's audit intents (the outbox of actions under way), apart from its log so they are never listed. */
+export const auditIntentPk = (org: string) => `AUDITINTENT#${org === '' ? '_site' : org}`;

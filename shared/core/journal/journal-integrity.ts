@@ -16,8 +16,7 @@
  * so everything it may refer to is already in the first part; a base resource leaving is harmless when nothing
  * refers to its URN, or when the first part (which precedes every base resource) holds that URN too.
  */
-import type { IntegrityResource } from '../deployment-integrity.js';
-import { declaresIntegrityError } from '../checkpoint-body.js';
+import { declaresIntegrityError, type IntegrityResource } from '../deployment-integrity.js';
 import { JournalEntryKind } from './types.js';
 import type { JournalEntry, VersionedDeployment } from './types.js';
 

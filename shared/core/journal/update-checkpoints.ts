@@ -23,7 +23,7 @@ import type { SavedCheckpoint } from '../checkpoint-delta.js';
 import { appendJournalBatch, DEFAULT_MAX_JOURNAL_BATCH_BYTES, journalPrefix, loadJournal, parseJournalBatch } from './journal-store.js';
 import { checkJournalBatch } from './journal-batch-check.js';
 import { replayJournal } from './replayer.js';
-import { checkDeploymentBytes, resourceCountOf } from '../checkpoint-body.js';
+import { checkedResourceCount } from '../checkpoint-body.js';
 import type { VersionedDeployment } from './types.js';
 
 const SEQ_DIGITS = 12;
@@ -139,7 +139,7 @@ function plannedStore(
   bytes: Buffer,
   what: string,
 ): PlannedSave {
-  const resourceCount = resourceCountOf(checkDeploymentBytes(bytes, what));
+  const resourceCount = checkedResourceCount(bytes, what);
   return {
     async write(commit) {
       await commit();

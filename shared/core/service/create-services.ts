@@ -7,6 +7,7 @@ import { createOidcService } from '../oidc/oidc-service.js';
 import type { OidcOptions } from '../oidc/types.js';
 import { createAccessService } from './access-service.js';
 import { createAuditService } from '../audit/audit.js';
+import { auditingDenials } from '../audit/denials.js';
 import { createIdentityService } from './identity-service.js';
 import { createSecretService } from './secret-service.js';
 import { StackKeys } from './secrets-envelope.js';
@@ -29,6 +30,8 @@ export interface ServiceOptions {
   hooks?: HookRuntimeOptions & RetryPolicy;
   /** How OIDC ID tokens are checked (issuer fetches, clock skew, key caching). */
   oidc?: OidcOptions;
+  /** How long an audit intent may stay unsettled before recovery publishes it (default AUDIT_INTENT_GRACE_MS). */
+  auditGraceMs?: number;
 }
 
 /** What every service is built from; one instance per `createServices` call, shared by all four services. */
@@ -49,17 +52,17 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     keys: new StackKeys(storage, { now, cacheMs: options.dataKeyCacheMs }),
     options,
   };
-  const identity = createIdentityService(deps);
+  const identity = auditingDenials(deps, createIdentityService(deps));
   return {
     identity,
-    access: createAccessService(deps),
-    audit: createAuditService(deps),
-    oidc: createOidcService(deps),
-    stacks: createStackService(deps),
-    restore: createStackRestoreService(deps),
-    updates: createUpdateService(deps),
-    secrets: createSecretService(deps),
-    hooks: createHookService(deps),
-    console: createConsoleService(deps, identity),
+    access: auditingDenials(deps, createAccessService(deps)),
+    audit: auditingDenials(deps, createAuditService(deps)),
+    oidc: auditingDenials(deps, createOidcService(deps)),
+    stacks: auditingDenials(deps, createStackService(deps)),
+    restore: auditingDenials(deps, createStackRestoreService(deps)),
+    updates: auditingDenials(deps, createUpdateService(deps)),
+    secrets: auditingDenials(deps, createSecretService(deps)),
+    hooks: auditingDenials(deps, createHookService(deps)),
+    console: auditingDenials(deps, createConsoleService(deps, identity)),
   };
 }

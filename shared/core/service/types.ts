@@ -186,7 +186,7 @@ export interface UpdateService {
   validateToken(ref: StackRef, updateId: string, token: string): Promise<void>;
   recordEvents(ref: StackRef, updateId: string, token: string, events: unknown[]): Promise<void>;
   /** Idempotent. `cancelled` is recorded, and reported in history as `failed`. */
-  complete(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled'): Promise<void>;
+  complete(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled', request?: RequestInfo): Promise<void>;
   /** Revokes the update's token so the running client stops on its next call. */
   cancel(principal: Principal, ref: StackRef, updateId: string): Promise<void>;
   status(principal: Principal, ref: StackRef, updateId: string): Promise<UpdateStatusView>;
