@@ -143,6 +143,23 @@ describe('OIDC trust policies and the token exchange', () => {
     expect(issuer.fetches.get('/jwks')).toBe(2);
   });
 
+  it('uses the cached key set for 10 minutes, then fetches it again', async () => {
+    const at = (offsetSeconds: number) => {
+      const now = Math.floor(fx.deps.now() / 1000) + offsetSeconds;
+      return { sub: SUB, aud: AUDIENCE, iat: now, nbf: now, exp: now + 300 };
+    };
+    await exchange(await issuer.sign(at(0)));
+    fx.advance(9 * 60_000);
+    await exchange(await issuer.sign(at(0)));
+    expect(issuer.fetches.get('/jwks')).toBe(1);
+
+    fx.advance(2 * 60_000);
+    await exchange(await issuer.sign(at(0)));
+
+    expect(issuer.fetches.get('/jwks')).toBe(2);
+    expect(issuer.fetches.get('/.well-known/openid-configuration')).toBe(2);
+  });
+
   it('records every refusal as an authentication failure and issues nothing', async () => {
     const before = await fx.identity.listTokens(admin);
     await refusal(await issuer.sign({ sub: 'repo:other/x:ref:refs/heads/main', aud: AUDIENCE }));
