@@ -42,13 +42,13 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
     expect([...packages.keys()].sort()).toEqual(['hook-dispatcher', 'identity', 'secrets', 'stacks', 'updates']);
   });
 
-  it('carries only the SDK clients of the storage its routes or its job use (Lambda: hooks and gates, loaded on use)', () => {
+  it('carries only the SDK clients of the storage its routes or its job use (Lambda: for hook pings, gates and deliveries)', () => {
     const clients = Object.fromEntries([...packages].map(([name, held]) => [name, SDK_CLIENTS.filter((c) => held.has(c))]));
 
     expect(clients).toEqual({
       'hook-dispatcher': ['@aws-sdk/client-dynamodb', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'],
-      identity: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-lambda'],
-      secrets: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'],
+      identity: ['@aws-sdk/client-dynamodb'],
+      secrets: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-kms'],
       stacks: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'],
       updates: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'],
     });

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { absent } from '../../core/absent.js';
 import type { CheckpointStore, KeyService, Storage } from '../../ports/index.js';
 import { DynamoDbAuditStore } from './dynamodb-audit-store.js';
 import { DynamoDbConsoleSessionStore } from './dynamodb-console-session-store.js';
@@ -27,8 +28,7 @@ export interface AwsObjectParts {
 
 /**
  * Puts the stores together. This module imports no SDK client, so a bundle that passes no S3 or KMS adapter carries
- * neither client. A part left out answers every call with an error naming it: only a route that reached a function
- * built without it can get there, and the router refuses those before they run (`createApi`'s `group`).
+ * neither client. A part left out answers every call with an error naming it (`absent`).
  */
 export function assembleAwsStorage(table: AwsTableParts, objects: AwsObjectParts): Storage {
   const documents = coalesceReads(table.documents);
@@ -46,16 +46,4 @@ export function assembleAwsStorage(table: AwsTableParts, objects: AwsObjectParts
       table.close();
     },
   };
-}
-
-/** A port this process was built without: any method call fails with a message naming it. */
-function absent<Port extends object>(what: string): Port {
-  return new Proxy({} as Port, {
-    get(_target, method) {
-      if (method === 'then') return undefined;
-      return () => {
-        throw new Error(`This function was built without the ${what}; ${String(method)} cannot run here.`);
-      };
-    },
-  });
 }

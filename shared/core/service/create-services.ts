@@ -10,11 +10,14 @@ import { createAuditService } from '../audit/audit.js';
 import { auditingDenials } from '../audit/denials.js';
 import { createIdentityService } from './identity-service.js';
 import { createSecretService } from './secret-service.js';
-import { StackKeys } from './secrets-envelope.js';
+import { serviceDeps } from './service-deps.js';
 import { createStackRestoreService } from './stack-restore.js';
 import { createStackService } from './stack-service.js';
+import type { StackKeys } from './secrets-envelope.js';
 import type { Services } from './types.js';
 import { createUpdateService } from './update-service.js';
+
+export { serviceDeps } from './service-deps.js';
 
 export interface ServiceOptions {
   now?: () => number;
@@ -45,13 +48,7 @@ export interface ServiceDeps {
 }
 
 export function createServices(storage: Storage, options: ServiceOptions = {}): Services {
-  const now = options.now ?? Date.now;
-  const deps: ServiceDeps = {
-    storage,
-    now,
-    keys: new StackKeys(storage, { now, cacheMs: options.dataKeyCacheMs }),
-    options,
-  };
+  const deps = serviceDeps(storage, options);
   const identity = auditingDenials(deps, createIdentityService(deps));
   return {
     identity,
