@@ -7,7 +7,8 @@ import { createAccessService } from './access-service.js';
 import { createAuditService } from '../audit/audit.js';
 import { createIdentityService } from './identity-service.js';
 import { createSecretService } from './secret-service.js';
-import { StackKeys } from './secrets-envelope.js';
+import type { StackKeys } from './secrets-envelope.js';
+import { createServiceDeps } from './service-deps.js';
 import { createStackRestoreService } from './stack-restore.js';
 import { createStackService } from './stack-service.js';
 import type { Services } from './types.js';
@@ -38,13 +39,7 @@ export interface ServiceDeps {
 }
 
 export function createServices(storage: Storage, options: ServiceOptions = {}): Services {
-  const now = options.now ?? Date.now;
-  const deps: ServiceDeps = {
-    storage,
-    now,
-    keys: new StackKeys(storage, { now, cacheMs: options.dataKeyCacheMs }),
-    options,
-  };
+  const deps = createServiceDeps(storage, options);
   const identity = createIdentityService(deps);
   return {
     identity,
