@@ -69,10 +69,10 @@ async function startServe(dataDir) {
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-/** The kernel's peak resident set of `pid` since the last reset, in bytes. */
-function peakRss(pid) {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!match) throw new Error(`no VmHWM for process ${pid}`);
+/** The kernel's peak resident set of `pid` since the last reset (`VmHWM`), or its current one (`VmRSS`), in bytes. */
+function peakRss(pid, field = 'VmHWM') {
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no ${field} for process ${pid}`);
   return Number(match[1]) * 1024;
 }
 
@@ -132,6 +132,7 @@ try {
   const writeMs = [];
   const completePeak = [];
   const savePeak = [];
+  const beforeComplete = [];
   for (let round = 0; round < ROUNDS; round++) {
     const { updateID } = await expectOk(call(serve.url, 'POST', `${stack}/update`, { auth, body: Buffer.from('{"options":{"dryRun":false}}') }), 'create update');
     const started = await expectOk(call(serve.url, 'POST', `${stack}/update/${updateID}`, { auth, body: Buffer.from('{"tags":{}}') }), 'start');
@@ -142,6 +143,7 @@ try {
     savePeak.push(peakRss(pid));
 
     resetPeakRss(pid);
+    beforeComplete.push(peakRss(pid, 'VmRSS'));
     let t = performance.now();
     await expectOk(call(serve.url, 'POST', `${stack}/update/${updateID}/complete`, { auth: lease, body: Buffer.from('{"status":"succeeded"}') }), 'complete');
     completeMs.push(performance.now() - t);
@@ -166,7 +168,7 @@ try {
   );
   process.stdout.write(
     `bench complete-large-memory: ${(peak / stateBytes.length).toFixed(2)}x (serve peak RSS during complete ` +
-      `${mb(peak)} MB / state ${mb(stateBytes.length)} MB, VmHWM; serve idle ${mb(idleRss)} MB, peak during the checkpoint save ${mb(Math.max(...savePeak))} MB; goal <= 3)\n`,
+      `${mb(peak)} MB / state ${mb(stateBytes.length)} MB, VmHWM; ${mb(Math.max(...beforeComplete))} MB were resident when complete began; serve idle ${mb(idleRss)} MB, peak during the checkpoint save ${mb(Math.max(...savePeak))} MB; goal <= 3)\n`,
   );
 } finally {
   agent.destroy();

@@ -1,29 +1,44 @@
 // bench lambda-bundles: every Lambda entry under functions/handlers/ bundled with the infra's esbuild settings
-// (BUNDLING in infra/lib/constructs/api-functions.ts: minified ESM for node22, the SDK bundled). Two lines:
-// - lambda-bundles: the largest bundle ÷ the 600 KB budget (each bundle's size is listed);
+// (BUNDLING and LAMBDA_ALIASES in infra/lib/constructs/api-functions.ts: minified ESM for node22, the SDK bundled).
+// Two lines:
+// - lambda-bundles: the largest bundle ÷ the 600 KB budget (each bundle's size is listed). Before it, one line per
+//   bundle from esbuild's metafile: how much of it is the AWS SDK (@aws-sdk/*, @smithy/*), our own code, and other
+//   packages, and which SDK clients it carries;
 // - lambda-cold-import: for each API function, the time a fresh Node process takes to import its bundle, divided by
-//   the time a fresh process takes to import the unbundled SDK clients the bundle replaces (client-dynamodb,
-//   lib-dynamodb, client-s3, lib-storage, client-kms, client-lambda from node_modules); the worst function is printed.
+//   the time a fresh process takes to import, unbundled from node_modules, the SDK clients that bundle carries (of
+//   client-dynamodb, lib-dynamodb, client-s3, lib-storage, client-kms, client-lambda); the worst function is printed.
 //   Medians of ROUNDS interleaved runs; only the import is timed, not Node's own start.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { BUNDLING } from '../infra/lib/constructs/api-functions.ts';
+import { buildLambdaBundle, lambdaEntries } from '../test/support/lambda-bundles.ts';
 
 const BUDGET = 600 * 1024;
 const ROUNDS = Number(process.env.BENCH_BUNDLE_ROUNDS ?? 9);
 const API_FUNCTIONS = ['identity', 'stacks', 'updates', 'secrets'];
 const SDK_CLIENTS = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/lib-storage', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'];
 const root = resolve(import.meta.dirname, '..');
-const handlersDir = join(root, 'functions/handlers');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const kb = (bytes) => `${(bytes / 1024).toFixed(0)} KB`;
 
-const entries = readdirSync(handlersDir)
-  .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && name !== 'api-gateway.ts')
-  .map((name) => name.replace(/\.ts$/, ''));
+/** Bytes of one bundle by origin, and the SDK clients (of SDK_CLIENTS) it carries, from esbuild's metafile. */
+function composition(metafile) {
+  const output = Object.values(metafile.outputs).find((o) => o.entryPoint);
+  const parts = { sdk: 0, ours: 0, other: 0 };
+  const clients = new Set();
+  for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];
+    if (!pkg) parts.ours += bytesInOutput;
+    else if (pkg.startsWith('@aws-sdk/') || pkg.startsWith('@smithy/')) parts.sdk += bytesInOutput;
+    else parts.other += bytesInOutput;
+    if (pkg && SDK_CLIENTS.includes(pkg) && bytesInOutput > 0) clients.add(pkg);
+  }
+  return { ...parts, clients: SDK_CLIENTS.filter((c) => clients.has(c)) };
+}
+
+const entries = lambdaEntries();
 const out = mkdtempSync(join(tmpdir(), 'stackyard-bundles-'));
 
 /** Milliseconds a fresh `node` spends importing `specifiers` (resolved from the repository), timed in that process. */
@@ -43,42 +58,32 @@ function importTime(specifiers) {
 
 try {
   const sizes = new Map();
+  const carried = new Map();
   for (const name of entries) {
-    const outfile = join(out, name, 'index.mjs');
-    await build({
-      absWorkingDir: root,
-      entryPoints: [join(handlersDir, `${name}.ts`)],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: BUNDLING.target,
-      minify: BUNDLING.minify,
-      sourcemap: BUNDLING.sourceMap,
-      sourcesContent: BUNDLING.sourcesContent,
-      mainFields: [...BUNDLING.mainFields],
-      banner: { js: BUNDLING.banner },
-      logLevel: 'error',
-    });
+    const { file: outfile, metafile } = await buildLambdaBundle(name, out);
     sizes.set(name, statSync(outfile).size);
+    const { sdk, ours, other, clients } = composition(metafile);
+    carried.set(name, clients);
+    console.log(`bundle ${name}: ${kb(statSync(outfile).size)} = AWS SDK ${kb(sdk)} + ours ${kb(ours)} + other packages ${kb(other)}; clients: ${clients.map((c) => c.replace('@aws-sdk/', '')).join(', ')}`);
   }
   const largest = Math.max(...sizes.values());
   const listed = [...sizes].map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} KB`).join(', ');
   console.log(`bench lambda-bundles: ${(largest / BUDGET).toFixed(2)}x (largest bundle ${(largest / 1024).toFixed(0)} KB / 600 KB budget; ${listed}; goal <= 1)`);
 
-  const sdk = [];
-  const bundles = new Map(API_FUNCTIONS.filter((name) => sizes.has(name)).map((name) => [name, []]));
+  const bundles = new Map(API_FUNCTIONS.filter((name) => sizes.has(name)).map((name) => [name, { bundle: [], sdk: [] }]));
   importTime(SDK_CLIENTS); // warm the disk cache for both sides
   for (let round = 0; round < ROUNDS; round++) {
-    sdk.push(importTime(SDK_CLIENTS));
-    for (const [name, times] of bundles) times.push(importTime([pathToFileURL(join(out, name, 'index.mjs')).href]));
+    for (const [name, times] of bundles) {
+      times.sdk.push(importTime(carried.get(name)));
+      times.bundle.push(importTime([pathToFileURL(join(out, name, 'index.mjs')).href]));
+    }
   }
-  const baseline = median(sdk);
-  const ratios = [...bundles].map(([name, times]) => [name, median(times) / baseline, median(times)]);
-  const [worst, ratio, ms] = ratios.reduce((a, b) => (b[1] > a[1] ? b : a));
+  const ratios = [...bundles].map(([name, times]) => [name, median(times.bundle) / median(times.sdk), median(times.bundle), median(times.sdk)]);
+  const [worst, ratio, ms, baseline] = ratios.reduce((a, b) => (b[1] > a[1] ? b : a));
   console.log(
-    `bench lambda-cold-import: ${ratio.toFixed(2)}x (import of the ${worst} bundle ${ms.toFixed(0)} ms / unbundled SDK clients ` +
-      `${baseline.toFixed(0)} ms; ${ratios.map(([n, r]) => `${n} ${r.toFixed(2)}x`).join(', ')}; median of ${ROUNDS}; goal <= 0.3)`,
+    `bench lambda-cold-import: ${ratio.toFixed(2)}x (import of the ${worst} bundle ${ms.toFixed(0)} ms / the unbundled SDK clients it ` +
+      `carries ${baseline.toFixed(0)} ms; ${ratios.map(([n, r, b, s]) => `${n} ${r.toFixed(2)}x (${b.toFixed(0)}/${s.toFixed(0)} ms)`).join(', ')}; ` +
+      `median of ${ROUNDS}; goal <= 0.3)`,
   );
 } finally {
   rmSync(out, { recursive: true, force: true });

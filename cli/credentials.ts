@@ -14,7 +14,7 @@ export interface Credentials {
   /** API tokens keyed by service URL. */
   accessTokens: Record<string, string>;
   /** What the service said about each token when it was last validated. */
-  accounts: Record<string, { username: string; organizations?: string[]; lastValidatedAt: string }>;
+  accounts: Record<string, { username: string; organizations?: string[]; lastValidatedAt: string; /** When an exchanged (OIDC) token expires. */ tokenExpiresAt?: string }>;
 }
 
 /** `$STACKYARD_HOME`, default `~/.stackyard`. */

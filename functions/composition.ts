@@ -1,15 +1,18 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { awsStorageOptionsFromEnv, createAwsStorage } from '../shared/adapters/aws/index.js';
-import { createServices } from '../shared/core/service/index.js';
+import { absent } from '../shared/core/absent.js';
+import { auditingDenials } from '../shared/core/audit/denials.js';
+import type { ServiceDeps } from '../shared/core/service/create-services.js';
+import { serviceDeps } from '../shared/core/service/service-deps.js';
 import type { Services } from '../shared/core/service/types.js';
 import type { AccessLogEntry } from './http/access-log.js';
-import { createApi, type ApiHandler } from './http/api.js';
+import { createRoutedApi, type ApiHandler } from './http/api-core.js';
 import { findConsoleAssets } from './http/console-assets.js';
-import type { HandlerGroup } from './http/router.js';
+import type { HandlerGroup, Route } from './http/router.js';
 import { createApiGatewayHandler, type ApiGatewayHandler } from './handlers/api-gateway.js';
 import { hookOptionsFromEnv } from './hook-settings.js';
+import { lambdaStorage, type StorageParts } from './lambda-storage.js';
 import { createApiLogger } from './logger.js';
 
 let services: Services | undefined;
@@ -20,25 +23,52 @@ let services: Services | undefined;
  * STACKYARD_PUBLIC_URL when set (a custom domain in front), else the domain this request arrived on. Hooks may
  * only name the Lambda functions of STACKYARD_HOOK_FUNCTION_ARNS, the ones the functions may invoke.
  */
-function lambdaServices(event: APIGatewayProxyEventV2): Services {
+function lambdaServices(event: APIGatewayProxyEventV2, fn: LambdaFunction): Services {
   if (!services) {
-    const storage = createAwsStorage(awsStorageOptionsFromEnv(process.env));
+    const storage = lambdaStorage(fn.storage);
     const serviceUrl = process.env.STACKYARD_PUBLIC_URL || `https://${event.requestContext.domainName}`;
-    services = createServices(storage, { serviceUrl, hooks: hookOptionsFromEnv(process.env) });
+    const deps = serviceDeps(storage, { serviceUrl, hooks: hookOptionsFromEnv(process.env) });
+    const built = fn.services(deps, (service) => auditingDenials(deps, service));
+    const missing = (name: string) => absent<object>(`${name} service (the ${fn.group} function's routes never use it)`);
+    services = new Proxy(built, {
+      get: (target, name: string) => target[name as keyof Services] ?? missing(name),
+    }) as Services;
   }
   return services;
 }
 
-/** The Lambda entry point of one handler group (the modules under handlers/ each export one). */
-export function lambdaHandler(group: HandlerGroup): ApiGatewayHandler {
+/** What one API function is made of; each module under handlers/ names its own. */
+export interface LambdaFunction {
+  group: HandlerGroup;
+  /** The group's routes (http/routes/group-<group>.ts): the only ones bundled into it. */
+  routes: readonly Route[];
+  /** The storage parts beyond the table that those routes use (storage-parts/). */
+  storage: readonly StorageParts[];
+  /**
+   * Builds the services those routes (and authentication: identity, console) use, each passed through `audited` as
+   * `createServices` does (authorization refusals go to the audit log); the others are left out of the bundle, and
+   * answer with an error naming them if ever called.
+   */
+  services: (deps: ServiceDeps, audited: <S extends object>(service: S) => S) => Partial<Services>;
+}
+
+/**
+ * The Lambda entry point of one handler group: it serves that group's routes, on storage made of the table and the
+ * parts those routes use. Importing only these keeps the rest out of the bundle (docs/deploy.md, "What each function
+ * bundles").
+ */
+export function lambdaHandler(fn: LambdaFunction): ApiGatewayHandler {
+  const { group, routes } = fn;
   const logger = createApiLogger(group);
   let api: ApiHandler | undefined;
   const accessLog = (entry: AccessLogEntry) => logger.info('access', { ...entry });
   return createApiGatewayHandler(
     logger,
     (event) =>
-      (api ??= createApi({
-        services: lambdaServices(event),
+      (api ??= createRoutedApi({
+        services: lambdaServices(event, fn),
+        routes,
+        group,
         logger,
         accessLog,
         // The bundle's `console/` folder (infra copies dist/console next to each handler).

@@ -20,6 +20,8 @@ export interface ApiCall {
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
+  /** A form-encoded body (`application/x-www-form-urlencoded`) instead of `body`: the OIDC token exchange's. */
+  form?: Record<string, string>;
   /** Send the body gzip-compressed (`Content-Encoding: gzip`), as the Pulumi CLI does for large bodies. */
   gzip?: boolean;
   /** Authenticate with an update's lease token (`update-token …`) instead of the API token. */
@@ -95,7 +97,10 @@ export class ApiClient {
     const auth = call.updateToken ? `update-token ${call.updateToken}` : this.token ? `token ${this.token}` : undefined;
     if (auth) headers.authorization = auth;
     let body: Buffer | undefined;
-    if (call.body !== undefined) {
+    if (call.form !== undefined) {
+      body = Buffer.from(new URLSearchParams(call.form).toString(), 'utf8');
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    } else if (call.body !== undefined) {
       body = Buffer.from(JSON.stringify(call.body), 'utf8');
       if (call.gzip) {
         body = await gzipAsync(body);

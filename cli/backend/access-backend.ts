@@ -37,6 +37,26 @@ export interface OrgTokenInfo {
 
 export type GrantTarget = { user: string } | { team: string };
 
+/** An organization's trust in an OIDC issuer, as `org oidc-policy` shows and creates it. */
+export interface OidcPolicyInfo {
+  id: string;
+  issuer: string;
+  audiences: string[];
+  claims: Record<string, string>;
+  tokenKind: 'organization' | 'team' | 'personal';
+  team?: string;
+  user?: string;
+  maxLifetimeSeconds: number;
+  description: string;
+  createdBy?: string;
+}
+
+export type OidcPolicyRequest = Omit<OidcPolicyInfo, 'id' | 'createdBy' | 'audiences' | 'maxLifetimeSeconds' | 'description'> & {
+  audiences?: string[];
+  maxLifetimeSeconds?: number;
+  description?: string;
+};
+
 /** One audit log entry as `audit ls` shows it (epoch milliseconds). */
 export interface AuditInfo {
   id: string;
@@ -74,6 +94,9 @@ export interface AccessBackend {
   createOrgToken(org: string, request: { description: string; team?: string; expiresInDays?: number }): Promise<{ id: string; token: string }>;
   listOrgTokens(org: string, team?: string): Promise<OrgTokenInfo[]>;
   revokeOrgToken(org: string, id: string, team?: string): Promise<void>;
+  addOidcPolicy(org: string, policy: OidcPolicyRequest): Promise<OidcPolicyInfo>;
+  listOidcPolicies(org: string): Promise<OidcPolicyInfo[]>;
+  removeOidcPolicy(org: string, id: string): Promise<void>;
   /** Newest first, at most `limit` entries (following pages); organization admins only. */
   auditLog(org: string, filter: AuditFilter): Promise<AuditInfo[]>;
 }
@@ -161,6 +184,16 @@ export function httpAccessBackend(client: ApiClient): AccessBackend {
     async revokeOrgToken(org, id, team) {
       await client.request({ method: 'DELETE', path: `${tokensPath(org, team)}/${seg(id)}`, operation: 'revoke token' });
     },
+    async addOidcPolicy(org, policy) {
+      return client.request<OidcPolicyInfo>({ method: 'POST', path: `${orgPath(org)}/oidc/policies`, body: policy, operation: 'add OIDC trust policy' });
+    },
+    async listOidcPolicies(org) {
+      const answer = await client.request<{ policies?: OidcPolicyInfo[] }>({ method: 'GET', path: `${orgPath(org)}/oidc/policies`, operation: 'list OIDC trust policies' });
+      return answer?.policies ?? [];
+    },
+    async removeOidcPolicy(org, id) {
+      await client.request({ method: 'DELETE', path: `${orgPath(org)}/oidc/policies/${seg(id)}`, operation: 'remove OIDC trust policy' });
+    },
     async auditLog(org, filter) {
       const entries: AuditInfo[] = [];
       let continuationToken: string | undefined;
@@ -231,7 +264,7 @@ function listed(token: TokenRecord): OrgTokenInfo {
 }
 
 /** `login --local`: the same service calls, in-process, as the local user (administrator of its organization). */
-export function localAccessBackend(services: Pick<LocalServices, 'access' | 'audit'>, principal: Principal): AccessBackend {
+export function localAccessBackend(services: Pick<LocalServices, 'access' | 'audit' | 'oidc'>, principal: Principal): AccessBackend {
   const access = services.access;
   return {
     listMembers: async (org) => (await (await access()).listMembers(principal, org)).map((m) => ({ login: m.login, role: m.role })),
@@ -256,6 +289,9 @@ export function localAccessBackend(services: Pick<LocalServices, 'access' | 'aud
     },
     listOrgTokens: async (org, team) => (await (await access()).listOrgTokens(principal, org, team)).map(listed),
     revokeOrgToken: async (org, id, team) => (await access()).revokeOrgToken(principal, org, id, team),
+    addOidcPolicy: async (org, policy) => (await services.oidc()).createPolicy(principal, org, policy),
+    listOidcPolicies: async (org) => (await services.oidc()).listPolicies(principal, org),
+    removeOidcPolicy: async (org, id) => (await services.oidc()).deletePolicy(principal, org, id),
     auditLog: async (org, filter) => {
       const entries: AuditInfo[] = [];
       let continuationToken: string | undefined;

@@ -7,7 +7,7 @@ import { ConflictError, type LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { OrgRole } from '../../shared/ports/identity-store.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
-import { createServiceDeps } from '../../shared/core/service/service-deps.js';
+import { serviceDeps } from '../../shared/core/service/service-deps.js';
 import { localAccessBackend, type AccessBackend } from './access-backend.js';
 import { localServices, type LocalServices } from './local-services.js';
 import type { Principal, UntypedDeployment } from '../../shared/core/service/types.js';
@@ -39,7 +39,7 @@ export class LocalBackend implements Backend {
   /** Opens (creating if needed) the data folder and makes sure the local user and organization exist. */
   static async open(url: string, dataDir: string): Promise<LocalBackend> {
     const storage = await createLocalStorage({ dataDir });
-    const backend = new LocalBackend(url, storage, localServices(createServiceDeps(storage, { serviceUrl: url })));
+    const backend = new LocalBackend(url, storage, localServices(serviceDeps(storage, { serviceUrl: url })));
     await backend.ensureIdentity();
     return backend;
   }

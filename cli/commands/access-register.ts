@@ -13,6 +13,7 @@ export const ORG_TOKEN_FLAGS: FlagSpec[] = [
 
 const access = () => import('./access.js');
 const audit = () => import('./audit.js');
+const oidcPolicy = () => import('./oidc-policy.js');
 
 export function registerAccessCommands(
   program: Command,
@@ -26,6 +27,20 @@ export function registerAccessCommands(
   leaf(member, 'set-role <org> <login> <role>', 'Change a member\'s role: admin, member or viewer', [], async () => (await access()).memberSetRole);
   leaf(member, 'rm <org> <login>', 'Remove a member from the organization', [], async () => (await access()).memberRm);
   leaf(org, 'set-default-permission <org> <permission>', "Members' permission on stacks they were given nothing on: none, read, write or admin", [], async () => (await access()).orgSetDefaultPermission);
+
+  const oidc = org.command('oidc-policy').description("Manage the OIDC issuers CI may log in with (login --oidc-token)");
+  leaf(oidc, 'add <org>', 'Trust an OIDC issuer: its tokens matching the claims may be exchanged (organization administrators)', [
+    { flags: '--issuer <url>', description: "the issuer's https URL, exactly as its tokens' iss claim has it" },
+    { flags: '--claim <name=pattern>', description: 'a claim condition; * matches any characters (repeatable, at least one)', repeatable: true },
+    { flags: '--audience <aud>', description: 'an accepted aud value (repeatable; default urn:pulumi:org:<org>)', repeatable: true },
+    { flags: '--team <team>', description: 'issue team tokens of this team (default: organization tokens)' },
+    { flags: '--user <login>', description: 'issue personal tokens of this user (only yourself)' },
+    { flags: '--max-lifetime <duration>', description: 'the longest lifetime of an issued token, e.g. 1h (default 2h, at most 24h)' },
+    { flags: '--description <text>', description: 'what the policy is for' },
+    shared.json,
+  ], async () => (await oidcPolicy()).oidcPolicyAdd);
+  leaf(oidc, 'ls <org>', "List the organization's OIDC trust policies", [shared.json], async () => (await oidcPolicy()).oidcPolicyLs);
+  leaf(oidc, 'rm <org> <id>', 'Remove an OIDC trust policy (tokens it issued stay valid until they expire)', [], async () => (await oidcPolicy()).oidcPolicyRm);
 
   const team = program.command('team').description("Manage an organization's teams");
   leaf(team, 'create <org> <name>', 'Create a team', [{ flags: '--description <text>', description: 'what the team is' }], async () => (await access()).teamCreate);

@@ -1,8 +1,9 @@
 /** `login`, `logout` and `whoami`. */
 import { ApiError } from '../api-client/api-error.js';
 import { accessTokenFor, backendKind, normalizeLocalUrl, openBackend } from '../backend/open-backend.js';
-import { localBackendUrl, readCredentials, writeCredentials } from '../credentials.js';
+import { localBackendUrl, readCredentials, writeCredentials, type Credentials } from '../credentials.js';
 import { UserError } from '../output/errors.js';
+import type { CommandContext } from './context.js';
 import type { CommandHandler } from './register.js';
 
 /** The URL a login or logout is about: argument, `--cloud-url`, `--local`, then (login only) STACKYARD_BACKEND_URL. */
@@ -26,6 +27,8 @@ export const login: CommandHandler = async (ctx, args, opts) => {
     );
   }
   const credentials = await readCredentials(ctx.env);
+  const oidcFlags = OIDC_FLAG_NAMES.filter(([key]) => opts[key] !== undefined).map(([, flag]) => flag);
+  if (oidcFlags.length > 0) return loginWithOidc(ctx, url, opts, oidcFlags, credentials);
   if (backendKind(url) === 'local') {
     const backend = await openBackend(url, undefined);
     const { user } = await backend.whoami().finally(() => backend.close());
@@ -63,6 +66,44 @@ export const login: CommandHandler = async (ctx, args, opts) => {
   await writeCredentials(credentials, ctx.env);
   ctx.out(`Logged in to ${url} as ${identity.user}`);
 };
+
+const OIDC_FLAG_NAMES = [
+  ['oidcToken', '--oidc-token'],
+  ['oidcOrg', '--oidc-org'],
+  ['oidcTeam', '--oidc-team'],
+  ['oidcUser', '--oidc-user'],
+  ['oidcExpiration', '--oidc-expiration'],
+] as const;
+
+/** `login --oidc-token …`: exchange a CI provider's ID token for a Stackyard token, then log in with it. */
+async function loginWithOidc(ctx: CommandContext, url: string, opts: Record<string, unknown>, given: string[], credentials: Credentials): Promise<void> {
+  if (backendKind(url) === 'local') {
+    throw new UserError(
+      'oidc-token, oidc-org, oidc-team, oidc-user, and oidc-expiration flags are not supported for this type of backend',
+      'OIDC logins exchange a token with a Stackyard service: `stackyard login https://<your stackyard API> --oidc-token …`.',
+    );
+  }
+  if (opts.oidcToken === undefined) {
+    throw new UserError(`${given.join(', ')} ${given.length === 1 ? 'needs' : 'need'} --oidc-token`, 'Pass the ID token to exchange with --oidc-token <jwt|file://path>.');
+  }
+  if (ctx.env.STACKYARD_ACCESS_TOKEN || ctx.env.PULUMI_ACCESS_TOKEN) {
+    throw new UserError('cannot perform token exchange when an access token is set as environment variable', 'Unset STACKYARD_ACCESS_TOKEN and PULUMI_ACCESS_TOKEN.');
+  }
+  const { exchangeOidcToken } = await import('./oidc-login.js');
+  const exchanged = await exchangeOidcToken(url, opts as Record<string, string | undefined>);
+  const backend = await openBackend(url, exchanged.accessToken);
+  const identity = await backend.whoami().finally(() => backend.close());
+  credentials.current = url;
+  credentials.accessTokens[url] = exchanged.accessToken;
+  credentials.accounts[url] = {
+    username: identity.user,
+    organizations: identity.organizations,
+    lastValidatedAt: new Date().toISOString(),
+    tokenExpiresAt: new Date(exchanged.expiresAt).toISOString(),
+  };
+  await writeCredentials(credentials, ctx.env);
+  ctx.out(`Logged in to ${url} as ${identity.user} (token expires ${new Date(exchanged.expiresAt).toISOString()})`);
+}
 
 export const logout: CommandHandler = async (ctx, args, opts) => {
   const credentials = await readCredentials(ctx.env);

@@ -116,11 +116,11 @@ export function registerCommands(program: Command): void {
     { flags: '--cloud-url <url>', description: 'the backend URL (same as the argument)' },
     { flags: '--default-org <org>', description: 'default organization for new stacks', refused: 'the local backend has the one organization `organization`, and a service uses your default organization' },
     { flags: '--insecure', description: 'skip TLS verification', refused: 'TLS certificates are always verified' },
-    { flags: '--oidc-token <token>', description: 'exchange an OIDC token', refused: 'log in with an access token instead (STACKYARD_ACCESS_TOKEN or the prompt)' },
-    { flags: '--oidc-org <org>', description: 'organization for the OIDC token exchange', refused: 'log in with an access token instead (STACKYARD_ACCESS_TOKEN or the prompt)' },
-    { flags: '--oidc-team <team>', description: 'team for the OIDC token exchange', refused: 'log in with an access token instead (STACKYARD_ACCESS_TOKEN or the prompt)' },
-    { flags: '--oidc-user <user>', description: 'user for the OIDC token exchange', refused: 'log in with an access token instead (STACKYARD_ACCESS_TOKEN or the prompt)' },
-    { flags: '--oidc-expiration <duration>', description: 'expiration of the exchanged token', refused: 'log in with an access token instead (STACKYARD_ACCESS_TOKEN or the prompt)' },
+    { flags: '--oidc-token <token>', description: "an OIDC ID token to exchange for an access token: the token, or 'file://<path>' of a file holding it" },
+    { flags: '--oidc-org <org>', description: 'the organization of the OIDC token exchange (default: from the token\'s aud claim)' },
+    { flags: '--oidc-team <team>', description: 'exchange for a team token of this team' },
+    { flags: '--oidc-user <user>', description: 'exchange for a personal token of this user' },
+    { flags: '--oidc-expiration <duration>', description: "the exchanged token's lifetime, e.g. '15m', '24h' (default 2h; the trust policy's maximum caps it)" },
   ], async () => (await auth()).login);
 
   leaf(program, 'logout [url]', 'Log out of a backend (the current one by default)', [

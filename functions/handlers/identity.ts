@@ -1,4 +1,27 @@
+import { createAuditService } from '../../shared/core/audit/audit.js';
+import { createConsoleService } from '../../shared/core/console/index.js';
+import { createOidcService } from '../../shared/core/oidc/oidc-service.js';
+import { createAccessService } from '../../shared/core/service/access-service.js';
+import { createIdentityService } from '../../shared/core/service/identity-service.js';
 import { lambdaHandler } from '../composition.js';
+import { IDENTITY_GROUP_ROUTES } from '../http/routes/group-identity.js';
 
-/** API Gateway entry point of the identity routes (it can serve every route; see docs/api.md, "Handler grouping"). */
-export const handler = lambdaHandler('identity');
+/**
+ * API Gateway entry point of the identity routes and `$default`: users, organizations, tokens, administration,
+ * audit, OIDC and console sign-in, on the table only (docs/deploy.md, "What each function bundles").
+ */
+export const handler = lambdaHandler({
+  group: 'identity',
+  routes: IDENTITY_GROUP_ROUTES,
+  storage: [],
+  services: (deps, audited) => {
+    const identity = audited(createIdentityService(deps));
+    return {
+      identity,
+      console: audited(createConsoleService(deps, identity)),
+      access: audited(createAccessService(deps)),
+      audit: audited(createAuditService(deps)),
+      oidc: audited(createOidcService(deps)),
+    };
+  },
+});

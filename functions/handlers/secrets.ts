@@ -1,4 +1,17 @@
+import { createConsoleService } from '../../shared/core/console/index.js';
+import { createIdentityService } from '../../shared/core/service/identity-service.js';
+import { createSecretService } from '../../shared/core/service/secret-service.js';
 import { lambdaHandler } from '../composition.js';
+import { SECRETS_GROUP_ROUTES } from '../http/routes/group-secrets.js';
+import { kmsParts } from '../storage-parts/kms.js';
 
-/** API Gateway entry point of the secrets routes (it can serve every route; see docs/api.md, "Handler grouping"). */
-export const handler = lambdaHandler('secrets');
+/** API Gateway entry point of the secrets routes, on the table and KMS (docs/deploy.md, "What each function bundles"). */
+export const handler = lambdaHandler({
+  group: 'secrets',
+  routes: SECRETS_GROUP_ROUTES,
+  storage: [kmsParts],
+  services: (deps, audited) => {
+    const identity = audited(createIdentityService(deps));
+    return { identity, console: audited(createConsoleService(deps, identity)), secrets: audited(createSecretService(deps)) };
+  },
+});

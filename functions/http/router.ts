@@ -3,10 +3,15 @@ import type { HttpResponse } from './types.js';
 import type { RouteContext } from './context.js';
 
 /**
- * Which Lambda function serves a route. Every function carries the whole router (so `$default` and any mis-routed
- * request still get the right answer); the grouping only decides memory size, log group and blast radius.
+ * Which Lambda function serves a route. Each function bundles only its own group's routes (routes/group-*.ts), on
+ * storage built with only the AWS clients those routes use (docs/deploy.md, "What each function bundles"); a request
+ * API Gateway sends to the wrong function is answered 404 saying so (`Router.misrouted`). `stackyard serve` runs every
+ * group.
  */
 export type HandlerGroup = 'identity' | 'stacks' | 'updates' | 'secrets';
+
+/** The group whose function also takes API Gateway's `$default` route: the web console and every unknown path. */
+export const DEFAULT_GROUP: HandlerGroup = 'identity';
 
 export interface Route {
   method: string;
@@ -25,6 +30,11 @@ interface CompiledRoute {
   route: Route;
   segments: { literal?: string; param?: string }[];
   literalCount: number;
+}
+
+/** The routes of `list` that belong to `group`: each function's table (routes/group-*.ts) is made with this. */
+export function routesOf(group: HandlerGroup, list: readonly Route[]): readonly Route[] {
+  return list.filter((route) => route.group === group);
 }
 
 /** Matches a method and path against a route table, preferring the most literal match as API Gateway does. */
@@ -57,6 +67,18 @@ export class Router {
       if (params && (!best || compiled.literalCount > best.compiled.literalCount)) best = { compiled, params };
     }
     return best && { route: best.compiled.route, params: best.params };
+  }
+
+  /**
+   * 404 for a request that reached a Lambda function none of whose routes it matches: API Gateway sends a function
+   * only its own routes, so this deployment's routes do not match its code (a partial or manual deployment), which
+   * only redeploying the whole stack repairs.
+   */
+  static misrouted(method: string, path: string, group: HandlerGroup): NotFoundError {
+    return new NotFoundError(
+      `${method} ${path.slice(0, 200)} is not a route of the ${group} function, yet API Gateway sent it there: the API ` +
+        'routes of this deployment do not match its functions; redeploy it (`cdk deploy`, docs/deploy.md).',
+    );
   }
 
   /** 404 with the Pulumi error shape for anything the table does not serve (agent signup, registry versions, …). */

@@ -137,3 +137,30 @@ export const addHookSchema = z.object({
   gate: z.boolean().optional(),
   failOpen: z.boolean().optional(),
 });
+
+/** `POST /api/orgs/{org}/oidc/policies`: the service checks the URL, patterns, kinds and lifetimes. */
+export const createOidcPolicySchema = z.object({
+  issuer: z.string('must be the issuer URL (the tokens\' iss claim)'),
+  audiences: z.array(z.string('must be an audience'), 'must be a list of audiences').nullish(),
+  claims: z.record(z.string(), z.string('must be a pattern'), 'must be an object of claim names to patterns'),
+  tokenKind: z.enum(['organization', 'team', 'personal'], "must be 'organization', 'team' or 'personal'"),
+  team: z.string().optional(),
+  user: z.string().optional(),
+  maxLifetimeSeconds: z.number().int('must be a whole number of seconds').optional(),
+  description: z.string().optional(),
+});
+
+
+/**
+ * `POST /api/oauth/token`, form-encoded as the Pulumi CLI sends it (RFC 8693 §2.1). Every field is optional here so
+ * the service's own checks (shared/core/oidc/exchange-request.ts) name what is missing.
+ */
+export const tokenExchangeFormSchema = z.object({
+  grant_type: z.string().optional().describe('urn:ietf:params:oauth:grant-type:token-exchange'),
+  subject_token: z.string().optional().describe('The OIDC ID token (a JWT)'),
+  subject_token_type: z.string().optional().describe('urn:ietf:params:oauth:token-type:id_token'),
+  audience: z.string().optional().describe('urn:pulumi:org:<organization>'),
+  requested_token_type: z.string().optional().describe('urn:pulumi:token-type:access_token:organization|team|personal'),
+  scope: z.string().optional().describe('empty, team:<name> or user:<login>'),
+  expiration: z.string().optional().describe('Requested lifetime in seconds'),
+});

@@ -244,22 +244,29 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
         }),
       );
 
-      // Unrouted paths reach the router on any function (404), and the API-token routes want a token (401). Console
-      // pages come from the identity function (API Gateway's `$default`), which alone carries the built console.
-      const api = [
-        { statusCode: 404, body: expect.objectContaining({ code: 404, message: expect.stringMatching(/not served/) }) },
-        { statusCode: 401, body: expect.objectContaining({ code: 401, message: expect.stringMatching(/token/) }) },
+      // Identity takes API Gateway's `$default`: an unknown path is a 404, its own `GET /api/user` wants a token (401),
+      // and console pages come from it alone, as it alone carries the built console. The other functions carry only
+      // their own routes, so whatever else reaches them was mis-routed, and they say so (404).
+      const identity = [
+        ['console', 'index.mjs', 'index.mjs.map'],
+        [
+          { statusCode: 404, body: expect.objectContaining({ code: 404, message: expect.stringMatching(/not served/) }) },
+          { statusCode: 401, body: expect.objectContaining({ code: 401, message: expect.stringMatching(/token/) }) },
+          { statusCode: 200, body: expect.stringContaining('<title>Stackyard</title>') },
+        ],
       ];
-      const identity = [['console', 'index.mjs', 'index.mjs.map'], [...api, { statusCode: 200, body: expect.stringContaining('<title>Stackyard</title>') }]];
-      const other = [
+      const other = (group: string) => [
         ['index.mjs', 'index.mjs.map'],
-        [...api, { statusCode: 404, body: expect.objectContaining({ code: 404, message: expect.stringMatching(/console is not built/) }) }],
+        requests.map(({ method, path }) => ({
+          statusCode: 404,
+          body: expect.objectContaining({ code: 404, message: expect.stringContaining(`${method} ${path} is not a route of the ${group} function`) }),
+        })),
       ];
       expect(Object.fromEntries(answers)).toEqual({
         'Stackyard API: Identity': identity,
-        'Stackyard API: Stacks': other,
-        'Stackyard API: Updates': other,
-        'Stackyard API: Secrets': other,
+        'Stackyard API: Stacks': other('stacks'),
+        'Stackyard API: Updates': other('updates'),
+        'Stackyard API: Secrets': other('secrets'),
       });
       expect(networkAttempts(workDir)).toEqual([]);
     } finally {

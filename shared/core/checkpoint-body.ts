@@ -9,7 +9,8 @@
  * 400 that names the resource and the rule, and nothing is stored.
  */
 import { InvalidInputError, TooLargeError } from './errors.js';
-import { findIntegrityViolation, integrityError, type IntegrityResource } from './deployment-integrity.js';
+import { declaresIntegrityError, findIntegrityViolation, integrityError, type IntegrityResource } from './deployment-integrity.js';
+import { soundDeploymentResourceCount } from './deployment-scan.js';
 import { MAX_OBJECT_BYTES, type CheckpointStore, type PreparedObject } from '../ports/checkpoint-store.js';
 import type { UntypedDeployment } from './service/types.js';
 
@@ -45,11 +46,6 @@ export function checkDeploymentDocument(document: unknown, what: string): assert
   if (violation) throw integrityError(what, violation);
 }
 
-/** Whether a deployment's metadata carries the Pulumi CLI's record of a known integrity error. */
-export function declaresIntegrityError(metadata: { integrity_error?: unknown } | undefined): boolean {
-  const declared = metadata?.integrity_error;
-  return declared !== null && typeof declared === 'object' && typeof (declared as { error?: unknown }).error === 'string';
-}
 
 /** Parses stored or received bytes as a deployment document and checks it. */
 export function checkDeploymentBytes(bytes: Uint8Array, what: string): UntypedDeployment {
@@ -62,6 +58,14 @@ export function checkDeploymentBytes(bytes: Uint8Array, what: string): UntypedDe
   }
   checkDeploymentDocument(parsed, what);
   return parsed;
+}
+
+/**
+ * Checks a deployment sent as bytes and counts its resources: by scanning the bytes when they are sound, else by
+ * the full parse, which gives the verdict and the message.
+ */
+export function checkedResourceCount(bytes: Uint8Array, what: string): number {
+  return soundDeploymentResourceCount(bytes) ?? resourceCountOf(checkDeploymentBytes(bytes, what));
 }
 
 /** A plain checkpoint that passed the check, compressed for storage, with what `complete` records about it. */
@@ -99,7 +103,7 @@ export async function prepareCheckpoint(
   const compressing = gzipped ? Promise.resolve({ gzipped, size: deployment.byteLength }) : store.prepare(deployment);
   let resourceCount: number;
   try {
-    resourceCount = resourceCountOf(checkDeploymentBytes(deployment, 'checkpoint'));
+    resourceCount = checkedResourceCount(deployment, 'checkpoint');
   } catch (error) {
     await compressing.catch(() => undefined);
     throw error;

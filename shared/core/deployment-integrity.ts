@@ -182,6 +182,12 @@ function isProviderReference(reference: string): boolean {
   return at > 0 && at + 2 < reference.length;
 }
 
+/** Whether a deployment's metadata carries the Pulumi CLI's record of a known integrity error. */
+export function declaresIntegrityError(metadata: { integrity_error?: unknown } | undefined): boolean {
+  const declared = metadata?.integrity_error;
+  return declared !== null && typeof declared === 'object' && typeof (declared as { error?: unknown }).error === 'string';
+}
+
 /**
  * The 400 for a deployment that breaks an integrity rule: names the resource, its position and the rule, and says
  * what to do. `what` is the kind of document ("checkpoint", "deployment", …).

@@ -44,6 +44,21 @@ export class ForbiddenError extends DomainError {
   readonly status = 403;
 }
 
+/**
+ * A caller the permission table refuses (shared/core/service/permissions.ts): the audit log records it as
+ * `authz.denied` in `org`'s log (`''`: the site log), naming the refused `action`.
+ */
+export class PermissionDeniedError extends ForbiddenError {
+  constructor(
+    message: string,
+    readonly org: string,
+    readonly action: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
 export class NotFoundError extends DomainError {
   readonly kind = 'not-found';
   readonly status = 404;

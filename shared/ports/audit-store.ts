@@ -20,8 +20,18 @@ export interface AuditEntry {
   /** What was acted on: `acme/proj/dev`, `team ops`, … */
   target?: string;
   description: string;
-  /** `failed` on the entry appended after a recorded action that then did not happen. */
-  outcome?: 'failed';
+  /**
+   * `unknown` when the request ended without saying whether the change was made: it died midway (the entry was
+   * published from its intent) or storage failed in a way that may have applied it. Absent: the action happened.
+   */
+  outcome?: 'unknown';
+}
+
+/** An action's entry, stored before the action is tried; not part of the log until committed or recovered. */
+export interface AuditIntent {
+  entry: AuditEntry;
+  /** Epoch ms after which a request still holding this intent is taken to be dead, and the entry is published. */
+  deadline: number;
 }
 
 export interface AuditQuery {
@@ -46,14 +56,26 @@ export interface AuditPage {
 }
 
 /**
- * The append-only audit log.
+ * The append-only audit log, with an outbox of intents for the actions it records.
  *
  * Guarantees: `append` is create-if-absent by id (`ConflictError` otherwise, nothing changed) and there is no way to
  * change or remove an entry through this port; `list` is strongly consistent and newest first, filters applied
  * before paging. Invalid continuation tokens fail with `InvalidInputError`.
+ *
+ * Intents (timeline of one audited action): `begin` stores the intent before the action is tried, so no action can
+ * happen without one; then exactly one of `commit` (the action happened, or may have: the entry is published and the
+ * intent removed, one entry even when called twice or after `recover`) or `discard` (the action was refused: the
+ * intent goes and the log is unchanged). A request that dies in between leaves its intent, and `recover` publishes it
+ * with `outcome: 'unknown'` once its deadline has passed, or (local storage) once the process that began it is gone.
+ * Intents are never listed.
  */
 export interface AuditStore {
   append(entry: AuditEntry): Promise<void>;
+  begin(intent: AuditIntent): Promise<void>;
+  commit(entry: AuditEntry): Promise<void>;
+  discard(entry: AuditEntry): Promise<void>;
+  /** Publishes the organization's intents whose requests are dead (`now`: the domain clock, for the deadline). */
+  recover(org: string, now: number): Promise<void>;
   list(query: AuditQuery): Promise<AuditPage>;
 }
 

@@ -66,6 +66,32 @@ export interface TokenRecord {
   lastUsedAt?: number;
 }
 
+/**
+ * An organization's trust in an OIDC issuer (docs/security.md, "OIDC for CI"): an ID token of `issuer` whose `aud`
+ * is one of `audiences` and whose claims match `claims` (`*` matches any run of characters) may be exchanged for a
+ * token of `tokenKind` (the team's or the user's when `team`/`user` is set) living at most `maxLifetimeSeconds`.
+ */
+export interface OidcPolicyRecord {
+  org: string;
+  /** Public id used to list and delete. */
+  id: string;
+  /** Exact `iss` value, an https URL; its discovery document and JWKS are fetched from it. */
+  issuer: string;
+  /** Accepted `aud` values (exact). */
+  audiences: string[];
+  /** Claim name → pattern the claim's string value must match in full. */
+  claims: Record<string, string>;
+  tokenKind: TokenKind;
+  /** The team of a team-token policy. */
+  team?: string;
+  /** The user of a personal-token policy. */
+  user?: string;
+  maxLifetimeSeconds: number;
+  description: string;
+  createdAt: number;
+  createdBy: string;
+}
+
 /** The listing owner of a team or organization token; logins never contain '.', so these cannot collide. */
 export function tokenOwnerKey(kind: Exclude<TokenKind, 'personal'>, org: string, team?: string): string {
   return kind === 'organization' ? `${org}.org` : `${org}.team.${team ?? ''}`;
@@ -110,4 +136,10 @@ export interface IdentityStore {
   deleteTeam(org: string, name: string): Promise<void>;
   /** Adds or removes one member atomically (no read-modify-write); `NotFoundError` for a missing team. */
   changeTeamMember(org: string, name: string, login: string, action: 'add' | 'remove'): Promise<void>;
+  /** Create-if-absent by `(org, id)` (`ConflictError`). */
+  createOidcPolicy(policy: OidcPolicyRecord): Promise<void>;
+  /** The organization's trust policies, oldest first. */
+  listOidcPolicies(org: string): Promise<OidcPolicyRecord[]>;
+  /** `NotFoundError` when the organization has no policy with that id (one conditional delete). */
+  deleteOidcPolicy(org: string, id: string): Promise<void>;
 }

@@ -1,7 +1,8 @@
 /**
  * A request killed midway leaves no action without its audit entry: `stackyard serve` is SIGKILLed while it deletes
  * many stacks at once, restarted on the same data folder, and every stack that is gone has its `stack.deleted` entry
- * (entries are written before the action they record). Needs `npm run build`.
+ * (each action's intent is stored before it, and reading the log publishes the intents of the dead process).
+ * Needs `npm run build`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

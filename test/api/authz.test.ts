@@ -24,7 +24,9 @@ type Access =
   | { project: true }
   | { stack: StackAction }
   | { org: OrgAction }
-  | { lease: true };
+  | { lease: true }
+  /** `POST /api/oauth/token`: unauthenticated by design (the ID token in the body is the credential). */
+  | { oidcExchange: true };
 
 const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
 const UPDATE = `${STACK}/update/{updateId}`;
@@ -119,6 +121,12 @@ const ROUTE_ACCESS: Record<string, Access> = {
   'GET /api/console/orgs/{orgName}/stacks': { org: 'list-stacks' },
   'GET /api/console/stacks/{orgName}/{projectName}/{stackName}': { stack: 'view' },
   [`GET ${STACK}/updates/{version}`]: { stack: 'history' },
+  [`GET ${ORG}/oidc/policies`]: { org: 'manage-oidc-policies' },
+  [`POST ${ORG}/oidc/policies`]: { org: 'manage-oidc-policies' },
+  [`DELETE ${ORG}/oidc/policies/{policyId}`]: { org: 'manage-oidc-policies' },
+  // Whatever credentials come with it, the exchange judges only the ID token: an unsigned one is refused (401) for
+  // every caller alike, and issues nothing (the snapshot includes every token list). test/oidc/ covers the rest.
+  'POST /api/oauth/token': { oidcExchange: true },
   [`GET ${UPDATE}/events`]: { stack: 'history' },
 };
 
@@ -137,6 +145,7 @@ const ROLE_RANK = { viewer: 1, member: 2, admin: 3 } as const;
 /** The status the permission table gives a caller on a route: 'allowed', or the refusal status. */
 function expected(access: Access, caller: Caller): 'allowed' | number {
   if ('any' in access) return 'allowed';
+  if ('oidcExchange' in access) return 401;
   if ('siteAdmin' in access) return 403;
   if ('personalTokens' in access) {
     // The matrix acts on alice's tokens (?login=alice): alice herself, or a site administrator.
@@ -161,6 +170,9 @@ function expected(access: Access, caller: Caller): 'allowed' | number {
 /** The hook the hook routes act on (org and stack scope alike); inactive, so nothing is ever sent to it. */
 const HOOK = { name: 'watch', url: 'https://ci.example.com/stackyard', secret: 'hook-secret-value', active: false };
 
+/** The issuer acme's OIDC trust policy names (never fetched: the matrix only sends unsigned tokens). */
+const OIDC_ISSUER = 'https://oidc.example.com';
+
 const dev: Ref = { org: 'acme', project: 'proj', stack: 'dev' };
 const other: Ref = { org: 'acme', project: 'proj', stack: 'other' };
 
@@ -182,6 +194,19 @@ function bodyFor(url: string, method: string, path: string): unknown {
     [`POST ${ORG}/teams/{teamName}/tokens`]: { description: 'stolen' },
     [`PATCH ${STACK}/permissions`]: { user: 'viewer', permission: 'admin' },
     'POST /api/console/login-codes': { path: '/acme/proj/dev' },
+    [`POST ${ORG}/oidc/policies`]: { issuer: 'https://evil.example.com', claims: { sub: 'repo:evil/*' }, tokenKind: 'organization' },
+    // The form `pulumi login --oidc-token <unsigned> --oidc-org acme --oidc-team ci` posts.
+    'POST /api/oauth/token': Buffer.from(
+      new URLSearchParams({
+        audience: 'urn:pulumi:org:acme',
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        requested_token_type: 'urn:pulumi:token-type:access_token:team',
+        scope: 'team:ci',
+        subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+        subject_token: `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ iss: OIDC_ISSUER, sub: 'repo:acme/infra:ref:refs/heads/main', aud: 'urn:pulumi:org:acme', iat: 1, exp: 4102444800 })).toString('base64url')}.`,
+        expiration: '7200',
+      }).toString(),
+    ),
   };
   if (key in bodies) return bodies[key];
   switch (suffix) {
@@ -262,6 +287,7 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
       .replace('{hookName}', HOOK.name)
       .replace('{teamName}', 'ci')
       .replace('{userLogin}', 'mwrite')
+      .replace('{policyId}', ids.oidcPolicy!)
       .replace('{deliveryId}', '0000000000000-0000000000000000');
     // Personal token routes act on alice's tokens.
     return /\/api\/user\/tokens/.test(path) ? `${filled}?login=alice` : filled;
@@ -288,6 +314,7 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
       wire.call('GET', '/api/orgs/acme/teams', { auth: asAlice }),
       wire.call('GET', '/api/orgs/acme/tokens', { auth: asAlice }),
       wire.call('GET', '/api/orgs/acme/teams/ci/tokens', { auth: asAlice }),
+      wire.call('GET', '/api/orgs/acme/oidc/policies', { auth: asAlice }),
     ]);
     // Last use is bookkeeping the matrix's own (refused) calls update; everything else must stay the same.
     return JSON.stringify(reads.map((read) => ok(read)), (key, value) => (key === 'lastUsed' ? undefined : value));
@@ -327,6 +354,8 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
     const teamToken = ok(await wire.call('POST', '/api/orgs/acme/teams/ci/tokens', { auth: asAlice, body: { description: 'ci deploys' } }), 201);
     const orgToken = ok(await wire.call('POST', '/api/orgs/acme/tokens', { auth: asAlice, body: { description: 'automation' } }), 201);
     ids.teamToken = teamToken.id;
+    const policy = { issuer: OIDC_ISSUER, claims: { sub: 'repo:acme/infra:*' }, tokenKind: 'team', team: 'ci' };
+    ids.oidcPolicy = ok(await wire.call('POST', '/api/orgs/acme/oidc/policies', { auth: asAlice, body: policy }), 201).id as string;
     ids.orgToken = orgToken.id;
     // Valid for one second: long past by the time the matrix runs.
     expiredToken = (await userToken('alice', 1 / 86_400)).tokenValue;
@@ -396,7 +425,7 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
     const path = concretePath(route.path);
     const body = bodyFor(serve.url, route.method, route.path);
     const expectStatus = async (auth: Auth, status: number, label: string) => {
-      const response = await wire.call(route.method, path, { auth, body });
+      const response = await wire.call(route.method, path, { auth, body, ...(Buffer.isBuffer(body) ? { headers: { 'content-type': 'application/x-www-form-urlencoded' } } : {}) });
       expect(response.status, `${label}: ${response.text.slice(0, 300)}`).toBe(status);
       if (route.method !== 'HEAD' && status >= 400) failed(response, status);
     };

@@ -3,7 +3,11 @@
  * good and bad path parameters, credentials, encodings and bodies) go through the same `createApi` that Lambda and
  * `serve` run. No request may be answered 5xx or make the handler throw, and requests that are refused must change
  * nothing: storage is snapshotted before and after every batch whose requests were all refused, and compared. The
- * audit log is left out of the comparison: recording refused sign-ins is its job (docs/operations.md).
+ * audit log is part of the comparison, except the entries that record a refusal itself (failed sign-ins, denied
+ * authorizations): recording those is its job (docs/security.md).
+ * `POST /api/oauth/token` is unauthenticated by design and form-encoded: half its requests carry a token-exchange form
+ * built from the generated names (unsigned ID tokens, odd audiences, scopes and expirations), the rest the generated
+ * bodies; none may issue a token.
  */
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
@@ -20,6 +24,7 @@ import { API_ROUTES } from '../../functions/http/routes/index.js';
 import { createAwsClients, createAwsStorage } from '../../shared/adapters/aws/index.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { createServices } from '../../shared/core/service/index.js';
+import { REFUSAL_EVENTS } from '../../shared/core/audit/audit.js';
 import type { Storage } from '../../shared/ports/index.js';
 import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
 
@@ -27,6 +32,15 @@ const REQUESTS_PER_MODE = 10_000;
 const BATCH = 50;
 const TOKEN = `sy_fuzz-${randomUUID()}`;
 const silent: ApiLogger = { error: () => undefined, warn: () => undefined, info: () => undefined };
+
+/**
+ * A token's last use is written by any authenticated call (at most once a minute), refused or not: it records that
+ * the token was used, not a change the request made, so it is left out of the comparison.
+ */
+function withoutLastUse(json: string): string {
+  const { lastUsedAt: _lastUse, ...kept } = JSON.parse(json) as Record<string, unknown>;
+  return JSON.stringify(kept);
+}
 
 interface Mode {
   storage: Storage;
@@ -45,8 +59,10 @@ async function localMode(): Promise<Mode> {
         if (!entry.isFile()) continue;
         const path = join(entry.parentPath, entry.name);
         if (path.startsWith(join(dataDir, 'tmp')) || path.startsWith(join(dataDir, 'locks'))) continue;
-        if (path.startsWith(join(dataDir, 'audit'))) continue;
-        files.push(`${path.slice(dataDir.length)}:${(await fs.readFile(path)).toString('base64')}`);
+        const body = await fs.readFile(path);
+        if (path.startsWith(join(dataDir, 'audit', '')) && REFUSAL_EVENTS.includes((JSON.parse(body.toString('utf8')) as { event: string }).event)) continue;
+        const kept = path.startsWith(join(dataDir, 'identity', 'tokens', '')) ? withoutLastUse(body.toString('utf8')) : body.toString('base64');
+        files.push(`${path.slice(dataDir.length)}:${kept}`);
       }
       return files.sort().join('\n');
     },
@@ -82,8 +98,9 @@ async function awsMode(): Promise<Mode> {
       do {
         const page = await ddb.send(new ScanCommand({ TableName: standIns.table, ExclusiveStartKey: start as never }));
         for (const item of page.Items ?? []) {
-          if (item.pk?.S?.startsWith('AUDIT#')) continue;
-          items.push(JSON.stringify(Object.entries(item).sort()));
+          if (item.pk?.S?.startsWith('AUDIT#') && REFUSAL_EVENTS.includes(item.event?.S ?? '')) continue;
+          const { lastUsedAt: _lastUse, ...kept } = item;
+          items.push(JSON.stringify(Object.entries(kept).sort()));
         }
         start = page.LastEvaluatedKey;
       } while (start);
@@ -139,6 +156,34 @@ const requestArb = fc.record({
   query: fc.oneof(fc.constant(''), fc.constant('page=0&pageSize=-1'), fc.constant('continuationToken=%ff'), fc.string({ maxLength: 10 })),
 });
 
+/** A token exchange as `pulumi login --oidc-token` posts it, with generated values in every field. */
+function exchangeForm(names: string[]): Buffer {
+  const decoded = names.map((name) => {
+    try {
+      return decodeURIComponent(name);
+    } catch {
+      return name;
+    }
+  });
+  const segment = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return Buffer.from(
+    new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+      audience: `urn:pulumi:org:${decoded[0]}`,
+      // Mostly well-formed kinds, scopes and expirations, so that requests also reach the trust and token checks.
+      ...[
+        { requested_token_type: 'urn:pulumi:token-type:access_token:organization', scope: '' },
+        { requested_token_type: 'urn:pulumi:token-type:access_token:team', scope: `team:${decoded[2]}` },
+        { requested_token_type: 'urn:pulumi:token-type:access_token:personal', scope: `user:${decoded[2]}` },
+        { requested_token_type: decoded[1]!, scope: decoded[2]! },
+      ][decoded[1]!.length % 4],
+      subject_token: `${segment({ alg: decoded[3], kid: decoded[4] })}.${segment({ iss: `https://${decoded[5]}`, sub: decoded[6], aud: decoded[0] })}.${decoded[7]}`,
+      expiration: decoded[7]!.length % 3 === 0 ? decoded[7]! : String(60 * (decoded[7]!.length + 1)),
+    }).toString(),
+  );
+}
+
 function pathOf(template: string, names: string[]): string {
   let i = 0;
   return template.replace(/\{[^}]+\}/g, () => names[i++ % names.length] ?? 'x');
@@ -155,26 +200,30 @@ describe.each([
     mode = await makeMode();
     const services = createServices(mode.storage, { serviceUrl: 'http://fuzz.invalid' });
     await services.identity.ensureAdmin('admin', TOKEN);
+    // A trust policy, so exchanges for `admin` go through the ID token checks (its issuer is never one generated).
+    await services.oidc.createPolicy(await services.identity.authenticate(TOKEN), 'admin', { issuer: 'https://fuzz.invalid', claims: { sub: 'repo:*' }, tokenKind: 'organization' });
     const api: ApiHandler = createApi({ services, logger: silent });
     const samples = fc.sample(requestArb, { numRuns: REQUESTS_PER_MODE, seed: 16 });
     const byRoute = new Map<string, number>();
     const fiveHundreds: string[] = [];
     let comparedBatches = 0;
+    const exchangeStatuses = new Set<number>();
     let refused = 0;
 
     for (let start = 0; start < samples.length; start += BATCH) {
       const before = await mode.snapshot();
       const batch = samples.slice(start, start + BATCH).map((sample, offset) => {
         const route = API_ROUTES[(start + offset) % API_ROUTES.length]!;
-        const body =
-          sample.gzip === 'valid' ? gzipSync(sample.body) : sample.gzip === 'broken' ? Buffer.from('not gzip') : sample.body;
+        const exchange = route.path === '/api/oauth/token';
+        const plain = exchange && sample.gzip === 'none' ? exchangeForm(sample.names) : sample.body;
+        const body = sample.gzip === 'valid' ? gzipSync(plain) : sample.gzip === 'broken' ? Buffer.from('not gzip') : plain;
         return {
           route,
           request: {
             method: route.method,
             path: pathOf(route.path, sample.names),
             headers: {
-              'content-type': 'application/json',
+              'content-type': exchange ? 'application/x-www-form-urlencoded' : 'application/json',
               ...(sample.auth !== undefined ? { authorization: sample.auth } : {}),
               ...(sample.gzip !== 'none' ? { 'content-encoding': 'gzip' } : {}),
             },
@@ -188,6 +237,7 @@ describe.each([
       answers.forEach((answer, i) => {
         const key = `${batch[i]!.route.method} ${batch[i]!.route.path}`;
         byRoute.set(key, (byRoute.get(key) ?? 0) + 1);
+        if (key === 'POST /api/oauth/token') exchangeStatuses.add(answer.status);
         if (answer.status >= 500) fiveHundreds.push(`${key} → ${answer.status}: ${answer.body.toString('utf8').slice(0, 200)}`);
       });
       const allRefused = answers.every((answer) => answer.status >= 400);
@@ -205,6 +255,8 @@ describe.each([
     expect(fiveHundreds).toEqual([]);
     expect([...byRoute.keys()].sort()).toEqual(API_ROUTES.map((r) => `${r.method} ${r.path}`).sort());
     expect(refused).toBeGreaterThan(REQUESTS_PER_MODE / 2);
+    // The exchange forms got past the form checks to the trust check (401), and malformed ones were refused (400).
+    expect([...exchangeStatuses].sort()).toEqual([400, 401]);
     expect(comparedBatches).toBeGreaterThan(samples.length / BATCH / 4);
   }, 240_000);
 });

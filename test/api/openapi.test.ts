@@ -56,6 +56,10 @@ describe('the OpenAPI document', () => {
           stripSchemaKey(z.toJSONSchema(doc.body, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Json),
         );
         expect(op.requestBody.required).toBe(!doc.bodyOptional);
+      } else if (doc.form) {
+        expect(op.requestBody.content['application/x-www-form-urlencoded'].schema).toMatchObject(
+          stripSchemaKey(z.toJSONSchema(doc.form, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Json),
+        );
       } else {
         expect(op.requestBody).toBeUndefined();
       }

@@ -41,6 +41,7 @@ const PATH_PARAMETERS: Record<string, string> = {
   deliveryId: 'Delivery id',
   userLogin: "The member's login",
   teamName: 'Team name',
+  policyId: 'OIDC trust policy id',
 };
 
 const SECURITY: Record<OperationDoc['auth'], JsonObject[]> = {
@@ -97,6 +98,9 @@ function operation(route: Route, doc: OperationDoc): JsonObject {
             content: jsonContent(jsonSchema(doc.body)),
           },
         }
+      : {}),
+    ...(doc.form
+      ? { requestBody: { required: true, description: 'Form-encoded', content: { 'application/x-www-form-urlencoded': { schema: jsonSchema(doc.form) } } } }
       : {}),
     responses: { [String(doc.status ?? 200)]: success, ...errorResponses() },
   };

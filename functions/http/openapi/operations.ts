@@ -12,6 +12,7 @@ import {
   createStackSchema,
   createTeamSchema,
   createTokenSchema,
+  createOidcPolicySchema,
   createUserSchema,
   decryptSchema,
   encryptSchema,
@@ -24,6 +25,7 @@ import {
   startUpdateSchema,
   tagsSchema,
   teamMemberSchema,
+  tokenExchangeFormSchema,
   untypedDeploymentSchema,
   updateProgramSchema,
 } from '../schemas.js';
@@ -58,6 +60,8 @@ export interface OperationDoc {
   query?: readonly QueryParameter[];
   /** The JSON request body, when the route reads one; the schema the route itself validates with. */
   body?: z.ZodType;
+  /** A form-encoded request body (`application/x-www-form-urlencoded`) instead of JSON. */
+  form?: z.ZodType;
   /** The body may be omitted (the route treats no body as `{}`). */
   bodyOptional?: boolean;
   /** Success status (default 200). */
@@ -247,6 +251,12 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   // Audit log.
   [`GET ${ORG}/auditlogs`]: { summary: "An organization's audit log", tag: 'Audit', auth: 'token', query: auditQuery, response: wire.auditLogBody },
   'GET /api/admin/auditlogs': { summary: 'The whole audit log (site admins)', tag: 'Audit', auth: 'token', query: auditQuery, response: wire.auditLogBody },
+
+  // OIDC for CI.
+  'POST /api/oauth/token': { summary: 'Exchange an OIDC ID token for an access token (RFC 8693)', tag: 'Access', auth: 'body', form: tokenExchangeFormSchema, response: wire.tokenExchangeBody },
+  [`GET ${ORG}/oidc/policies`]: { summary: "An organization's OIDC trust policies", tag: 'Access', auth: 'token', response: wire.oidcPolicyListBody },
+  [`POST ${ORG}/oidc/policies`]: { summary: 'Trust an OIDC issuer', tag: 'Access', auth: 'token', body: createOidcPolicySchema, status: 201, response: wire.oidcPolicyBody },
+  [`DELETE ${ORG}/oidc/policies/{policyId}`]: { summary: 'Remove an OIDC trust policy', tag: 'Access', auth: 'token' },
 
   // Web console.
   'POST /api/console/sessions': { summary: 'Sign in to the console', tag: 'Console', auth: 'body', body: signInSchema, response: wire.jsonObject },

@@ -159,3 +159,27 @@ export const auditLogBody = z.object({
 
 export const teamBody = z.object({ name: z.string(), description: z.string().optional(), members: z.array(z.string()) });
 export const teamListBody = z.object({ teams: z.array(teamBody) });
+
+/** apitype.TokenExchangeGrantResponse: what `pulumi login --oidc-token` reads. */
+export const tokenExchangeBody = z.object({
+  access_token: z.string(),
+  issued_token_type: z.string(),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number().int().describe('Seconds'),
+  scope: z.string(),
+});
+
+export const oidcPolicyBody = z.object({
+  id: z.string(),
+  issuer: z.string(),
+  audiences: z.array(z.string()),
+  claims: z.record(z.string(), z.string()),
+  tokenKind: z.enum(['organization', 'team', 'personal']),
+  team: z.string().optional(),
+  user: z.string().optional(),
+  maxLifetimeSeconds: z.number().int(),
+  description: z.string(),
+  createdAt: z.number().int().describe('Unix time in milliseconds'),
+  createdBy: z.string(),
+});
+export const oidcPolicyListBody = z.object({ policies: z.array(oidcPolicyBody) });

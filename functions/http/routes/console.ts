@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { InvalidInputError, UnauthorizedError } from '../../../shared/core/errors.js';
 import { CONSOLE_SESSION_MS, type ConsoleSignIn } from '../../../shared/core/console/index.js';
-import { apiToken } from '../auth.js';
+import { apiToken, requestInfo } from '../auth.js';
 import type { RouteContext } from '../context.js';
 import { isHttps, sessionCookie, sessionSetCookie } from '../console-session.js';
 import { validateBody } from '../decode.js';
@@ -62,8 +62,8 @@ export const consoleRoutes: Route[] = [
       const body = validateBody(signInSchema, raw, 'sign-in request ({"token"} or {"code"})');
       const signIn =
         'token' in body
-          ? await ctx.services.console.signInWithToken(body.token)
-          : await ctx.services.console.signInWithCode(body.code);
+          ? await ctx.services.console.signInWithToken(body.token, requestInfo(ctx.request))
+          : await ctx.services.console.signInWithCode(body.code, requestInfo(ctx.request));
       return signedIn(ctx, signIn);
     },
   },
@@ -90,9 +90,9 @@ export const consoleRoutes: Route[] = [
     group: 'identity',
     async handle(ctx) {
       // Authenticating first means a forged sign-out (no CSRF token) is refused like any other change.
-      await ctx.principal();
+      const principal = await ctx.principal();
       const session = sessionCookie(ctx.request);
-      if (session !== undefined) await ctx.services.console.signOut(session);
+      if (session !== undefined) await ctx.services.console.signOut(session, principal);
       const response = jsonResponse(200, {});
       response.headers['set-cookie'] = sessionSetCookie(undefined, 0, isHttps(ctx.request));
       return response;

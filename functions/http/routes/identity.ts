@@ -1,5 +1,4 @@
 import { deltaCheckpointCapability } from '../../../shared/core/journal/protocol.js';
-import type { UpdateService } from '../../../shared/core/service/types.js';
 import { validateBody } from '../decode.js';
 import { jsonResponse, okResponse } from '../respond.js';
 import type { Route } from '../router.js';
@@ -9,16 +8,15 @@ import { serviceUser, tokenInfo, tokenView } from '../wire.js';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * What `GET /api/capabilities` advertises: batch encryption, v4 deployments (so `features` survive), and
- * verbatim/delta checkpoints only when the update service implements them.
+ * What `GET /api/capabilities` advertises: batch encryption, v4 deployments (so `features` survive), and verbatim/delta
+ * checkpoints, which the updates routes serve (`checkpointverbatim`, `checkpointdelta`). A fixed list: the identity
+ * function that answers it carries no update service.
  */
-export function capabilities(updates: UpdateService) {
-  const implementsDelta =
-    typeof updates.saveVerbatimCheckpoint === 'function' && typeof updates.saveDeltaCheckpoint === 'function';
+export function capabilities() {
   return [
     { capability: 'batch-encrypt' },
     { capability: 'deployment-schema-version', version: 1, configuration: { version: 4 } },
-    ...(implementsDelta ? [deltaCheckpointCapability()] : []),
+    deltaCheckpointCapability(),
   ];
 }
 
@@ -52,7 +50,7 @@ export const identityRoutes: Route[] = [
     group: 'identity',
     async handle(ctx) {
       await ctx.principal();
-      return jsonResponse(200, { capabilities: capabilities(ctx.services.updates) });
+      return jsonResponse(200, { capabilities: capabilities() });
     },
   },
   {

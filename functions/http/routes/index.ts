@@ -1,9 +1,10 @@
-import type { HandlerGroup, Route } from '../router.js';
+import { DEFAULT_GROUP, type HandlerGroup, type Route } from '../router.js';
 import { accessRoutes } from './access.js';
 import { auditRoutes } from './audit.js';
 import { consoleRoutes } from './console.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
+import { oidcRoutes } from './oidc.js';
 import { openApiRoutes } from './openapi.js';
 import { restoreRoutes } from './restore.js';
 import { secretRoutes } from './secrets.js';
@@ -23,6 +24,7 @@ export const API_ROUTES: readonly Route[] = [
   ...hookApiRoutes,
   ...accessRoutes,
   ...auditRoutes,
+  ...oidcRoutes,
   ...consoleRoutes,
   ...openApiRoutes,
 ];
@@ -37,11 +39,11 @@ export const HANDLER_NAMES: Record<HandlerGroup, string> = {
 
 /**
  * API Gateway route bindings for the CDK app: one per route, plus `$default` (anything else, answered with a 404 in
- * the Pulumi error shape) on the identity function.
+ * the Pulumi error shape) on the DEFAULT_GROUP (identity) function.
  */
 export function routeBindings(): { routeKey: string; handler: string }[] {
   return [
     ...API_ROUTES.map((route) => ({ routeKey: `${route.method} ${route.path}`, handler: HANDLER_NAMES[route.group] })),
-    { routeKey: '$default', handler: HANDLER_NAMES.identity },
+    { routeKey: '$default', handler: HANDLER_NAMES[DEFAULT_GROUP] },
   ];
 }

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../../../shared/core/errors.js';
+import { requestInfo } from '../auth.js';
 import { isGzipped, validateBody } from '../decode.js';
 import { jsonResponse, okResponse } from '../respond.js';
 import type { RouteContext } from '../context.js';
@@ -152,7 +153,7 @@ export const updateRoutes: Route[] = [
       const token = ctx.updateToken();
       const ref = ctx.stackRef();
       const body = validateBody(completeUpdateSchema, await ctx.jsonBody(), 'complete request');
-      await ctx.services.updates.complete(ref, ctx.params.updateId!, token, body.status);
+      await ctx.services.updates.complete(ref, ctx.params.updateId!, token, body.status, requestInfo(ctx.request));
       return okResponse();
     },
   },

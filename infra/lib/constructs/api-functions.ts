@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -44,10 +45,19 @@ export interface ApiFunctionsProps {
 }
 
 /**
+ * Modules the Lambda bundles replace (esbuild `alias`). The SDK's default credential chain becomes the environment
+ * variables alone: Lambda gives every function its role's credentials there, and the rest of the chain (SSO, profiles,
+ * web identity, instance metadata, with the STS and SSO clients they carry) is about 100 KB no invocation runs.
+ */
+export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
+  '@aws-sdk/credential-provider-node': fileURLToPath(new URL('../../../functions/lambda-credentials.ts', import.meta.url)),
+};
+
+/**
  * Esbuild options shared by every handler: ESM for top-level await and tree shaking; the banner gives CommonJS
  * dependencies that call `require` a working one; the pinned SDK is bundled so production runs the version the tests
- * ran. The source map ships in the asset for reading stack traces offline; the functions do not set
- * `--enable-source-maps`, so no cold start parses it.
+ * ran, less the credential providers Lambda never uses (`LAMBDA_ALIASES`). The source map ships in the asset for
+ * reading stack traces offline; the functions do not set `--enable-source-maps`, so no cold start parses it.
  */
 export const BUNDLING = {
   minify: true,
@@ -59,6 +69,7 @@ export const BUNDLING = {
   banner: "import { createRequire as __stackyardCreateRequire } from 'node:module'; const require = __stackyardCreateRequire(import.meta.url);",
   bundleAwsSDK: true,
   forceDockerBundling: false,
+  esbuildArgs: { '--alias': Object.entries(LAMBDA_ALIASES).map(([module, replacement]) => `${module}=${replacement}`) },
 } as const;
 
 /** Copies a built console into the bundle after esbuild ran (local bundling: a shell command on this machine). */

@@ -24,17 +24,11 @@ const S3_TIMEOUTS = { connectionTimeout: 2_000, requestTimeout: 8_000 };
 
 /**
  * Builds the clients. Endpoints, region and credentials come from the SDK's own configuration chain, which honours
- * AWS_ENDPOINT_URL_DYNAMODB/_S3/_KMS. A custom S3 endpoint means a local stand-in: it needs path-style addressing
- * and only the checksums S3 requires (s3rver stores `aws-chunked` framing as data otherwise).
+ * AWS_ENDPOINT_URL_DYNAMODB/_S3/_KMS.
  */
 export function createAwsClients(env: NodeJS.ProcessEnv = process.env): AwsClients {
   const { dynamodb, documents } = createDocumentClients();
-  const localS3 = Boolean(env.AWS_ENDPOINT_URL_S3);
-  const s3 = new S3Client(
-    localS3
-      ? { forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED', requestHandler: S3_TIMEOUTS }
-      : { requestHandler: S3_TIMEOUTS },
-  );
+  const s3 = createS3Client(env);
   const kms = createKmsClient();
   return {
     dynamodb,
@@ -57,6 +51,18 @@ export function createDocumentClients(): { dynamodb: DynamoDBClient; documents: 
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
   return { dynamodb, documents };
+}
+
+/**
+ * An S3 client from the SDK's configuration chain. A custom S3 endpoint means a local stand-in: it needs path-style
+ * addressing and only the checksums S3 requires (s3rver stores `aws-chunked` framing as data otherwise).
+ */
+export function createS3Client(env: NodeJS.ProcessEnv = process.env): S3Client {
+  return new S3Client(
+    env.AWS_ENDPOINT_URL_S3
+      ? { forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED', requestHandler: S3_TIMEOUTS }
+      : { requestHandler: S3_TIMEOUTS },
+  );
 }
 
 /** A KMS client from the SDK's configuration chain (AWS_ENDPOINT_URL_KMS included). */

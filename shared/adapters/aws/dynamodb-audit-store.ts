@@ -1,8 +1,16 @@
-import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, InvalidInputError } from '../../core/errors.js';
-import { checkAuditLimit as checkLimit, type AuditEntry, type AuditPage, type AuditQuery, type AuditStore } from '../../ports/audit-store.js';
-import { translateDynamoDbError } from './errors.js';
-import { auditPk, auditSk } from './keys.js';
+import {
+  checkAuditLimit as checkLimit,
+  type AuditEntry,
+  type AuditIntent,
+  type AuditPage,
+  type AuditQuery,
+  type AuditStore,
+} from '../../ports/audit-store.js';
+import { cancellationCodes } from './conditional-update.js';
+import { errorName, translateDynamoDbError } from './errors.js';
+import { auditIntentPk, auditPk, auditSk } from './keys.js';
 import { KEY } from './table.js';
 
 const ID = /^[0-9]{13}-[0-9a-f]{16}$/;
@@ -10,8 +18,9 @@ const TOKEN_VERSION = 1;
 
 /**
  * Audit entries in the Stackyard table: one partition per organization, sorted by the time-ordered id. Entries are
- * written with a create-only condition and this adapter has no update or delete; docs/security.md shows the IAM
- * condition that makes the table refuse them too.
+ * written with a create-only condition and this adapter never updates or deletes one; docs/security.md shows the IAM
+ * condition that makes the table refuse it too. Intents live in a partition of their own (`AUDITINTENT#<org>`), and
+ * a commit is one transaction: the entry put (create-only) and the intent deleted together.
  */
 export class DynamoDbAuditStore implements AuditStore {
   constructor(
@@ -20,7 +29,7 @@ export class DynamoDbAuditStore implements AuditStore {
   ) {}
 
   async append(entry: AuditEntry): Promise<void> {
-    if (!ID.test(entry.id)) throw new InvalidInputError('Invalid audit entry id.');
+    checkId(entry.id);
     try {
       await this.documents.send(
         new PutCommand({
@@ -35,6 +44,87 @@ export class DynamoDbAuditStore implements AuditStore {
         throw new ConflictError(`Audit entry ${entry.id} already exists.`, {}, { cause: error });
       }
       throw translateDynamoDbError(error, 'The audit entry');
+    }
+  }
+
+  async begin(intent: AuditIntent): Promise<void> {
+    checkId(intent.entry.id);
+    try {
+      await this.documents.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { [KEY.partition]: auditIntentPk(intent.entry.org), [KEY.sort]: auditSk(intent.entry.id), ...intent },
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': KEY.partition },
+        }),
+      );
+    } catch (error) {
+      if (errorName(error) === 'ConditionalCheckFailedException') {
+        throw new ConflictError(`Audit intent ${intent.entry.id} already exists.`, {}, { cause: error });
+      }
+      throw translateDynamoDbError(error, 'The audit intent');
+    }
+  }
+
+  async commit(entry: AuditEntry): Promise<void> {
+    checkId(entry.id);
+    const removeIntent = { TableName: this.table, Key: { [KEY.partition]: auditIntentPk(entry.org), [KEY.sort]: auditSk(entry.id) } };
+    try {
+      await this.documents.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.table,
+                Item: { [KEY.partition]: auditPk(entry.org), [KEY.sort]: auditSk(entry.id), ...entry },
+                ConditionExpression: 'attribute_not_exists(#pk)',
+                ExpressionAttributeNames: { '#pk': KEY.partition },
+              },
+            },
+            { Delete: removeIntent },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (!entryExists(error)) throw translateDynamoDbError(error, 'The audit entry');
+      // Published already (by recovery, or a commit whose answer was lost): the entry stays, the intent goes.
+      await this.discard(entry);
+    }
+  }
+
+  async discard(entry: AuditEntry): Promise<void> {
+    checkId(entry.id);
+    try {
+      await this.documents.send(
+        new DeleteCommand({ TableName: this.table, Key: { [KEY.partition]: auditIntentPk(entry.org), [KEY.sort]: auditSk(entry.id) } }),
+      );
+    } catch (error) {
+      throw translateDynamoDbError(error, 'The audit intent');
+    }
+  }
+
+  async recover(org: string, now: number): Promise<void> {
+    let startKey: Record<string, unknown> | undefined;
+    try {
+      do {
+        const page = await this.documents.send(
+          new QueryCommand({
+            TableName: this.table,
+            KeyConditionExpression: '#pk = :pk',
+            ExpressionAttributeNames: { '#pk': KEY.partition },
+            ExpressionAttributeValues: { ':pk': auditIntentPk(org) },
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const intent = item as unknown as AuditIntent;
+          if (intent.deadline < now) await this.commit({ ...intent.entry, outcome: 'unknown' });
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+    } catch (error) {
+      throw translateDynamoDbError(error, 'The audit intents');
     }
   }
 
@@ -86,6 +176,15 @@ export class DynamoDbAuditStore implements AuditStore {
     }
     return { entries };
   }
+}
+
+function checkId(id: string): void {
+  if (!ID.test(id)) throw new InvalidInputError('Invalid audit entry id.');
+}
+
+/** The transaction was cancelled because the entry's create-only put found it there. */
+function entryExists(error: unknown): boolean {
+  return cancellationCodes(error)?.[0] === 'ConditionalCheckFailed';
 }
 
 function pad(ms: number): string {

@@ -9,10 +9,10 @@ import {
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import { validateOrgName } from '../../core/names.js';
 import type { DefaultStackPermission } from '../../core/service/permissions.js';
-import { ORG_ROLES, type IdentityStore, type Membership, type OrgRecord, type OrgRole, type TeamRecord, type TokenRecord, type UserRecord } from '../../ports/identity-store.js';
+import { ORG_ROLES, type IdentityStore, type Membership, type OidcPolicyRecord, type OrgRecord, type OrgRole, type TeamRecord, type TokenRecord, type UserRecord } from '../../ports/identity-store.js';
 import { translateDynamoDbError } from './errors.js';
 import { queryByPrefix } from './queries.js';
-import { ORG_SK, TOKEN_HASH_SK, USER_SK, memberSk, orgMemberSk, orgPk, teamSk, tokenHashPk, userPk, userTokenSk } from './keys.js';
+import { ORG_SK, TOKEN_HASH_SK, USER_SK, memberSk, oidcPolicySk, orgMemberSk, orgPk, teamSk, tokenHashPk, userPk, userTokenSk } from './keys.js';
 import { KEY } from './table.js';
 
 const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
@@ -25,6 +25,11 @@ const TEAM_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 function requireTeam(name: unknown): string {
   if (typeof name !== 'string' || !TEAM_NAME.test(name)) throw new InvalidInputError('Invalid team name.');
   return name;
+}
+
+function requireTokenId(id: unknown): string {
+  if (typeof id !== 'string' || !TOKEN_ID.test(id)) throw new InvalidInputError('Invalid id: expected letters, digits, - or _.');
+  return id;
 }
 
 function requireRole(role: unknown): OrgRole {
@@ -239,6 +244,34 @@ export class DynamoDbIdentityStore implements IdentityStore {
       { ':member': new Set([login]) },
       () => new NotFoundError(`Team '${name}' of '${org}' does not exist.`),
     );
+  }
+
+  async createOidcPolicy(policy: OidcPolicyRecord): Promise<void> {
+    const sk = oidcPolicySk(requireTokenId(policy.id));
+    await this.putNew(orgPk(validateOrgName(policy.org)), sk, policy, `OIDC trust policy ${policy.id} already exists in '${policy.org}'.`);
+  }
+
+  async listOidcPolicies(org: string): Promise<OidcPolicyRecord[]> {
+    const items = await this.queryPrefix(orgPk(validateOrgName(org)), 'OIDCPOLICY#');
+    return items
+      .map((item) => strip(item) as unknown as OidcPolicyRecord)
+      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  }
+
+  async deleteOidcPolicy(org: string, id: string): Promise<void> {
+    try {
+      await this.documents.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: { [KEY.partition]: orgPk(validateOrgName(org)), [KEY.sort]: oidcPolicySk(requireTokenId(id)) },
+          ConditionExpression: EXISTS,
+          ExpressionAttributeNames: { '#pk': KEY.partition },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw new NotFoundError(`OIDC trust policy ${id} of '${org}' does not exist.`, { cause: error });
+      throw translateDynamoDbError(error, 'The OIDC trust policy');
+    }
   }
 
   async touchToken(tokenHash: string, at: number, minIntervalMs: number): Promise<void> {

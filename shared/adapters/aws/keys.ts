@@ -21,6 +21,7 @@ export const ORG_SK = 'ORG';
 /** An organization's mirror of a membership (the user partition holds the other), for listing its members. */
 export const orgMemberSk = (login: string) => `MEMBER#${login}`;
 export const teamSk = (name: string) => `TEAM#${name}`;
+export const oidcPolicySk = (id: string) => `OIDCPOLICY#${id}`;
 export const hooksPk = (org: string) => `HOOKS#${org}`;
 /** `org` for an organization's hooks, `stack:<id>` for one stack's. */
 export const hookScopeKey = (stackId: string | undefined) => (stackId === undefined ? 'org' : `stack:${stackId}`);
@@ -39,3 +40,5 @@ export const LOGIN_CODE_SK = 'CODE';
 /** An organization's audit log (`''`: the site log); the sort key is the time-ordered entry id. */
 export const auditPk = (org: string) => `AUDIT#${org === '' ? '_site' : org}`;
 export const auditSk = (id: string) => `AUDIT#${id}`;
+/** An organization's audit intents (the outbox of actions under way), apart from its log so they are never listed. */
+export const auditIntentPk = (org: string) => `AUDITINTENT#${org === '' ? '_site' : org}`;

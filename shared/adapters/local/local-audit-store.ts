@@ -1,20 +1,64 @@
 import { InvalidInputError } from '../../core/errors.js';
-import { checkAuditLimit as checkLimit, type AuditEntry, type AuditPage, type AuditQuery, type AuditStore } from '../../ports/audit-store.js';
+import {
+  checkAuditLimit as checkLimit,
+  type AuditEntry,
+  type AuditIntent,
+  type AuditPage,
+  type AuditQuery,
+  type AuditStore,
+} from '../../ports/audit-store.js';
 import { safeSegment, type DataDir } from './files.js';
+import { holderIsGone, lockOwner, type LockOwner } from './lock-owner.js';
 
 const SITE = '_site';
 const ID = /^[0-9]{13}-[0-9a-f]{16}$/;
 
+/** An intent as stored: which process began it, so recovery need not wait for the deadline once it is gone. */
+interface StoredIntent extends AuditIntent {
+  owner: LockOwner;
+}
+
 /**
  * `audit/<org>/<id>.json`, one file per entry, created exclusively and never rewritten; ids start with the time,
- * so a directory listing is the log in time order. The site log lives in `audit/_site`.
+ * so a directory listing is the log in time order. The site log lives in `audit/_site`. Intents live apart in
+ * `audit-intents/<org>/<id>.json`: committing publishes the entry create-if-absent, then removes the intent, so a
+ * crash between the two leaves an intent whose recovery finds the entry already there and only removes it.
  */
 export class LocalAuditStore implements AuditStore {
   constructor(private readonly dir: DataDir) {}
 
   async append(entry: AuditEntry): Promise<void> {
-    if (!ID.test(entry.id)) throw new InvalidInputError('Invalid audit entry id.');
-    await this.dir.createJson(this.dir.path('audit', this.orgSegment(entry.org), `${entry.id}.json`), entry, `Audit entry ${entry.id}`);
+    checkId(entry.id);
+    await this.dir.createJson(this.entryPath(entry), entry, `Audit entry ${entry.id}`);
+  }
+
+  async begin(intent: AuditIntent): Promise<void> {
+    checkId(intent.entry.id);
+    const stored: StoredIntent = { ...intent, owner: lockOwner() };
+    await this.dir.createJson(this.intentPath(intent.entry), stored, `Audit intent ${intent.entry.id}`);
+  }
+
+  async commit(entry: AuditEntry): Promise<void> {
+    checkId(entry.id);
+    // Create-if-absent: an entry already published (by recovery, or a commit cut short) stays as it is.
+    await this.dir.publishExclusive(await this.dir.writeTemp(JSON.stringify(entry)), this.entryPath(entry));
+    await this.dir.remove(this.intentPath(entry));
+  }
+
+  async discard(entry: AuditEntry): Promise<void> {
+    checkId(entry.id);
+    await this.dir.remove(this.intentPath(entry));
+  }
+
+  async recover(org: string, now: number): Promise<void> {
+    const folder = this.dir.path('audit-intents', this.orgSegment(org));
+    for (const file of await this.dir.list(folder)) {
+      if (!file.endsWith('.json')) continue;
+      const intent = await this.dir.readJson<StoredIntent>(this.dir.path('audit-intents', this.orgSegment(org), file));
+      if (!intent) continue;
+      // Gone: a process of this host that no longer runs (or a restarted one with its pid), judged as lock holders are.
+      if (holderIsGone(intent.owner ?? {}) || intent.deadline < now) await this.commit({ ...intent.entry, outcome: 'unknown' });
+    }
   }
 
   async list(query: AuditQuery): Promise<AuditPage> {
@@ -37,9 +81,21 @@ export class LocalAuditStore implements AuditStore {
     return { entries };
   }
 
+  private entryPath(entry: AuditEntry): string {
+    return this.dir.path('audit', this.orgSegment(entry.org), `${entry.id}.json`);
+  }
+
+  private intentPath(entry: AuditEntry): string {
+    return this.dir.path('audit-intents', this.orgSegment(entry.org), `${entry.id}.json`);
+  }
+
   private orgSegment(org: string): string {
     return org === '' ? SITE : safeSegment(org, 'organization');
   }
+}
+
+function checkId(id: string): void {
+  if (!ID.test(id)) throw new InvalidInputError('Invalid audit entry id.');
 }
 
 function encodeToken(id: string): string {

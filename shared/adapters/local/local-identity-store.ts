@@ -1,6 +1,6 @@
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import type { DefaultStackPermission } from '../../core/service/permissions.js';
-import type { IdentityStore, Membership, OrgRecord, OrgRole, TeamRecord, TokenRecord, UserRecord } from '../../ports/index.js';
+import type { IdentityStore, Membership, OidcPolicyRecord, OrgRecord, OrgRole, TeamRecord, TokenRecord, UserRecord } from '../../ports/index.js';
 import { safeSegment, type DataDir } from './files.js';
 
 const HASH = /^[0-9a-f]{64}$/;
@@ -11,6 +11,7 @@ const MEMBERS_LOCK = 'identity-members';
  * `identity/tokens/<hash>.json` (looked up by hash on every request) and `identity/token-ids/<login>/<id>.json`
  * (listing and revoking by public id). Token writes hold the `identity-tokens` lock so both files change together.
  * Teams are `identity/teams/<org>/<team>.json`; membership, organization and team changes hold `identity-members`.
+ * OIDC trust policies are `identity/oidc-policies/<org>/<id>.json`, created exclusively.
  */
 export class LocalIdentityStore implements IdentityStore {
   constructor(private readonly dir: DataDir) {}
@@ -115,6 +116,28 @@ export class LocalIdentityStore implements IdentityStore {
     });
   }
 
+  async createOidcPolicy(policy: OidcPolicyRecord): Promise<void> {
+    await this.dir.createJson(this.oidcPolicyPath(policy.org, policy.id), policy, `OIDC trust policy ${policy.id} of '${policy.org}'`);
+  }
+
+  async listOidcPolicies(org: string): Promise<OidcPolicyRecord[]> {
+    const segment = safeSegment(org, 'organization');
+    const result: OidcPolicyRecord[] = [];
+    for (const file of await this.dir.list(this.dir.path('identity', 'oidc-policies', segment))) {
+      const policy = await this.dir.readJson<OidcPolicyRecord>(this.dir.path('identity', 'oidc-policies', segment, file));
+      if (policy) result.push(policy);
+    }
+    return result.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  }
+
+  async deleteOidcPolicy(org: string, id: string): Promise<void> {
+    const path = this.oidcPolicyPath(org, id);
+    await this.dir.withLock(MEMBERS_LOCK, async () => {
+      await this.dir.mustReadJson<OidcPolicyRecord>(path, `OIDC trust policy ${id} of '${org}'`);
+      await this.dir.remove(path);
+    });
+  }
+
   async touchToken(tokenHash: string, at: number, minIntervalMs: number): Promise<void> {
     if (typeof tokenHash !== 'string' || !HASH.test(tokenHash)) return;
     const isDue = (token: TokenRecord | undefined): token is TokenRecord =>
@@ -182,6 +205,10 @@ export class LocalIdentityStore implements IdentityStore {
 
   private teamPath(org: string, name: string): string {
     return this.dir.path('identity', 'teams', safeSegment(org, 'organization'), `${safeSegment(name, 'team')}.json`);
+  }
+
+  private oidcPolicyPath(org: string, id: string): string {
+    return this.dir.path('identity', 'oidc-policies', safeSegment(org, 'organization'), `${safeSegment(id, 'policy id')}.json`);
   }
 
   private userPath(login: string): string {

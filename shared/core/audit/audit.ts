@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditEntry, AuditPage } from '../../ports/audit-store.js';
-import { ForbiddenError, InvalidInputError } from '../errors.js';
+import { DomainError, InvalidInputError, PermissionDeniedError, UnavailableError } from '../errors.js';
 import { requireOrgAction } from '../service/authorization.js';
 import type { ServiceDeps } from '../service/create-services.js';
 import type { Principal, RequestInfo } from '../service/types.js';
@@ -16,6 +16,7 @@ export interface AuditSpec {
 /** Every event the log records (docs/security.md describes each). */
 export type AuditEvent =
   | 'auth.failed'
+  | 'authz.denied'
   | 'user.created'
   | 'org.created'
   | 'org.settings-changed'
@@ -37,25 +38,53 @@ export type AuditEvent =
   | 'stack.history-added'
   | 'stack.permission-changed'
   | 'update.started'
+  | 'update.completed'
   | 'update.cancelled'
   | 'secret.decrypted'
   | 'secret.decryption-reported'
   | 'hook.created'
-  | 'hook.deleted';
+  | 'hook.deleted'
+  | 'hook.pinged'
+  | 'hook.redelivered'
+  | 'console.signed-in'
+  | 'console.signed-out'
+  | 'oidc.policy-created'
+  | 'oidc.policy-deleted'
+  | 'oidc.token-issued';
+
+/** Events that record a refusal itself: the only entries a refused request leaves (all else changes nothing). */
+export const REFUSAL_EVENTS: readonly string[] = ['auth.failed', 'authz.denied'];
 
 function newEntryId(time: number): string {
   return `${String(time).padStart(13, '0')}-${randomBytes(8).toString('hex')}`;
 }
 
-function entryFor(deps: ServiceDeps, principal: Principal | undefined, spec: AuditSpec, request: RequestInfo | undefined): AuditEntry {
+/** Who an entry names when the caller is no principal: an update's requester acting through its lease token. */
+export interface AuditActor {
+  login: string;
+  tokenId?: string;
+  request?: RequestInfo;
+}
+
+function actorOf(principal: Principal | AuditActor): AuditActor {
+  if (!('orgs' in principal)) return principal;
+  return {
+    login: principal.login,
+    ...(principal.token ? { tokenId: principal.token.id } : {}),
+    ...(principal.request ? { request: principal.request } : {}),
+  };
+}
+
+function entryFor(deps: ServiceDeps, actor: AuditActor | undefined, spec: AuditSpec): AuditEntry {
   const time = deps.now();
+  const request = actor?.request;
   return {
     id: newEntryId(time),
     org: spec.org,
     time,
     event: spec.event,
-    actor: principal?.login ?? 'anonymous',
-    ...(principal?.token ? { tokenId: principal.token.id } : {}),
+    actor: actor?.login ?? 'anonymous',
+    ...(actor?.tokenId ? { tokenId: actor.tokenId } : {}),
     ...(request?.id ? { requestId: request.id } : {}),
     ...(request?.sourceIp ? { sourceIp: request.sourceIp } : {}),
     ...(request?.userAgent ? { userAgent: request.userAgent.slice(0, 300) } : {}),
@@ -65,21 +94,41 @@ function entryFor(deps: ServiceDeps, principal: Principal | undefined, spec: Aud
 }
 
 /**
- * Runs an audited action write-ahead: the entry is appended first, so no action can exist without its entry even
- * when the process dies right after it; if the action then fails, a second entry (`outcome: failed`) says so. The
- * log is never updated. A failure to append refuses the action.
+ * How long a request may hold an audit intent before it is taken to be dead and its entry published with
+ * `outcome: 'unknown'`. Far longer than any request may run (Lambda functions stop at 28 s; serve has no longer
+ * audited call), so a live request is never overtaken.
  */
-export async function audited<T>(deps: ServiceDeps, principal: Principal, spec: AuditSpec, action: () => Promise<T>): Promise<T> {
-  const entry = entryFor(deps, principal, spec, principal.request);
-  await deps.storage.audit.append(entry);
+export const AUDIT_INTENT_GRACE_MS = 5 * 60_000;
+
+/**
+ * Runs an audited action through the audit outbox (AuditStore): its intent is stored first, so no action can happen
+ * without it (a failure to store it refuses the action); when the action completes, the entry is published and the
+ * intent removed in one commit. A refusal (any domain error but an outage) discards the intent, so rejected input
+ * leaves the log unchanged too. Any other failure may have applied the change: its entry is published with
+ * `outcome: 'unknown'`. A request that dies midway leaves the intent, which `recover` publishes (`listAudit` runs it).
+ * Exactly one entry per completed action; the log itself is never updated.
+ */
+export async function audited<T>(deps: ServiceDeps, principal: Principal | AuditActor, spec: AuditSpec, action: () => Promise<T>): Promise<T> {
+  const entry = entryFor(deps, actorOf(principal), spec);
+  const audit = deps.storage.audit;
+  await audit.begin({ entry, deadline: entry.time + (deps.options.auditGraceMs ?? AUDIT_INTENT_GRACE_MS) });
+  let result: T;
   try {
-    return await action();
+    result = await action();
   } catch (error) {
-    await deps.storage.audit
-      .append({ ...entryFor(deps, principal, spec, principal.request), outcome: 'failed' })
-      .catch(() => undefined);
+    // If this bookkeeping fails too, the intent stays and recovery publishes it: never an action without an entry.
+    const settled = isRefusal(error) ? audit.discard(entry) : audit.commit({ ...entry, outcome: 'unknown' });
+    await settled.catch(() => undefined);
     throw error;
   }
+  // The action happened: a failed commit leaves the intent for recovery rather than report a done action as failed.
+  await audit.commit(entry).catch(() => undefined);
+  return result;
+}
+
+/** A domain error other than an outage: the action was refused before it changed anything (no partial writes). */
+function isRefusal(error: unknown): boolean {
+  return error instanceof DomainError && !(error instanceof UnavailableError);
 }
 
 /**
@@ -90,10 +139,16 @@ export async function auditAuthenticationFailure(
   deps: ServiceDeps,
   request: RequestInfo | undefined,
   reason: string,
-  known?: { org: string; actor: string; tokenId: string },
+  known?: { org: string; actor: string; tokenId?: string },
 ): Promise<void> {
-  const entry = entryFor(deps, undefined, { org: known?.org ?? '', event: 'auth.failed', description: reason }, request);
-  await deps.storage.audit.append(known ? { ...entry, actor: known.actor, tokenId: known.tokenId } : entry);
+  const entry = entryFor(deps, request ? { login: 'anonymous', request } : undefined, { org: known?.org ?? '', event: 'auth.failed', description: reason });
+  await deps.storage.audit.append(known ? { ...entry, actor: known.actor, ...(known.tokenId ? { tokenId: known.tokenId } : {}) } : entry);
+}
+
+/** Records a refusal by the permission table (`authz.denied`) in the log of the organization it concerns. */
+export async function auditDenial(deps: ServiceDeps, principal: Principal, denial: PermissionDeniedError): Promise<void> {
+  const spec = { org: denial.org, event: 'authz.denied', target: denial.action, description: denial.message.slice(0, 500) } as const;
+  await deps.storage.audit.append(entryFor(deps, actorOf(principal), spec));
 }
 
 export interface AuditListQuery {
@@ -109,7 +164,7 @@ export interface AuditListQuery {
 export async function listAudit(deps: ServiceDeps, principal: Principal, org: string, query: AuditListQuery): Promise<AuditPage> {
   if (org === '') {
     if (!principal.admin || principal.token?.org) {
-      throw new ForbiddenError('Only site administrators read the site log (authentication failures of unknown tokens): give an organization instead.');
+      throw new PermissionDeniedError('Only site administrators read the site log (authentication failures of unknown tokens): give an organization instead.', '', 'read-site-log');
     }
   } else {
     requireOrgAction(principal, org, 'read-audit-log');
@@ -117,6 +172,8 @@ export async function listAudit(deps: ServiceDeps, principal: Principal, org: st
   for (const [name, value] of [['since', query.since], ['before', query.before]] as const) {
     if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new InvalidInputError(`Invalid ${name}: give a time.`);
   }
+  // The first page publishes intents of requests that died, so the log read is never missing an action.
+  if (query.continuationToken === undefined) await deps.storage.audit.recover(org, deps.now());
   return deps.storage.audit.list({ org, ...query });
 }
 

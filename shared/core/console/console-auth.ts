@@ -2,7 +2,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ForbiddenError, InvalidInputError, UnauthorizedError } from '../errors.js';
 import type { ServiceDeps } from '../service/create-services.js';
 import { hashApiToken } from '../service/identity-service.js';
-import type { IdentityService, Principal } from '../service/types.js';
+import type { IdentityService, Principal, RequestInfo } from '../service/types.js';
+import { auditAuthenticationFailure, audited } from '../audit/audit.js';
 import type { ConsoleService, ConsoleSignIn, LoginCodeSource } from './types.js';
 
 /** How long a browser stays signed in, measured on the server: the cookie's own Max-Age is only a hint. */
@@ -64,19 +65,31 @@ export function createConsoleAuth(
     return session;
   }
 
+  /** Opens the session with its `console.signed-in` entry, in the log of the organization the token acts for. */
+  function signedIn(principal: Principal, tokenHash: string, how: string, next?: string): Promise<ConsoleSignIn> {
+    const org = principal.token?.org ?? principal.login;
+    const spec = { org, event: 'console.signed-in', target: principal.login, description: `signed in to the console ${how}` } as const;
+    return audited(deps, principal, spec, () => openSession(principal, tokenHash, next));
+  }
+
+  /** A refused login code is an authentication failure like a refused token (site log: no one is known yet). */
+  async function badCode(request: RequestInfo | undefined): Promise<never> {
+    await auditAuthenticationFailure(deps, request, 'invalid, used or expired console login code');
+    throw new UnauthorizedError(BAD_CODE);
+  }
+
   return {
-    async signInWithToken(token) {
-      return openSession(await identity.authenticate(token), hashApiToken(token));
+    async signInWithToken(token, request) {
+      // A refused token is recorded by `authenticate` itself (auth.failed).
+      return signedIn(await identity.authenticate(token, request), hashApiToken(token), 'with an access token');
     },
 
-    async signInWithCode(code) {
-      if (!isSecret(code)) throw new UnauthorizedError(BAD_CODE);
+    async signInWithCode(code, request) {
+      if (!isSecret(code)) return badCode(request);
       const redeemed = await sessions.redeemLoginCode(sha256Hex(code));
-      if (!redeemed) throw new UnauthorizedError(BAD_CODE);
-      const principal = await identity.authenticateHash(redeemed.tokenHash).catch(() => {
-        throw new UnauthorizedError(BAD_CODE);
-      });
-      return openSession(principal, redeemed.tokenHash, redeemed.path);
+      if (!redeemed) return badCode(request);
+      const principal = await identity.authenticateHash(redeemed.tokenHash).catch(() => badCode(request));
+      return signedIn({ ...principal, ...(request ? { request } : {}) }, redeemed.tokenHash, 'with a login code', redeemed.path);
     },
 
     async createLoginCode(principal, path, source: LoginCodeSource) {
@@ -114,8 +127,15 @@ export function createConsoleAuth(
 
     csrfToken: csrfTokenOf,
 
-    async signOut(sessionId) {
-      if (isSecret(sessionId)) await sessions.deleteSession(sha256Hex(sessionId));
+    async signOut(sessionId, principal) {
+      if (!isSecret(sessionId)) return;
+      const idHash = sha256Hex(sessionId);
+      const session = await sessions.getSession(idHash);
+      if (!session) return;
+      const actor = principal ?? { login: session.login };
+      const org = principal?.token?.org ?? session.login;
+      const spec = { org, event: 'console.signed-out', target: session.login, description: 'signed out of the console' } as const;
+      await audited(deps, actor, spec, () => sessions.deleteSession(idHash));
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { StackRef } from '../names.js';
-import type { Principal } from '../service/types.js';
+import type { Principal, RequestInfo } from '../service/types.js';
 import type { UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
 
 /** What a browser gets from signing in: the cookie's session id, and the CSRF token its page sends back. */
@@ -64,9 +64,9 @@ export interface UpdateEventsPage {
  */
 export interface ConsoleService {
   /** Signs in with an access token pasted into the sign-in page. */
-  signInWithToken(token: string): Promise<ConsoleSignIn>;
+  signInWithToken(token: string, request?: RequestInfo): Promise<ConsoleSignIn>;
   /** Exchanges a `stackyard console` login code (once, within 60 s) for a session. */
-  signInWithCode(code: string): Promise<ConsoleSignIn>;
+  signInWithCode(code: string, request?: RequestInfo): Promise<ConsoleSignIn>;
   /** A one-time code that signs the principal in, acting with the token of `source`, and opens `path`. */
   createLoginCode(principal: Principal, path: string, source: LoginCodeSource): Promise<{ code: string; expiresAt: number }>;
   /**
@@ -77,8 +77,8 @@ export interface ConsoleService {
   /** `ForbiddenError` unless `presented` is this session's CSRF token. */
   checkCsrf(sessionId: string, presented: string | undefined): void;
   csrfToken(sessionId: string): string;
-  /** Ends the session on the server; idempotent. */
-  signOut(sessionId: string): Promise<void>;
+  /** Ends the session on the server (recorded as `console.signed-out`, by `principal` when known); idempotent. */
+  signOut(sessionId: string, principal?: Principal): Promise<void>;
   orgStacks(principal: Principal, org: string): Promise<StackOverview[]>;
   stackOverview(principal: Principal, ref: StackRef): Promise<StackOverview>;
   /** An update by version (history, or the running one that will get it) or by update id. */

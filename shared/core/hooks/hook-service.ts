@@ -241,20 +241,26 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
     },
 
     async ping(principal, target, name) {
-      const { scope, ref } = await scopeOf(principal, target, 'manage');
+      const { scope, ref, stackName } = await scopeOf(principal, target, 'manage');
       const hook = await hookOf(scope, name);
       const now = deps.now();
       const id = newEventId(now);
-      const { delivery } = await hooks.createDelivery({
-        ...scope,
-        hook: hook.name,
-        id,
-        eventId: id,
-        kind: 'ping',
-        payload: pingPayload(ref ?? { org: scope.org }, principal.login, hook.name),
-        createdAt: now,
+      const where = stackName ?? `organization ${scope.org}`;
+      const spec = { org: scope.org, event: 'hook.pinged', target: `hook ${hook.name}`, description: `pinged hook ${hook.name} of ${where}` } as const;
+      // The attempt runs inside the audited action: committing the entry between the delivery's creation and its
+      // claim would give the background dispatcher time to take the delivery first.
+      return audited(deps, principal, spec, async () => {
+        const { delivery } = await hooks.createDelivery({
+          ...scope,
+          hook: hook.name,
+          id,
+          eventId: id,
+          kind: 'ping',
+          payload: pingPayload(ref ?? { org: scope.org }, principal.login, hook.name),
+          createdAt: now,
+        });
+        return attemptNow(delivery, true);
       });
-      return attemptNow(delivery, true);
     },
 
     async deliveries(principal, target, name, limit = DEFAULT_DELIVERY_PAGE) {
@@ -267,7 +273,7 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
     },
 
     async redeliver(principal, target, name, deliveryId) {
-      const { scope } = await scopeOf(principal, target, 'manage');
+      const { scope, stackName } = await scopeOf(principal, target, 'manage');
       const hook = await hookOf(scope, name);
       const notFound = () =>
         new NotFoundError(`Delivery '${String(deliveryId).slice(0, 140)}' of hook '${name}' not found: see 'stackyard hook deliveries ${name}'.`);
@@ -277,17 +283,26 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
         throw error;
       });
       const now = deps.now();
-      const { delivery } = await hooks.createDelivery({
-        ...scope,
-        hook: hook.name,
-        id: newEventId(now),
-        eventId: original.eventId,
-        kind: original.kind,
-        payload: original.payload,
-        createdAt: now,
-        redeliveryOf: original.id,
+      const where = stackName ?? `organization ${scope.org}`;
+      const spec = {
+        org: scope.org,
+        event: 'hook.redelivered',
+        target: `hook ${hook.name}`,
+        description: `redelivered ${original.kind} delivery ${original.id} of hook ${hook.name} of ${where}`,
+      } as const;
+      return audited(deps, principal, spec, async () => {
+        const { delivery } = await hooks.createDelivery({
+          ...scope,
+          hook: hook.name,
+          id: newEventId(now),
+          eventId: original.eventId,
+          kind: original.kind,
+          payload: original.payload,
+          createdAt: now,
+          redeliveryOf: original.id,
+        });
+        return attemptNow(delivery, false);
       });
-      return attemptNow(delivery, false);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { LambdaClient } from '@aws-sdk/client-lambda';
+import type { InvokeCommand as InvokeCommandType, LambdaClient } from '@aws-sdk/client-lambda';
 import type { SendResult } from './transport.js';
 
 /** Invokes Lambda destinations; the SDK's own chain supplies region, credentials and AWS_ENDPOINT_URL_LAMBDA. */
@@ -12,13 +12,9 @@ export interface LambdaInvoker {
  * most of them (the CLI on local storage, API functions whose stacks have no Lambda hooks) never invoke one.
  */
 export function sdkLambdaInvoker(client?: LambdaClient): LambdaInvoker {
-  let sdk: Promise<{ client: LambdaClient; InvokeCommand: typeof import('@aws-sdk/client-lambda').InvokeCommand }> | undefined;
+  let sdk: Promise<{ client: LambdaClient; InvokeCommand: typeof InvokeCommandType }> | undefined;
   const load = () =>
-    (sdk ??= import('@aws-sdk/client-lambda').then((loaded) => {
-      // A CommonJS package loaded lazily from an esbuild chunk exposes its exports only as `default`.
-      const { InvokeCommand, LambdaClient: Client } = (loaded as { default?: typeof loaded.default }).default ?? loaded;
-      return { client: client ?? new Client({}), InvokeCommand };
-    }));
+    (sdk ??= import('./lambda-sdk.js').then(({ InvokeCommand, LambdaClient: Client }) => ({ client: client ?? new Client({}), InvokeCommand })));
   return {
     async invoke(arn, payload, mode, timeoutMs) {
       const started = performance.now();

@@ -57,7 +57,8 @@ export function parseJournalBatch(body: Uint8Array, maxBytes = DEFAULT_MAX_JOURN
 
 const SEQ_DIGITS = 16;
 
-function batchName(updateId: string, entries: readonly JournalEntry[]): string {
+/** The write-once object name of a batch: its first and last `sequenceID` and its length. */
+export function batchName(updateId: string, entries: readonly JournalEntry[]): string {
   let first = Infinity;
   let last = -Infinity;
   for (const e of entries) {
@@ -96,6 +97,16 @@ export async function loadJournal(
   updateId: string,
   concurrency = 16,
 ): Promise<JournalEntry[]> {
+  return (await loadJournalBatches(store, stackId, updateId, concurrency)).entries;
+}
+
+/** The names of an update's stored batches (sorted) and every entry they hold, as `loadJournal` orders them. */
+export async function loadJournalBatches(
+  store: CheckpointStore,
+  stackId: string,
+  updateId: string,
+  concurrency = 16,
+): Promise<{ names: string[]; entries: JournalEntry[] }> {
   const names = await store.list(stackId, journalPrefix(updateId));
   const batches: JournalEntry[][] = new Array(names.length);
   let next = 0;
@@ -107,5 +118,5 @@ export async function loadJournal(
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, names.length) }, worker));
-  return orderJournal(batches.flat());
+  return { names, entries: orderJournal(batches.flat()) };
 }

@@ -21,8 +21,9 @@ import {
 } from '../checkpoint-delta.js';
 import type { SavedCheckpoint } from '../checkpoint-delta.js';
 import { appendJournalBatch, DEFAULT_MAX_JOURNAL_BATCH_BYTES, journalPrefix, loadJournal, parseJournalBatch } from './journal-store.js';
+import { checkJournalBatch } from './journal-batch-check.js';
 import { replayJournal } from './replayer.js';
-import { checkDeploymentBytes, checkDeploymentDocument, resourceCountOf } from '../checkpoint-body.js';
+import { checkedResourceCount } from '../checkpoint-body.js';
 import type { VersionedDeployment } from './types.js';
 
 const SEQ_DIGITS = 12;
@@ -81,7 +82,8 @@ const ALREADY_APPLIED: PlannedSave = { write: async () => 'already-applied' };
 
 /**
  * Checks a `journalentries` body (gunzipped): its shape, and that the update's state with these entries replayed
- * onto what is stored passes the integrity check. A repeated batch is accepted and changes nothing.
+ * onto what is stored passes the integrity check (`checkJournalBatch`: incremental when this process holds the
+ * update's index, else from storage). A repeated batch is accepted and changes nothing.
  */
 export async function planJournalEntries(
   store: CheckpointStore,
@@ -94,16 +96,17 @@ export async function planJournalEntries(
 ): Promise<PlannedSave> {
   const entries = parseJournalBatch(body, maxBatchBytes);
   if (entries.length === 0) return ALREADY_APPLIED;
-  const [stored, baseCheckpoint] = await Promise.all([
-    loadJournal(store, stackId, updateId),
-    readUpdateBase(store, stackId, updateId),
-  ]);
-  const base = baseCheckpoint ? await loadCheckpoint(baseCheckpoint) : undefined;
-  checkDeploymentDocument(replayJournal(base, [...stored, ...entries], { now }), 'journal batch (replayed onto the update\'s state)');
+  const loadBase = async () => {
+    const baseCheckpoint = await readUpdateBase(store, stackId, updateId);
+    return baseCheckpoint ? loadCheckpoint(baseCheckpoint) : undefined;
+  };
+  const checked = await checkJournalBatch(store, stackId, updateId, entries, loadBase, now);
   return {
     async write(commit) {
       await commit();
-      return (await appendJournalBatch(store, stackId, updateId, entries, body)) ? 'stored' : 'already-applied';
+      const created = await appendJournalBatch(store, stackId, updateId, entries, body);
+      checked.stored(created);
+      return created ? 'stored' : 'already-applied';
     },
   };
 }
@@ -136,7 +139,7 @@ function plannedStore(
   bytes: Buffer,
   what: string,
 ): PlannedSave {
-  const resourceCount = resourceCountOf(checkDeploymentBytes(bytes, what));
+  const resourceCount = checkedResourceCount(bytes, what);
   return {
     async write(commit) {
       await commit();

@@ -1,4 +1,4 @@
-import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError, PermissionDeniedError } from '../errors.js';
 import { formatStackRef, validateOrgName, validateStackRef, type StackRef } from '../names.js';
 import type { OrgRole } from '../../ports/identity-store.js';
 import type { StackRecord } from '../../ports/stack-store.js';
@@ -45,8 +45,10 @@ export function requireMember(principal: Principal, org: string): void {
 /** `ForbiddenError` unless the principal is an administrator. */
 export function requireAdmin(principal: Principal): void {
   if (!principal.admin) {
-    throw new ForbiddenError(
+    throw new PermissionDeniedError(
       `Only administrators may do this, and '${principal.login}' is not one: ask an administrator.`,
+      '',
+      'administer',
     );
   }
 }
@@ -83,9 +85,11 @@ export function requireStackPermission(
   const needed = STACK_ACTIONS[action];
   if (!allows(held, 'read')) throw stackNotFound(stack);
   if (!allows(held, needed)) {
-    throw new ForbiddenError(
+    throw new PermissionDeniedError(
       `'${callerName(principal)}' has '${held}' permission on stack '${formatStackRef(stack)}', and ${action} needs ` +
         `'${needed}': ask an administrator of '${stack.org}' for '${needed}' on this stack.`,
+      stack.org,
+      `${action} ${formatStackRef(stack)}`,
     );
   }
 }
@@ -168,16 +172,20 @@ export function requireOrgAction(principal: Principal, org: string, action: OrgA
   requireMember(principal, org);
   if (principal.token?.kind === 'team' || principal.token?.kind === 'organization') {
     if (principal.token.org === org && (action === 'create-stack' || action === 'list-stacks')) return;
-    throw new ForbiddenError(
+    throw new PermissionDeniedError(
       `A ${principal.token.kind} token cannot ${action.replace(/-/g, ' ')} in '${org}': use the personal token of an ` +
         `administrator of '${org}'.`,
+      org,
+      action,
     );
   }
   const role = principal.roles[org];
   if (role === undefined || ROLE_RANK[role] < ROLE_RANK[needed]) {
-    throw new ForbiddenError(
+    throw new PermissionDeniedError(
       `Only ${needed === 'admin' ? 'administrators' : `${needed}s or above`} of organization '${org}' may ` +
         `${action.replace(/-/g, ' ')}, and '${callerName(principal)}' is ${role ? `a ${role}` : 'not one'}: ask an administrator of '${org}'.`,
+      org,
+      action,
     );
   }
 }

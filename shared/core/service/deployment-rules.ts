@@ -7,7 +7,7 @@
 import { InvalidInputError } from '../errors.js';
 import type { StackRef } from '../names.js';
 import type { UntypedDeployment } from './types.js';
-import { declaresIntegrityError } from '../checkpoint-body.js';
+import { declaresIntegrityError } from '../deployment-integrity.js';
 import { findIntegrityViolation, integrityError } from '../deployment-integrity.js';
 
 export const ROOT_STACK_TYPE = 'pulumi:pulumi:Stack';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PermissionDeniedError, UnauthorizedError } from '../errors.js';
 import { validateOrgName } from '../names.js';
 import { ORG_ROLES, type OrgRole, type TokenRecord, type UserRecord } from '../../ports/identity-store.js';
 import { requireAdmin, requireOrgAction } from './authorization.js';
@@ -49,8 +49,10 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
   /** The login a token operation is about: the caller's own, or (administrators only) someone else's. */
   async function tokenOwner(principal: Principal, login: string | undefined): Promise<string> {
     if (principal.token && principal.token.kind !== 'personal') {
-      throw new ForbiddenError(
+      throw new PermissionDeniedError(
         `A ${principal.token.kind} token cannot manage personal tokens: use a personal token (stackyard login).`,
+        principal.token.org ?? '',
+        'manage-personal-tokens',
       );
     }
     if (login === undefined || login === principal.login) return principal.login;

@@ -55,6 +55,8 @@ export const ORG_ACTIONS = {
   'read-hooks': 'admin',
   'manage-settings': 'admin',
   'read-audit-log': 'admin',
+  /** OIDC trust policies: which CI identities may exchange ID tokens for this organization's tokens. */
+  'manage-oidc-policies': 'admin',
 } as const satisfies Record<string, 'viewer' | 'member' | 'admin'>;
 
 export type OrgAction = keyof typeof ORG_ACTIONS;

@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalStorage } from '../../adapters/local/index.js';
+import { REFUSAL_EVENTS } from '../audit/audit.js';
 import { ConflictError } from '../errors.js';
 import type { Storage } from '../../ports/index.js';
 import type { ServiceDeps, ServiceOptions } from './create-services.js';
@@ -29,9 +30,14 @@ export interface ServiceFixture {
   /** Creates a user (and its personal organization) and returns the principal its new token authenticates as. */
   user(login: string, orgs?: string[], role?: OrgRole): Promise<Principal>;
   advance(ms: number): void;
-  /** Every stored file except temp files, locks and the audit log, to show that a refused call changed nothing. */
+  /** Every stored file except temp files, locks and the log's records of refusals, to show that a refused call changed nothing. */
   snapshot(): Promise<Record<string, string>>;
   close(): Promise<void>;
+}
+
+function isRefusalEntry(body: Buffer): boolean {
+  const entry = JSON.parse(body.toString('utf8')) as { event?: string };
+  return REFUSAL_EVENTS.includes(entry.event ?? '');
 }
 
 export async function serviceFixture(options: ServiceOptions = {}): Promise<ServiceFixture> {
@@ -78,9 +84,10 @@ export async function serviceFixture(options: ServiceOptions = {}): Promise<Serv
         if (!entry.isFile()) continue;
         const path = join(entry.parentPath, entry.name);
         if (path.startsWith(join(dataDir, 'tmp')) || path.startsWith(join(dataDir, 'locks'))) continue;
-        // The audit log records refused attempts on purpose (docs/security.md); the state they concern must not change.
-        if (path.startsWith(join(dataDir, 'audit'))) continue;
-        files[path.slice(dataDir.length)] = (await fs.readFile(path)).toString('base64');
+        const body = await fs.readFile(path);
+        // Recording refused sign-ins and authorizations is the audit log's job (docs/security.md); nothing else may change.
+        if (path.startsWith(join(dataDir, 'audit', '')) && isRefusalEntry(body)) continue;
+        files[path.slice(dataDir.length)] = body.toString('base64');
       }
       return files;
     },

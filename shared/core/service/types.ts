@@ -6,6 +6,7 @@ import type { HookService } from '../hooks/hook-service.js';
 import type { ConsoleService } from '../console/types.js';
 import type { AccessService } from './access-service.js';
 import type { AuditService } from '../audit/audit.js';
+import type { OidcService } from '../oidc/oidc-service.js';
 
 /**
  * The use cases shared by the HTTP API (functions/) and the CLI's local backend. They take the caller as a
@@ -107,6 +108,7 @@ export interface Services {
   identity: IdentityService;
   access: AccessService;
   audit: AuditService;
+  oidc: OidcService;
   stacks: StackService;
   updates: UpdateService;
   secrets: SecretService;
@@ -184,7 +186,7 @@ export interface UpdateService {
   validateToken(ref: StackRef, updateId: string, token: string): Promise<void>;
   recordEvents(ref: StackRef, updateId: string, token: string, events: unknown[]): Promise<void>;
   /** Idempotent. `cancelled` is recorded, and reported in history as `failed`. */
-  complete(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled'): Promise<void>;
+  complete(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled', request?: RequestInfo): Promise<void>;
   /** Revokes the update's token so the running client stops on its next call. */
   cancel(principal: Principal, ref: StackRef, updateId: string): Promise<void>;
   status(principal: Principal, ref: StackRef, updateId: string): Promise<UpdateStatusView>;

@@ -50,6 +50,7 @@ import type {
   CheckpointUpload,
   CreateUpdateRequest,
   Principal,
+  RequestInfo,
   StartedUpdate,
   StartUpdateRequest,
   UntypedDeployment,
@@ -99,6 +100,14 @@ function epochSeconds(ms: number): number {
 
 function isTerminal(update: UpdateRecord): boolean {
   return TERMINAL.has(update.status);
+}
+
+/**
+ * The public id of an update's lease token, as the audit log names it: a prefix of the SHA-256 the update record
+ * keeps as `completedTokenHash`, which tells nothing about the token itself.
+ */
+export function leaseTokenId(tokenHash: string): string {
+  return `update-${tokenHash.slice(0, 16)}`;
 }
 
 /** The lease-token reference for an update-token route; a malformed id or name cannot name a live token. */
@@ -561,7 +570,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       }
     },
 
-    async complete(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled') {
+    async complete(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled', request?: RequestInfo) {
       if (!COMPLETION_STATUSES.has(status)) {
         throw new InvalidInputError(`Unknown completion status '${String(status)}': expected succeeded or failed.`);
       }
@@ -587,7 +596,11 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
           (ended) => [updateEvent('ended', { ...check.stack, id: check.stackId }, ended, deps.now(), deps.options.serviceUrl)],
         );
       } else {
-        await settle(deps, check.stackId, updateId, status, { completedTokenHash: tokenHash });
+        // Done with the update token: the entry names the update's requester and the lease token's public id.
+        const name = formatStackRef(check.stack);
+        const actor = { login: update.requestedBy, tokenId: leaseTokenId(tokenHash), ...(request ? { request } : {}) };
+        const spec = { org: ref.org, event: 'update.completed', target: name, description: `${update.kind} ${updateId} of ${name} ${status}` } as const;
+        await audited(deps, actor, spec, () => settle(deps, check.stackId, updateId, status, { completedTokenHash: tokenHash }));
       }
       await storage.leases.release(check).catch((error: unknown) => {
         // Expired between the check and now: the completion is recorded all the same.

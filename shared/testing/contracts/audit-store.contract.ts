@@ -16,7 +16,7 @@ function entry(org: string, time: number, extra: Partial<AuditEntry> = {}): Audi
   };
 }
 
-/** AuditStore guarantees: create-only appends, newest-first listing with time bounds, filters and pages. */
+/** AuditStore guarantees: create-only appends, intents committed once or discarded, recovery after the deadline, newest-first listing with time bounds, filters and pages. */
 export function auditStoreContract(adapterName: string, setup: ContractSetup): void {
   describe(`AuditStore contract (${adapterName})`, () => {
     let env: ContractEnv;
@@ -56,6 +56,42 @@ export function auditStoreContract(adapterName: string, setup: ContractSetup): v
       expect((await env.storage.audit.list({ org, actor: 'bob' })).entries.map((e) => e.time)).toEqual([6_000, 4_000, 2_000]);
       expect((await env.storage.audit.list({ org, event: 'auth.failed' })).entries.map((e) => e.time)).toEqual([7_000]);
       await expect(env.storage.audit.list({ org, continuationToken: 'bogus' })).rejects.toBeInstanceOf(InvalidInputError);
+    });
+
+    it('publishes a committed intent once, and nothing for a discarded one', async () => {
+      const org = uniqueOrg();
+      const done = entry(org, 1_000);
+      const refused = entry(org, 2_000);
+
+      await env.storage.audit.begin({ entry: done, deadline: 10_000 });
+      await env.storage.audit.begin({ entry: refused, deadline: 10_000 });
+      const beforeCommit = await env.storage.audit.list({ org });
+      await env.storage.audit.commit(done);
+      await env.storage.audit.commit({ ...done, description: 'again' });
+      await env.storage.audit.discard(refused);
+      await env.storage.audit.recover(org, 1_000_000);
+
+      expect(beforeCommit).toEqual({ entries: [] });
+      expect(await env.storage.audit.list({ org })).toEqual({ entries: [done] });
+      const twice = entry(org, 4_000);
+      await env.storage.audit.begin({ entry: twice, deadline: 10_000 });
+      await expect(env.storage.audit.begin({ entry: twice, deadline: 10_000 })).rejects.toBeInstanceOf(ConflictError);
+      await env.storage.audit.discard(twice);
+    });
+
+    it('recovers an intent left by a dead request once its deadline has passed, as outcome unknown', async () => {
+      const org = uniqueOrg();
+      const left = entry(org, 3_000);
+      await env.storage.audit.begin({ entry: left, deadline: 60_000 });
+
+      await env.storage.audit.recover(org, 59_999);
+      const early = await env.storage.audit.list({ org });
+      await env.storage.audit.recover(org, 60_001);
+      await env.storage.audit.recover(org, 60_002);
+      await env.storage.audit.commit(left);
+
+      expect(early).toEqual({ entries: [] });
+      expect(await env.storage.audit.list({ org })).toEqual({ entries: [{ ...left, outcome: 'unknown' }] });
     });
 
     it('keeps the site log apart', async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../../core/errors.js';
-import type { TokenRecord } from '../../ports/index.js';
+import type { OidcPolicyRecord, TokenRecord } from '../../ports/index.js';
 import { uniqueId, uniqueOrg, type ContractEnv, type ContractSetup } from './setup.js';
 
 function login(): string {
@@ -147,6 +147,36 @@ export function identityStoreContract(adapterName: string, setup: ContractSetup)
 
       expect(await env.storage.identity.findToken(t.tokenHash)).toEqual({ ...t, lastUsedAt: 1_060_000 });
       await expect(env.storage.identity.touchToken(randomBytes(32).toString('hex'), 1, 1)).resolves.toBeUndefined();
+    });
+
+    it('creates OIDC trust policies once, lists them oldest first and deletes them once', async () => {
+      const org = uniqueOrg();
+      const policy = (id: string, createdAt: number, extra: Partial<OidcPolicyRecord> = {}): OidcPolicyRecord => ({
+        org,
+        id,
+        issuer: 'https://token.actions.githubusercontent.com',
+        audiences: [`urn:pulumi:org:${org}`],
+        claims: { sub: 'repo:acme/infra:ref:refs/heads/*', repository_owner: 'acme' },
+        tokenKind: 'organization',
+        maxLifetimeSeconds: 3600,
+        description: 'deploys',
+        createdAt,
+        createdBy: 'alice',
+        ...extra,
+      });
+      const second = policy(uniqueId(), 20, { tokenKind: 'team', team: 'ops', claims: {} });
+      const first = policy(uniqueId(), 10);
+
+      await env.storage.identity.createOidcPolicy(second);
+      await env.storage.identity.createOidcPolicy(first);
+      await expect(env.storage.identity.createOidcPolicy({ ...first, description: 'again' })).rejects.toBeInstanceOf(ConflictError);
+
+      expect(await env.storage.identity.listOidcPolicies(org)).toEqual([first, second]);
+      expect(await env.storage.identity.listOidcPolicies(uniqueOrg())).toEqual([]);
+      await env.storage.identity.deleteOidcPolicy(org, first.id);
+      await expect(env.storage.identity.deleteOidcPolicy(org, first.id)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(env.storage.identity.deleteOidcPolicy(uniqueOrg(), second.id)).rejects.toBeInstanceOf(NotFoundError);
+      expect(await env.storage.identity.listOidcPolicies(org)).toEqual([second]);
     });
   });
 }

@@ -1,7 +1,7 @@
 /**
  * No flag is accepted and ignored: walks the whole command tree and checks that every flag is either refused (using
  * it fails with exit code 2 and the reason before the command runs) or implemented, and that each implemented flag
- * of `preview`, `up`, `refresh`, `destroy`, `stack`, `config` and `state` is exercised by the test file listed here.
+ * of `preview`, `up`, `refresh`, `destroy`, `stack`, `config`, `state` and `login` is exercised by the test file listed here.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,9 +21,10 @@ const LOCAL_ENGINE = 'test/cli/local-engine.test.ts';
 const LOCAL_BACKEND = 'test/cli/local-backend.test.ts';
 const SERVE_BACKEND = 'test/cli/serve-backend.test.ts';
 const STATE_COMMANDS = `${HERE}/state-commands.test.ts`;
+const OIDC_EXCHANGE = 'test/oidc/oidc-exchange.test.ts';
 
 /** The commands whose implemented flags must each name the test that exercises them. */
-const AUDITED = /^(preview|up|refresh|destroy|stack|config|state)( |$)/;
+const AUDITED = /^(preview|up|refresh|destroy|stack|config|state|login)( |$)/;
 
 /** Implemented flag → the test file exercising it (`<command path> <flag>` for one command, or the flag for all). */
 const EXERCISED: Record<string, string> = {
@@ -113,6 +114,14 @@ const EXERCISED: Record<string, string> = {
   'state move --source': STATE_COMMANDS,
   'state move --dest': STATE_COMMANDS,
   'state move --include-parents': STATE_COMMANDS,
+  // login
+  'login --local': LOCAL_BACKEND,
+  'login --cloud-url': OIDC_EXCHANGE,
+  'login --oidc-token': OIDC_EXCHANGE,
+  'login --oidc-org': OIDC_EXCHANGE,
+  'login --oidc-team': OIDC_EXCHANGE,
+  'login --oidc-user': 'cli/commands/oidc-login.test.ts',
+  'login --oidc-expiration': OIDC_EXCHANGE,
 };
 
 /**
@@ -169,7 +178,7 @@ describe('the command tree', () => {
     await expect(run).rejects.toThrow(`${f.option.long} is not supported by stackyard: ${refusalReason(f.command, f.option.long!)}`);
   });
 
-  it('names, for every implemented flag of the operation, stack, config and state commands, a test that exercises it', () => {
+  it('names, for every implemented flag of the operation, stack, config, state and login commands, a test that exercises it', () => {
     const missing: string[] = [];
     const untested: string[] = [];
     for (const f of implemented) {
