@@ -360,6 +360,13 @@ export function registerCommands(program: Command): void {
     );
   });
 
+  leaf(adminCmd, 'upgrade', 'Apply the data changes a new release needs to a deployed table (idempotent; uses your AWS credentials)', [
+    { flags: '--table <name>', description: 'the deployment\'s DynamoDB table (TableName stack output)' },
+  ], async () => async (_ctx, _args, opts) => {
+    const { runAdminUpgrade } = await import('./admin-upgrade.js');
+    await runAdminUpgrade({ table: String(opts.table ?? '') }, { stdout: (line) => process.stdout.write(`${line}\n`), stderr: (line) => process.stderr.write(`${line}\n`) });
+  });
+
   leaf(program, 'install', 'Install the current program\'s dependencies and the plugins it needs', [
     { flags: '--parallel <n>', description: 'the max number of concurrent plugin installs (less than 1: unbounded)', parse: integer },
     { flags: '--reinstall', description: 'reinstall a plugin even if it already exists' },

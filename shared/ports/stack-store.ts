@@ -91,4 +91,10 @@ export interface StackStore {
   /** Moves the stack to a new name (same org) and applies `changes`, in one transaction. */
   rename(id: string, expectedRevision: number, to: StackRef, changes?: StackChanges): Promise<StackRecord>;
   delete(id: string, expectedRevision: number, events?: readonly OutboxEvent[]): Promise<void>;
+  /**
+   * Sets (or with `null` removes) one subject's grant in a single atomic write, with no revision check: concurrent
+   * grants to different subjects all land, without retries. It bumps `revision`, so a revision-checked write of the
+   * stack read before it fails instead of writing back stale grants. `InvalidInputError` past MAX_GRANTS grants.
+   */
+  setGrant(id: string, subject: string, permission: StackPermission | null): Promise<StackRecord>;
 }

@@ -5,6 +5,9 @@
  * nothing: storage is snapshotted before and after every batch whose requests were all refused, and compared. The
  * audit log is part of the comparison, except the entries that record a refusal itself (failed sign-ins, denied
  * authorizations): recording those is its job (docs/security.md).
+ * `POST /api/oauth/token` is unauthenticated by design and form-encoded: half its requests carry a token-exchange form
+ * built from the generated names (unsigned ID tokens, odd audiences, scopes and expirations), the rest the generated
+ * bodies; none may issue a token.
  */
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
@@ -153,6 +156,34 @@ const requestArb = fc.record({
   query: fc.oneof(fc.constant(''), fc.constant('page=0&pageSize=-1'), fc.constant('continuationToken=%ff'), fc.string({ maxLength: 10 })),
 });
 
+/** A token exchange as `pulumi login --oidc-token` posts it, with generated values in every field. */
+function exchangeForm(names: string[]): Buffer {
+  const decoded = names.map((name) => {
+    try {
+      return decodeURIComponent(name);
+    } catch {
+      return name;
+    }
+  });
+  const segment = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return Buffer.from(
+    new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+      audience: `urn:pulumi:org:${decoded[0]}`,
+      // Mostly well-formed kinds, scopes and expirations, so that requests also reach the trust and token checks.
+      ...[
+        { requested_token_type: 'urn:pulumi:token-type:access_token:organization', scope: '' },
+        { requested_token_type: 'urn:pulumi:token-type:access_token:team', scope: `team:${decoded[2]}` },
+        { requested_token_type: 'urn:pulumi:token-type:access_token:personal', scope: `user:${decoded[2]}` },
+        { requested_token_type: decoded[1]!, scope: decoded[2]! },
+      ][decoded[1]!.length % 4],
+      subject_token: `${segment({ alg: decoded[3], kid: decoded[4] })}.${segment({ iss: `https://${decoded[5]}`, sub: decoded[6], aud: decoded[0] })}.${decoded[7]}`,
+      expiration: decoded[7]!.length % 3 === 0 ? decoded[7]! : String(60 * (decoded[7]!.length + 1)),
+    }).toString(),
+  );
+}
+
 function pathOf(template: string, names: string[]): string {
   let i = 0;
   return template.replace(/\{[^}]+\}/g, () => names[i++ % names.length] ?? 'x');
@@ -169,26 +200,30 @@ describe.each([
     mode = await makeMode();
     const services = createServices(mode.storage, { serviceUrl: 'http://fuzz.invalid' });
     await services.identity.ensureAdmin('admin', TOKEN);
+    // A trust policy, so exchanges for `admin` go through the ID token checks (its issuer is never one generated).
+    await services.oidc.createPolicy(await services.identity.authenticate(TOKEN), 'admin', { issuer: 'https://fuzz.invalid', claims: { sub: 'repo:*' }, tokenKind: 'organization' });
     const api: ApiHandler = createApi({ services, logger: silent });
     const samples = fc.sample(requestArb, { numRuns: REQUESTS_PER_MODE, seed: 16 });
     const byRoute = new Map<string, number>();
     const fiveHundreds: string[] = [];
     let comparedBatches = 0;
+    const exchangeStatuses = new Set<number>();
     let refused = 0;
 
     for (let start = 0; start < samples.length; start += BATCH) {
       const before = await mode.snapshot();
       const batch = samples.slice(start, start + BATCH).map((sample, offset) => {
         const route = API_ROUTES[(start + offset) % API_ROUTES.length]!;
-        const body =
-          sample.gzip === 'valid' ? gzipSync(sample.body) : sample.gzip === 'broken' ? Buffer.from('not gzip') : sample.body;
+        const exchange = route.path === '/api/oauth/token';
+        const plain = exchange && sample.gzip === 'none' ? exchangeForm(sample.names) : sample.body;
+        const body = sample.gzip === 'valid' ? gzipSync(plain) : sample.gzip === 'broken' ? Buffer.from('not gzip') : plain;
         return {
           route,
           request: {
             method: route.method,
             path: pathOf(route.path, sample.names),
             headers: {
-              'content-type': 'application/json',
+              'content-type': exchange ? 'application/x-www-form-urlencoded' : 'application/json',
               ...(sample.auth !== undefined ? { authorization: sample.auth } : {}),
               ...(sample.gzip !== 'none' ? { 'content-encoding': 'gzip' } : {}),
             },
@@ -202,6 +237,7 @@ describe.each([
       answers.forEach((answer, i) => {
         const key = `${batch[i]!.route.method} ${batch[i]!.route.path}`;
         byRoute.set(key, (byRoute.get(key) ?? 0) + 1);
+        if (key === 'POST /api/oauth/token') exchangeStatuses.add(answer.status);
         if (answer.status >= 500) fiveHundreds.push(`${key} → ${answer.status}: ${answer.body.toString('utf8').slice(0, 200)}`);
       });
       const allRefused = answers.every((answer) => answer.status >= 400);
@@ -219,6 +255,8 @@ describe.each([
     expect(fiveHundreds).toEqual([]);
     expect([...byRoute.keys()].sort()).toEqual(API_ROUTES.map((r) => `${r.method} ${r.path}`).sort());
     expect(refused).toBeGreaterThan(REQUESTS_PER_MODE / 2);
+    // The exchange forms got past the form checks to the trust check (401), and malformed ones were refused (400).
+    expect([...exchangeStatuses].sort()).toEqual([400, 401]);
     expect(comparedBatches).toBeGreaterThan(samples.length / BATCH / 4);
   }, 240_000);
 });

@@ -1,6 +1,6 @@
 /**
  * OIDC for CI end to end: a loopback HTTPS issuer with its own keys and a test CA (test/support/oidc-https-issuer.ts),
- * `stackyard serve` (local storage) trusting that CA through NODE_EXTRA_CA_CERTS, trust policies added with the
+ * `stackyard serve` (local storage, and AWS storage on the stand-ins) trusting that CA through NODE_EXTRA_CA_CERTS, trust policies added with the
  * bundled CLI, and ID tokens exchanged both by `stackyard login --oidc-token` and by a raw request shaped exactly as
  * the Pulumi CLI's Go client sends it (client.ExchangeOidcToken). Needs `npm run build`.
  */
@@ -13,6 +13,7 @@ import { ok, PulumiWire } from '../api/pulumi-wire.js';
 import { startServe, type ServeProcess } from '../api/serve-process.js';
 import { createAndStart, createStack, stackPath, type Ref } from '../api/wire-fixtures.js';
 import { CliSandbox, removeSandboxes, type CliResult } from '../cli/cli-harness.js';
+import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
 import { startHttpsIssuer, type HttpsIssuer } from '../support/oidc-https-issuer.js';
 
 const AUDIENCE = 'urn:pulumi:org:acme';
@@ -24,7 +25,8 @@ interface RawAnswer {
   json: Record<string, unknown>;
 }
 
-describe('OIDC token exchange against stackyard serve and a real HTTPS issuer', () => {
+describe.each(['local', 'aws'] as const)('OIDC token exchange against stackyard serve (%s storage) and a real HTTPS issuer', (storage) => {
+  let standIns: AwsStandIns | undefined;
   let https: HttpsIssuer;
   let serve: ServeProcess;
   let wire: PulumiWire;
@@ -80,8 +82,8 @@ describe('OIDC token exchange against stackyard serve and a real HTTPS issuer', 
   const ciLogin = (sandbox: CliSandbox, ...args: string[]): Promise<CliResult> => sandbox.run(sandbox.root, ['login', ...args]);
 
   beforeAll(async () => {
-    https = await startHttpsIssuer();
-    serve = await startServe({ storage: 'local', env: { NODE_EXTRA_CA_CERTS: https.caFile, STACKYARD_OIDC_ALLOW_PRIVATE: 'true' } });
+    [https, standIns] = await Promise.all([startHttpsIssuer(), storage === 'aws' ? startAwsStandIns() : undefined]);
+    serve = await startServe({ storage, env: { ...standIns?.env, NODE_EXTRA_CA_CERTS: https.caFile, STACKYARD_OIDC_ALLOW_PRIVATE: 'true' } });
     wire = new PulumiWire(serve.url);
     const asAdmin = { token: serve.adminToken };
     ok(await wire.call('POST', '/api/orgs', { auth: asAdmin, body: { name: 'acme' } }), 201);
@@ -113,6 +115,7 @@ describe('OIDC token exchange against stackyard serve and a real HTTPS issuer', 
     wire?.close();
     await serve?.stop();
     await https?.close();
+    await standIns?.stop();
     removeSandboxes();
   });
 

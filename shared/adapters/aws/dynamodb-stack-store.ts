@@ -2,14 +2,16 @@ import {
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
+  UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import { formatStackRef, validateOrgName, validateProjectName, validateStackRef, validateTags, type StackRef } from '../../core/names.js';
 import type { OutboxEvent } from '../../ports/hook-store.js';
 import type { ListStacksQuery, NewStack, StackChanges, StackPage, StackRecord, StackStore } from '../../ports/stack-store.js';
-import { validateCreator, validateGrants } from '../../core/service/permissions.js';
+import { MAX_GRANTS, validateCreator, validateGrant, validateGrants, type StackPermission } from '../../core/service/permissions.js';
 import { cancellationCodes, translateWriteError, updateWithEvents } from './conditional-update.js';
+import { errorName, translateDynamoDbError } from './errors.js';
 import { outboxPuts } from './dynamodb-hook-store.js';
 import { NAME_SK, STACK_SK, namePk, stackPk, stackSortKey, stacksByOrg } from './keys.js';
 import { KEY, STACKS_BY_NAME_INDEX } from './table.js';
@@ -418,6 +420,75 @@ export class DynamoDbStackStore implements StackStore {
         throw this.revisionError(id, expectedRevision, await this.getById(id).catch(() => undefined), error);
       }
       throw this.translate(error, 'The stack');
+    }
+  }
+
+  /**
+   * One update expression on the grants map: `SET grants.<subject>` (or `REMOVE`) with the revision bumped, on the
+   * condition that the stack exists, has a grants map and stays within MAX_GRANTS. A stack without a map yet (most:
+   * the creator's admin comes from `createdBy`) gets a whole one, on the condition that it still has none; losing
+   * that race to another first grant only means the in-place write is tried again, and then succeeds.
+   */
+  async setGrant(id: string, subject: string, permission: StackPermission | null): Promise<StackRecord> {
+    requireStackId(id);
+    validateGrant(subject, permission);
+    const key = { [KEY.partition]: stackPk(id), [KEY.sort]: STACK_SK };
+    const names = { '#pk': KEY.partition, '#grants': 'grants', '#revision': 'revision', '#s': subject };
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const inPlace =
+        permission === null
+          ? { UpdateExpression: 'SET #revision = #revision + :one REMOVE #grants.#s', ConditionExpression: 'attribute_exists(#pk) AND attribute_type(#grants, :map)', values: {} }
+          : {
+              UpdateExpression: 'SET #grants.#s = :p, #revision = #revision + :one',
+              ConditionExpression: 'attribute_exists(#pk) AND attribute_type(#grants, :map) AND (size(#grants) < :max OR attribute_exists(#grants.#s))',
+              values: { ':p': permission, ':max': MAX_GRANTS },
+            };
+      const written = await this.conditionalUpdate(key, inPlace.UpdateExpression, inPlace.ConditionExpression, names, { ':one': 1, ':map': 'M', ...inPlace.values });
+      if (written) return written;
+      const current = await this.getById(id);
+      if (current.grants !== undefined) {
+        if (permission !== null && Object.keys(current.grants).length >= MAX_GRANTS) {
+          throw new InvalidInputError(`A stack can have at most ${MAX_GRANTS} grants.`);
+        }
+        continue;
+      }
+      if (permission === null) return current;
+      const whole = await this.conditionalUpdate(
+        key,
+        'SET #grants = :grants, #revision = #revision + :one',
+        'attribute_exists(#pk) AND attribute_not_exists(#grants)',
+        { '#pk': KEY.partition, '#grants': 'grants', '#revision': 'revision' },
+        { ':one': 1, ':grants': { [subject]: permission } },
+      );
+      if (whole) return whole;
+    }
+    throw new ConflictError(`The grants of stack ${id} kept changing shape while one was set: retry.`);
+  }
+
+  /** An update returning the new record, or `undefined` when its condition did not hold. */
+  private async conditionalUpdate(
+    key: Record<string, unknown>,
+    expression: string,
+    condition: string,
+    names: Record<string, string>,
+    values: Record<string, unknown>,
+  ): Promise<StackRecord | undefined> {
+    try {
+      const result = await this.documents.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: key,
+          UpdateExpression: expression,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toRecord(result.Attributes ?? {});
+    } catch (error) {
+      if (errorName(error) === 'ConditionalCheckFailedException') return undefined;
+      throw translateDynamoDbError(error, 'The stack');
     }
   }
 

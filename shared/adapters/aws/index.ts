@@ -8,6 +8,7 @@ import { S3CheckpointStore } from './s3-checkpoint-store.js';
 export { createStackyardTable, stackyardTableDefinition, STACKS_BY_NAME_INDEX, TTL_ATTRIBUTE } from './table.js';
 export { OBJECT_LAYOUT_VERSION } from './s3-checkpoint-store.js';
 export { hashToken } from './dynamodb-lease-store.js';
+export { backfillMemberMirrors, type MemberMirrorBackfill } from './member-mirrors.js';
 
 export { awsStorageOptionsFromEnv, type AwsStorageOptions } from './options.js';
 

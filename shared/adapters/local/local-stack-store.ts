@@ -1,4 +1,4 @@
-import { validateCreator, validateGrants } from '../../core/service/permissions.js';
+import { validateCreator, validateGrant, validateGrants, type StackPermission } from '../../core/service/permissions.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import { formatStackRef, validateStackRef, validateTags, type StackRef } from '../../core/names.js';
 import type {
@@ -145,6 +145,21 @@ export class LocalStackStore implements StackStore {
         await this.dir.remove(this.namePath(current));
       }),
     );
+  }
+
+  async setGrant(id: string, subject: string, permission: StackPermission | null): Promise<StackRecord> {
+    const stackId = safeSegment(id, 'stack id');
+    validateGrant(subject, permission);
+    return this.dir.withLock(LOCK, async () => {
+      await this.outbox.recoverStacks();
+      const current = await this.getById(stackId);
+      const grants = { ...(current.grants ?? {}) };
+      if (permission === null) delete grants[subject];
+      else grants[subject] = permission;
+      const next = applyChanges(current, { grants });
+      await this.dir.writeJson(this.idPath(current.id), next);
+      return next;
+    });
   }
 
   private async current(id: string, expectedRevision: number): Promise<StackRecord> {

@@ -73,6 +73,20 @@ describe('OIDC trust policies and the token exchange', () => {
     expect(log.entries.filter((e) => e.event === 'oidc.token-issued').map((e) => e.actor)).toEqual([`oidc:${SUB}`, `oidc:${SUB}`]);
   });
 
+  it("issues a personal token acting as the user who created the policy, and an organization token", async () => {
+    await oidc.createPolicy(admin, 'acme', { issuer: ISSUER, claims: { sub: 'repo:acme/tools:*' }, tokenKind: 'personal', user: 'alice' });
+    await oidc.createPolicy(admin, 'acme', { issuer: ISSUER, claims: { sub: 'repo:acme/org-wide:*' }, tokenKind: 'organization' });
+
+    const personal = await exchange(await issuer.sign({ sub: 'repo:acme/tools:ref:refs/heads/main', aud: AUDIENCE }), 'user:alice');
+    const organization = await exchange(await issuer.sign({ sub: 'repo:acme/org-wide:ref:refs/heads/main', aud: AUDIENCE }), '');
+
+    expect(personal.issuedTokenType).toBe('urn:pulumi:token-type:access_token:personal');
+    expect(await fx.identity.authenticate(personal.accessToken)).toMatchObject({ login: 'alice', roles: { acme: 'admin' }, token: { kind: 'personal' } });
+    expect((await fx.identity.listTokens(admin)).map((t) => t.createdBy)).toContain(personal.record.createdBy);
+    expect(await fx.identity.authenticate(organization.accessToken)).toMatchObject({ login: 'acme.org', token: { kind: 'organization', org: 'acme' } });
+    expect(await refusal(await issuer.sign({ sub: 'repo:acme/tools:ref:refs/heads/main', aud: AUDIENCE }), 'user:bob')).toMatch(/policy .*: it issues personal \(user 'alice'\) tokens, not the requested personal \(user 'bob'\) token/);
+  });
+
   it('verifies ES256 tokens and tokens without a kid when the issuer has one key of that type', async () => {
     const es = issuer.published[1]!;
     await expect(exchange(await issuer.sign({ sub: SUB, aud: AUDIENCE }, { key: es }))).resolves.toBeDefined();
@@ -127,6 +141,23 @@ describe('OIDC trust policies and the token exchange', () => {
     expect(await refusal(await issuer.sign({ sub: SUB, aud: AUDIENCE }, { key: stranger }))).toMatch(/unknown key id/);
     expect(await refusal(await issuer.sign({ sub: SUB, aud: AUDIENCE }, { key: stranger }))).toMatch(/unknown key id/);
     expect(issuer.fetches.get('/jwks')).toBe(2);
+  });
+
+  it('uses the cached key set for 10 minutes, then fetches it again', async () => {
+    const at = (offsetSeconds: number) => {
+      const now = Math.floor(fx.deps.now() / 1000) + offsetSeconds;
+      return { sub: SUB, aud: AUDIENCE, iat: now, nbf: now, exp: now + 300 };
+    };
+    await exchange(await issuer.sign(at(0)));
+    fx.advance(9 * 60_000);
+    await exchange(await issuer.sign(at(0)));
+    expect(issuer.fetches.get('/jwks')).toBe(1);
+
+    fx.advance(2 * 60_000);
+    await exchange(await issuer.sign(at(0)));
+
+    expect(issuer.fetches.get('/jwks')).toBe(2);
+    expect(issuer.fetches.get('/.well-known/openid-configuration')).toBe(2);
   });
 
   it('records every refusal as an authentication failure and issues nothing', async () => {

@@ -9,7 +9,7 @@ export const LONGEST_MAX_LIFETIME_SECONDS = 24 * 60 * 60;
 const SHORTEST_MAX_LIFETIME_SECONDS = 60;
 const MAX_AUDIENCES = 10;
 const MAX_CLAIMS = 20;
-const CLAIM_NAME = /^[A-Za-z0-9_.:-]{1,100}$/;
+const CLAIM_NAME = /^[A-Za-z0-9_.:/-]{1,100}$/;
 
 /** What an administrator gives to create a trust policy. */
 export interface OidcPolicyInput {

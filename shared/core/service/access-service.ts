@@ -3,7 +3,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import { formatStackRef, validateOrgName, type StackRef } from '../names.js';
 import { tokenOwnerKey, type Membership, type OrgRole, type TeamRecord, type TokenRecord } from '../../ports/identity-store.js';
 import { audited } from '../audit/audit.js';
-import { isStaleRevision, loadStack, requireOrgAction, stackNotFound } from './authorization.js';
+import { loadStack, requireOrgAction, stackNotFound } from './authorization.js';
 import type { ServiceDeps } from './create-services.js';
 import { API_TOKEN_PREFIX, hashApiToken, optionalText, validateLogin, validateRole } from './identity-service.js';
 import {
@@ -16,12 +16,6 @@ import {
 import type { Principal } from './types.js';
 
 const MAX_DESCRIPTION_LENGTH = 200;
-/**
- * Grant writes are idempotent, so losing a race to another write of the stack record is simply retried, after a
- * random, growing pause so that many administrators granting at once do not keep colliding.
- */
-const MAX_GRANT_WRITE_ATTEMPTS = 12;
-const GRANT_RETRY_PAUSE_MS = 15;
 const TEAM_NAME = /^[a-zA-Z0-9][a-zA-Z0-9-_]{0,38}[a-zA-Z0-9]$|^[a-zA-Z0-9]$/;
 
 /** Who a stack permission is given to. */
@@ -217,35 +211,24 @@ export function createAccessService(deps: ServiceDeps): AccessService {
       if (!target || typeof target !== 'object' || ('user' in target) === ('team' in target)) {
         throw new InvalidInputError('Give exactly one of a user or a team.');
       }
-      for (let attempt = 1; ; attempt++) {
-        const stack = await loadStack(deps, principal, ref, 'manage-permissions');
-        let subject: string;
-        if ('user' in target) {
-          await requireMembership(stack.org, target.user);
-          subject = userSubject(target.user);
-        } else {
-          await requireTeam(stack.org, target.team);
-          subject = teamSubject(target.team);
-        }
-        const grants = { ...(stack.grants ?? {}) };
-        if (permission === null) delete grants[subject];
-        else grants[subject] = permission;
-        try {
-          const name = formatStackRef(stack);
-          const description = `${permission === null ? 'removed the permission of' : `gave '${permission}' to`} ${subject} on ${name}`;
-          await audited(deps, principal, { org: stack.org, event: 'stack.permission-changed', target: name, description }, () =>
-            deps.storage.stacks.update(stack.id, stack.revision, { grants }),
-          );
-          return;
-        } catch (error) {
-          if (error instanceof NotFoundError) throw stackNotFound(stack);
-          if (!isStaleRevision(error)) throw error;
-          if (attempt >= MAX_GRANT_WRITE_ATTEMPTS) {
-            throw new ConflictError(`Stack '${formatStackRef(stack)}' kept changing while its permissions were set: retry.`, {}, { cause: error });
-          }
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * GRANT_RETRY_PAUSE_MS * attempt));
-        }
+      const stack = await loadStack(deps, principal, ref, 'manage-permissions');
+      let subject: `user:${string}` | `team:${string}`;
+      if ('user' in target) {
+        await requireMembership(stack.org, target.user);
+        subject = userSubject(target.user);
+      } else {
+        await requireTeam(stack.org, target.team);
+        subject = teamSubject(target.team);
       }
+      const name = formatStackRef(stack);
+      const description = `${permission === null ? 'removed the permission of' : `gave '${permission}' to`} ${subject} on ${name}`;
+      // One atomic write of this subject's entry: concurrent grants to other subjects neither conflict nor retry.
+      await audited(deps, principal, { org: stack.org, event: 'stack.permission-changed', target: name, description }, () =>
+        deps.storage.stacks.setGrant(stack.id, subject, permission),
+      ).catch((error: unknown) => {
+        if (error instanceof NotFoundError) throw stackNotFound(stack);
+        throw error;
+      });
     },
 
     async createOrgToken(principal, org, request) {

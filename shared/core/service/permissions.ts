@@ -86,7 +86,7 @@ export const userSubject = (login: string): GrantSubject => `user:${login}`;
 export const teamSubject = (team: string): GrantSubject => `team:${team}`;
 
 const SUBJECT = /^(user|team):[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
-const MAX_GRANTS = 500;
+export const MAX_GRANTS = 500;
 
 /** Checks a stack's grants map (adapters call it before storing one). */
 export function validateGrants(grants: unknown): Record<string, StackPermission> {
@@ -101,6 +101,13 @@ export function validateGrants(grants: unknown): Record<string, StackPermission>
     }
   }
   return { ...(grants as Record<string, StackPermission>) };
+}
+
+/** Checks one grant as `StackStore.setGrant` takes it: a subject, and a permission or `null` (remove). */
+export function validateGrant(subject: unknown, permission: unknown): void {
+  if (typeof subject !== 'string' || !SUBJECT.test(subject) || (permission !== null && !isStackPermission(permission))) {
+    throw new InvalidInputError(`Invalid grant '${String(subject).slice(0, 120)}': expected user:<login> or team:<name> → read, write or admin.`);
+  }
 }
 
 /** Checks a creator subject as stored on a stack. */

@@ -42,6 +42,28 @@ export function stackStoreContract(adapterName: string, setup: ContractSetup): v
       expect((await env.storage.stacks.getById(created.id)).grants).toEqual({ 'team:ops': 'read', 'user:bob': 'admin' });
     });
 
+    it('sets and removes one grant at a time, concurrently for different subjects, bumping the revision', async () => {
+      const org = uniqueOrg();
+      const bare = await env.storage.stacks.create(newStack(org, 'p', 'dev'));
+      const subjects = ['user:u1', 'user:u2', 'user:u3', 'team:t1', 'team:t2', 'team:t3'] as const;
+
+      await Promise.all(subjects.map((subject) => env.storage.stacks.setGrant(bare.id, subject, 'read')));
+      const raised = await env.storage.stacks.setGrant(bare.id, 'user:u1', 'admin');
+      const removed = await env.storage.stacks.setGrant(bare.id, 'team:t1', null);
+      const absent = await env.storage.stacks.setGrant(bare.id, 'team:nobody', null);
+
+      expect(raised.grants?.['user:u1']).toBe('admin');
+      expect(removed.grants).toEqual({ 'user:u1': 'admin', 'user:u2': 'read', 'user:u3': 'read', 'team:t2': 'read', 'team:t3': 'read' });
+      expect(absent.grants).toEqual(removed.grants);
+      expect(removed.revision).toBe(bare.revision + subjects.length + 2);
+      // A revision-checked write of the record as it was read before the grants fails rather than drop them.
+      await expect(env.storage.stacks.update(bare.id, bare.revision, { grants: {} })).rejects.toBeInstanceOf(ConflictError);
+      expect((await env.storage.stacks.getById(bare.id)).grants).toEqual(absent.grants);
+      await expect(env.storage.stacks.setGrant(bare.id, 'root:eve', 'read')).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(env.storage.stacks.setGrant(bare.id, 'user:eve', 'owner' as never)).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(env.storage.stacks.setGrant(uniqueId(), 'user:eve', 'read')).rejects.toBeInstanceOf(NotFoundError);
+    });
+
     it('refuses a second stack with a taken name and keeps the first', async () => {
       const org = uniqueOrg();
       const first = await env.storage.stacks.create(newStack(org, 'p', 'dev'));
