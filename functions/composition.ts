@@ -14,6 +14,9 @@ import { createApiGatewayHandler, type ApiGatewayHandler } from './handlers/api-
 import { hookOptionsFromEnv } from './hook-settings.js';
 import { lambdaStorage, type StorageParts } from './lambda-storage.js';
 import { createApiLogger } from './logger.js';
+import { apiMetricsMiddleware, createApiMetrics, createTracer, tracingMiddleware } from './observability.js';
+
+const tracer = createTracer();
 
 let services: Services | undefined;
 
@@ -25,7 +28,8 @@ let services: Services | undefined;
  */
 function lambdaServices(event: APIGatewayProxyEventV2, fn: LambdaFunction): Services {
   if (!services) {
-    const storage = lambdaStorage(fn.storage);
+    // Every storage call becomes an X-Ray subsegment (a no-op where tracing is off).
+    const storage = lambdaStorage(fn.storage, process.env, (client) => tracer.captureAWSv3Client(client));
     const serviceUrl = process.env.STACKYARD_PUBLIC_URL || `https://${event.requestContext.domainName}`;
     const deps = serviceDeps(storage, { serviceUrl, hooks: hookOptionsFromEnv(process.env) });
     const built = fn.services(deps, (service) => auditingDenials(deps, service));
@@ -74,5 +78,6 @@ export function lambdaHandler(fn: LambdaFunction): ApiGatewayHandler {
         // The bundle's `console/` folder (infra copies dist/console next to each handler).
         consoleAssets: findConsoleAssets(dirname(fileURLToPath(import.meta.url))),
       })),
+    [tracingMiddleware(tracer), apiMetricsMiddleware(createApiMetrics(group))],
   );
 }

@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context, DynamoDBStreamEvent, ScheduledEvent } from 'aws-lambda';
 import { dispatchPending, type DispatchOptions, type DispatchSummary } from '../shared/core/hooks/dispatcher.js';
 import { hookRuntime } from '../shared/core/hooks/runtime.js';
@@ -26,8 +27,10 @@ export interface HookDispatcherSetup {
 export interface HookDispatcherLimits {
   /** Time kept free at the end of an invocation on top of one delivery timeout (default 5 s). */
   reserveMs?: number;
-  /** Where metric lines go (default stdout, which Lambda ships to CloudWatch Logs as they are). */
-  writeMetrics?: (line: string) => void;
+  /** Where the DeadLetters metric goes (default {@link createDeadLetterMetrics}: EMF on stdout, which Lambda ships). */
+  metrics?: Metrics;
+  /** Lambda-only middlewares (tracing: functions/observability.ts). */
+  middlewares?: readonly MiddlewareObj[];
 }
 
 const DEFAULT_RESERVE_MS = 5_000;
@@ -39,7 +42,7 @@ const DEFAULT_RESERVE_MS = 5_000;
  *
  * A run stops taking new work one delivery timeout plus `reserveMs` before the Lambda timeout, so the last attempt
  * finishes and is recorded before Lambda would kill it; what is left stays due for the next run. Deliveries that
- * became dead letters are published as the `Stackyard/DeadLetters` metric (embedded metric format), which the
+ * became dead letters are published as the `Stackyard/DeadLetters` metric (Powertools Metrics, EMF), which the
  * infra alarms on. Logs carry counts, hook names, delivery ids and response codes only: never a URL (a chat
  * webhook's path is its credential), a payload or an error text.
  */
@@ -49,7 +52,7 @@ export function createHookDispatcherHandler(
   limits: HookDispatcherLimits = {},
 ): HookDispatcherHandler {
   const reserveMs = limits.reserveMs ?? DEFAULT_RESERVE_MS;
-  const writeMetrics = limits.writeMetrics ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const metrics = limits.metrics ?? createDeadLetterMetrics();
   let ready: HookDispatcherSetup | undefined;
 
   const base = async (event: HookDispatcherEvent, context: Context): Promise<DispatchSummary> => {
@@ -59,7 +62,7 @@ export function createHookDispatcherHandler(
     const started = now();
     const stopAt = started + context.getRemainingTimeInMillis() - hookRuntime(dispatch).deliveryTimeoutMs - reserveMs;
     const summary = await dispatchPending(boundedStore(hooks, () => now() < stopAt, (delivery) => logAttempt(logger, delivery)), keys, dispatch);
-    if (summary.deadLettered > 0) writeMetrics(deadLetterMetricLine(deployment, summary.deadLettered, now()));
+    if (summary.deadLettered > 0) publishDeadLetters(metrics, deployment, summary.deadLettered);
     const finished = {
       ...triggerOf(event),
       ...summary,
@@ -72,25 +75,25 @@ export function createHookDispatcherHandler(
     }
     return summary;
   };
-  return middy(base).use(injectLambdaContext(logger)) as unknown as HookDispatcherHandler;
+  return middy(base).use(injectLambdaContext(logger)).use([...(limits.middlewares ?? [])]) as unknown as HookDispatcherHandler;
 }
 
-/** One embedded-metric-format line: CloudWatch Logs turns it into the `DeadLetters` datapoint. */
-export function deadLetterMetricLine(deployment: string, count: number, at: number): string {
-  return JSON.stringify({
-    _aws: {
-      Timestamp: at,
-      CloudWatchMetrics: [
-        {
-          Namespace: DEAD_LETTER_METRIC.namespace,
-          Dimensions: [[DEAD_LETTER_METRIC.dimension]],
-          Metrics: [{ Name: DEAD_LETTER_METRIC.name, Unit: 'Count' }],
-        },
-      ],
-    },
-    [DEAD_LETTER_METRIC.dimension]: deployment,
-    [DEAD_LETTER_METRIC.name]: count,
-  });
+/**
+ * The dispatcher's Powertools Metrics: namespace `Stackyard` and no default dimension. Powertools would add
+ * `service`, but the alarm (infra/lib/constructs/hook-dispatcher.ts) watches `DeadLetters` by `Deployment` alone,
+ * as the metric has always been published.
+ */
+export function createDeadLetterMetrics(): Metrics {
+  const metrics = new Metrics({ namespace: DEAD_LETTER_METRIC.namespace });
+  metrics.clearDefaultDimensions();
+  return metrics;
+}
+
+/** Publishes `count` new dead letters of `deployment` now: one embedded-metric-format line, the `DeadLetters` datapoint. */
+export function publishDeadLetters(metrics: Metrics, deployment: string, count: number): void {
+  metrics.addDimension(DEAD_LETTER_METRIC.dimension, deployment);
+  metrics.addMetric(DEAD_LETTER_METRIC.name, MetricUnit.Count, count);
+  metrics.publishStoredMetrics();
 }
 
 function triggerOf(event: HookDispatcherEvent): { trigger: string; records?: number } {

@@ -10,14 +10,27 @@ import type { Storage } from '../shared/ports/index.js';
  * kept with its imports' side effects (lib-storage has some) even when nothing in it is called. Parts are built once
  * per cold start, on the first request.
  */
-export type StorageParts = (options: AwsStorageOptions, now: () => number) => { parts: AwsObjectParts; destroy(): void };
+export type StorageParts = (
+  options: AwsStorageOptions,
+  now: () => number,
+  instrument: InstrumentClient,
+) => { parts: AwsObjectParts; destroy(): void };
+
+/** Hands each SDK client to the tracer as it is made (functions/observability.ts); the identity by default. */
+export type InstrumentClient = <T>(client: T) => T;
 
 /** The storage of a function built from the table plus `parts` (STACKYARD_TABLE, _BUCKET, _KMS_KEY_ID from `env`). */
-export function lambdaStorage(parts: readonly StorageParts[], env: NodeJS.ProcessEnv = process.env): Storage {
+export function lambdaStorage(
+  parts: readonly StorageParts[],
+  env: NodeJS.ProcessEnv = process.env,
+  instrument: InstrumentClient = (client) => client,
+): Storage {
   const options = awsStorageOptionsFromEnv(env);
   const now = Date.now;
   const { dynamodb, documents } = createDocumentClients();
-  const built = parts.map((part) => part(options, now));
+  // The document client sends through the DynamoDB client's middleware stack, so this traces both.
+  instrument(dynamodb);
+  const built = parts.map((part) => part(options, now, instrument));
   return assembleAwsStorage(
     {
       table: options.table,

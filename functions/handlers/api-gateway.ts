@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { ApiHandler } from '../http/api.js';
 import { errorResponse, finishResponse } from '../http/respond.js';
@@ -58,6 +58,8 @@ export function resultFromResponse(response: HttpResponse): APIGatewayProxyStruc
 export function createApiGatewayHandler(
   logger: Logger,
   resolveApi: (event: APIGatewayProxyEventV2) => ApiHandler,
+  /** Lambda-only middlewares (tracing, metrics: functions/observability.ts); serve passes none. */
+  middlewares: readonly MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>[] = [],
 ): ApiGatewayHandler {
   const base = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const request = requestFromEvent(event);
@@ -70,5 +72,5 @@ export function createApiGatewayHandler(
     }
     return resultFromResponse(await api(request));
   };
-  return middy(base).use(injectLambdaContext(logger)) as unknown as ApiGatewayHandler;
+  return middy(base).use(injectLambdaContext(logger)).use([...middlewares]) as unknown as ApiGatewayHandler;
 }

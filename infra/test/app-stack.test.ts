@@ -276,6 +276,24 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
     }
   });
 
+  it('traces every function with X-Ray (active tracing), and lets each function role write traces', () => {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+    const xrayRoles = new Set(
+      policies
+        .filter((policy) =>
+          (policy.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>).some(
+            (statement) => [statement.Action].flat().includes('xray:PutTraceSegments') && statement.Resource === '*',
+          ),
+        )
+        .flatMap((policy) => (policy.Properties.Roles as Array<{ Ref: string }>).map((role) => role.Ref)),
+    );
+
+    expect(functions.length).toBe(5);
+    expect(functions.map((fn) => fn.Properties.TracingConfig)).toEqual(functions.map(() => ({ Mode: 'Active' })));
+    for (const fn of functions) expect(xrayRoles.has(fn.Properties.Role['Fn::GetAtt'][0])).toBe(true);
+  });
+
   it('has no dependency cycle: the functions may name the API URL because the API resource does not need them', () => {
     expect(dependencyCycle(template)).toBeUndefined();
   });

@@ -6,7 +6,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import * as z from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi, type ApiHandler } from '../../functions/http/api.js';
-import { buildOpenApiDocument, UndocumentedRouteError } from '../../functions/http/openapi/document.js';
+import { buildOpenApiDocument, documentedRoutes, UndocumentedRouteError } from '../../functions/http/openapi/document.js';
 import { OPERATIONS } from '../../functions/http/openapi/operations.js';
 import type { ApiLogger } from '../../functions/http/respond.js';
 import type { Route } from '../../functions/http/router.js';
@@ -91,6 +91,11 @@ describe('the OpenAPI document', () => {
     expect(() => buildOpenApiDocument([...API_ROUTES, extra], 'test')).toThrow(UndocumentedRouteError);
     expect(() => buildOpenApiDocument([...API_ROUTES, extra], 'test')).toThrow(/POST \/api\/made-up\/\{thing\}/);
     expect(() => buildOpenApiDocument(API_ROUTES.slice(1), 'test')).toThrow(/entries that name no route: GET \/api\/user\b/);
+  });
+
+  it('is served from the routes operations.ts lists, which are exactly the route table', () => {
+    expect(documentedRoutes().map((route) => `${route.method} ${route.path}`).sort()).toEqual([...routeKeys].sort());
+    expect(buildOpenApiDocument(documentedRoutes(), 'test')).toEqual(document);
   });
 
   it('gives every operation a unique operationId', () => {

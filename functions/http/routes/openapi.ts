@@ -12,8 +12,8 @@ let document: Promise<unknown> | undefined;
  * so no other request and no cold start pays for them.
  */
 function openApiDocument(): Promise<unknown> {
-  return (document ??= Promise.all([import('../openapi/document.js'), import('./index.js')]).then(
-    ([{ buildOpenApiDocument }, { API_ROUTES }]) => buildOpenApiDocument(API_ROUTES, VERSION),
+  return (document ??= import('../openapi/document.js').then(({ buildOpenApiDocument, documentedRoutes }) =>
+    buildOpenApiDocument(documentedRoutes(), VERSION),
   ));
 }
 

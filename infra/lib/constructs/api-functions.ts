@@ -9,6 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
+import { FUNCTION_TRACING, suppressTracingWildcard } from './tracing.js';
 
 /** One Lambda entry point: a middy-wrapped handler module under `functions/handlers/`. */
 export interface HandlerSpec {
@@ -121,6 +122,7 @@ export class ApiFunctions extends Construct {
         timeout: spec.timeout ?? Duration.seconds(28),
         role: this.role,
         logGroup,
+        tracing: FUNCTION_TRACING,
         environment: {
           STACKYARD_TABLE: props.table.tableName,
           STACKYARD_BUCKET: props.bucket.bucketName,
@@ -144,6 +146,8 @@ export class ApiFunctions extends Construct {
       functions.set(spec.name, fn);
     }
     this.functions = functions;
+    // After the functions: their tracing grant is what puts the statement on the role's policy.
+    suppressTracingWildcard(this.role);
   }
 
   private grantStorage(props: ApiFunctionsProps): void {

@@ -12,6 +12,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
+import { FUNCTION_TRACING, suppressTracingWildcard } from './tracing.js';
 import { BUNDLING, type HandlerSpec } from './api-functions.js';
 
 /** What the application code dictates about hooks: the dispatcher, the outbox keys, the variables, the metric. */
@@ -156,6 +157,7 @@ export class HookDispatcher extends Construct {
       retryAttempts: 0,
       role: this.role,
       logGroup,
+      tracing: FUNCTION_TRACING,
       environment: {
         STACKYARD_TABLE: table.tableName,
         [wiring.keyIdVariable]: props.key.keyArn,
@@ -165,6 +167,7 @@ export class HookDispatcher extends Construct {
       },
       bundling: { ...BUNDLING, mainFields: [...BUNDLING.mainFields] },
     });
+    suppressTracingWildcard(this.role);
     NagSuppressions.addResourceSuppressions(this.function, [
       {
         id: 'AwsSolutions-L1',

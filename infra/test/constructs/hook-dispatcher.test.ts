@@ -2,8 +2,8 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { describe, expect, it } from 'vitest';
-import { deadLetterMetricLine } from '../../../functions/hook-dispatcher.js';
+import { describe, expect, it, vi } from 'vitest';
+import { createDeadLetterMetrics, publishDeadLetters } from '../../../functions/hook-dispatcher.js';
 import { KEY } from '../../../shared/adapters/aws/table.js';
 import { outboxPuts } from '../../../shared/adapters/aws/dynamodb-hook-store.js';
 import { StackyardStack } from '../../lib/stacks/stackyard-stack.js';
@@ -148,6 +148,9 @@ describe('hook dispatcher wiring', () => {
         'sqs:SendMessage',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
+        // X-Ray traces (Tracing.ACTIVE).
+        'xray:PutTraceSegments',
+        'xray:PutTelemetryRecords',
         'kms:Decrypt',
       ]),
     );
@@ -189,7 +192,7 @@ describe('hook dispatcher wiring', () => {
 
   it('alarms on the DeadLetters metric the dispatcher writes, on failed stream batches and on dispatcher errors', () => {
     const { stack, template } = synthesize();
-    const written = JSON.parse(deadLetterMetricLine('Stackyard', 2, 0)) as {
+    const written = JSON.parse(publishedLine(() => publishDeadLetters(createDeadLetterMetrics(), 'Stackyard', 2))) as {
       _aws: { CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string }> }> };
     } & Record<string, unknown>;
     const [directive] = written._aws.CloudWatchMetrics;
@@ -244,10 +247,23 @@ describe('hook dispatcher wiring', () => {
     expect(report.findings).toEqual([]);
     const hooks = report.suppressed.filter((s) => s.path.startsWith('Stackyard/Hooks/'));
     expect(new Set(hooks.map((s) => s.ruleId))).toEqual(
-      new Set(['AwsSolutions-L1', 'AwsSolutions-SQS3', `AwsSolutions-IAM5[Resource::${CI_HOOK}:*]`]),
+      new Set(['AwsSolutions-L1', 'AwsSolutions-SQS3', `AwsSolutions-IAM5[Resource::${CI_HOOK}:*]`, 'AwsSolutions-IAM5[Resource::*]']),
     );
     const invokeWildcards = report.suppressed.filter((s) => s.ruleId.startsWith('AwsSolutions-IAM5[Resource::arn:aws:lambda'));
     expect(invokeWildcards.map((s) => s.path.split('/')[1]).sort()).toEqual(['Functions', 'Hooks']);
     for (const s of report.suppressed) expect(s.reason.length).toBeGreaterThan(40);
   });
 });
+
+/** The one line `publish` writes to stdout (where Lambda's EMF lines go). */
+function publishedLine(publish: () => void): string {
+  const written: string[] = [];
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+  try {
+    publish();
+  } finally {
+    spy.mockRestore();
+  }
+  expect(written).toHaveLength(1);
+  return written[0]!;
+}
