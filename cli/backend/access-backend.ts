@@ -1,9 +1,10 @@
 /** Organization administration from the CLI: members and roles, teams, stack permissions, team and organization tokens. */
 import type { StackRef } from '../../shared/core/names.js';
 import type { DefaultStackPermission, StackPermission } from '../../shared/core/service/permissions.js';
-import type { Principal, Services } from '../../shared/core/service/types.js';
+import type { Principal } from '../../shared/core/service/types.js';
 import type { OrgRole, TokenRecord } from '../../shared/ports/identity-store.js';
 import type { ApiClient } from '../api-client/api-client.js';
+import type { LocalServices } from './local-services.js';
 
 export interface MemberInfo {
   login: string;
@@ -263,39 +264,39 @@ function listed(token: TokenRecord): OrgTokenInfo {
 }
 
 /** `login --local`: the same service calls, in-process, as the local user (administrator of its organization). */
-export function localAccessBackend(services: Services, principal: Principal): AccessBackend {
+export function localAccessBackend(services: Pick<LocalServices, 'access' | 'audit' | 'oidc'>, principal: Principal): AccessBackend {
   const access = services.access;
   return {
-    listMembers: async (org) => (await access.listMembers(principal, org)).map((m) => ({ login: m.login, role: m.role })),
-    setMemberRole: (org, login, role) => access.setMemberRole(principal, org, login, role),
-    removeMember: (org, login) => access.removeMember(principal, org, login),
-    setDefaultPermission: (org, permission) => access.setDefaultStackPermission(principal, org, permission),
+    listMembers: async (org) => (await (await access()).listMembers(principal, org)).map((m) => ({ login: m.login, role: m.role })),
+    setMemberRole: async (org, login, role) => (await access()).setMemberRole(principal, org, login, role),
+    removeMember: async (org, login) => (await access()).removeMember(principal, org, login),
+    setDefaultPermission: async (org, permission) => (await access()).setDefaultStackPermission(principal, org, permission),
     createTeam: async (org, name, description) => {
-      await access.createTeam(principal, org, name, description);
+      await (await access()).createTeam(principal, org, name, description);
     },
-    listTeams: async (org) => (await access.listTeams(principal, org)).map(({ name, description, members }) => ({ name, description, members })),
-    deleteTeam: (org, name) => access.deleteTeam(principal, org, name),
-    changeTeamMember: (org, team, login, action) => access.changeTeamMember(principal, org, team, login, action),
-    listGrants: (ref) => access.listStackGrants(principal, ref),
-    setGrant: (ref, target, permission) => access.setStackGrant(principal, ref, target, permission),
+    listTeams: async (org) => (await (await access()).listTeams(principal, org)).map(({ name, description, members }) => ({ name, description, members })),
+    deleteTeam: async (org, name) => (await access()).deleteTeam(principal, org, name),
+    changeTeamMember: async (org, team, login, action) => (await access()).changeTeamMember(principal, org, team, login, action),
+    listGrants: async (ref) => (await access()).listStackGrants(principal, ref),
+    setGrant: async (ref, target, permission) => (await access()).setStackGrant(principal, ref, target, permission),
     createOrgToken: async (org, request) => {
-      const { token, record } = await access.createOrgToken(principal, org, {
+      const { token, record } = await (await access()).createOrgToken(principal, org, {
         description: request.description,
         ...(request.team !== undefined ? { team: request.team } : {}),
         ...(request.expiresInDays !== undefined ? { expiresInMs: Math.round(request.expiresInDays * DAY_MS) } : {}),
       });
       return { id: record.id, token };
     },
-    listOrgTokens: async (org, team) => (await access.listOrgTokens(principal, org, team)).map(listed),
-    revokeOrgToken: (org, id, team) => access.revokeOrgToken(principal, org, id, team),
-    addOidcPolicy: async (org, policy) => services.oidc.createPolicy(principal, org, policy),
-    listOidcPolicies: (org) => services.oidc.listPolicies(principal, org),
-    removeOidcPolicy: (org, id) => services.oidc.deletePolicy(principal, org, id),
+    listOrgTokens: async (org, team) => (await (await access()).listOrgTokens(principal, org, team)).map(listed),
+    revokeOrgToken: async (org, id, team) => (await access()).revokeOrgToken(principal, org, id, team),
+    addOidcPolicy: async (org, policy) => (await services.oidc()).createPolicy(principal, org, policy),
+    listOidcPolicies: async (org) => (await services.oidc()).listPolicies(principal, org),
+    removeOidcPolicy: async (org, id) => (await services.oidc()).deletePolicy(principal, org, id),
     auditLog: async (org, filter) => {
       const entries: AuditInfo[] = [];
       let continuationToken: string | undefined;
       do {
-        const page = await services.audit.list(principal, org, {
+        const page = await (await services.audit()).list(principal, org, {
           ...(filter.since !== undefined ? { since: filter.since } : {}),
           ...(filter.actor !== undefined ? { actor: filter.actor } : {}),
           ...(filter.event !== undefined ? { event: filter.event } : {}),

@@ -7,9 +7,10 @@ import { ConflictError, type LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { OrgRole } from '../../shared/ports/identity-store.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
-import { createServices } from '../../shared/core/service/index.js';
+import { serviceDeps } from '../../shared/core/service/service-deps.js';
 import { localAccessBackend, type AccessBackend } from './access-backend.js';
-import type { Principal, Services, UntypedDeployment } from '../../shared/core/service/types.js';
+import { localServices, type LocalServices } from './local-services.js';
+import type { Principal, UntypedDeployment } from '../../shared/core/service/types.js';
 import type { Storage } from '../../shared/ports/index.js';
 import type { StackRecord } from '../../shared/ports/stack-store.js';
 import type { UpdateRecord } from '../../shared/ports/update-store.js';
@@ -32,13 +33,13 @@ export class LocalBackend implements Backend {
   private constructor(
     readonly url: string,
     private readonly storage: Storage,
-    private readonly services: Services,
+    private readonly services: LocalServices,
   ) {}
 
   /** Opens (creating if needed) the data folder and makes sure the local user and organization exist. */
   static async open(url: string, dataDir: string): Promise<LocalBackend> {
     const storage = await createLocalStorage({ dataDir });
-    const backend = new LocalBackend(url, storage, createServices(storage, { serviceUrl: url }));
+    const backend = new LocalBackend(url, storage, localServices(serviceDeps(storage, { serviceUrl: url })));
     await backend.ensureIdentity();
     return backend;
   }
@@ -74,7 +75,7 @@ export class LocalBackend implements Backend {
     const stacks: StackSummary[] = [];
     let continuationToken: string | undefined;
     do {
-      const page = await this.services.stacks.list(PRINCIPAL, { ...filter, continuationToken });
+      const page = await (await this.services.stacks()).list(PRINCIPAL, { ...filter, continuationToken });
       stacks.push(...page.stacks.map(summary));
       continuationToken = page.continuationToken;
     } while (continuationToken !== undefined);
@@ -82,11 +83,11 @@ export class LocalBackend implements Backend {
   }
 
   async createStack(ref: StackRef, tags: Record<string, string>, teams?: string[]): Promise<void> {
-    await this.services.stacks.create(PRINCIPAL, ref, { tags, ...(teams?.length ? { teams } : {}) });
+    await (await this.services.stacks()).create(PRINCIPAL, ref, { tags, ...(teams?.length ? { teams } : {}) });
   }
 
   async getStack(ref: StackRef): Promise<StackDetails> {
-    const stack = await this.services.stacks.get(PRINCIPAL, ref);
+    const stack = await (await this.services.stacks()).get(PRINCIPAL, ref);
     return {
       ref: { org: stack.org, project: stack.project, stack: stack.stack },
       tags: stack.tags,
@@ -96,43 +97,43 @@ export class LocalBackend implements Backend {
   }
 
   async removeStack(ref: StackRef, force: boolean): Promise<void> {
-    await this.services.stacks.remove(PRINCIPAL, ref, force);
+    await (await this.services.stacks()).remove(PRINCIPAL, ref, force);
   }
 
   async renameStack(ref: StackRef, to: { project: string; stack: string }): Promise<void> {
-    await this.services.stacks.rename(PRINCIPAL, ref, to);
+    await (await this.services.stacks()).rename(PRINCIPAL, ref, to);
   }
 
   async setTags(ref: StackRef, tags: Record<string, string>): Promise<void> {
-    await this.services.stacks.setTags(PRINCIPAL, ref, tags);
+    await (await this.services.stacks()).setTags(PRINCIPAL, ref, tags);
   }
 
   async liveLease(ref: StackRef): Promise<LeaseHolder | undefined> {
-    const stack = await this.services.stacks.get(PRINCIPAL, ref);
+    const stack = await (await this.services.stacks()).get(PRINCIPAL, ref);
     if (!stack.activeUpdate) return undefined;
     const lease = await this.storage.leases.current(stack.id);
     return lease?.updateId === stack.activeUpdate && lease.expiresAt > Date.now() ? lease : undefined;
   }
 
-  exportDeployment(ref: StackRef, version?: number): Promise<UntypedDeployment> {
-    return this.services.stacks.exportDeployment(PRINCIPAL, ref, version);
+  async exportDeployment(ref: StackRef, version?: number): Promise<UntypedDeployment> {
+    return (await this.services.stacks()).exportDeployment(PRINCIPAL, ref, version);
   }
 
   async importDeployment(ref: StackRef, deployment: UntypedDeployment): Promise<void> {
-    await this.services.stacks.importDeployment(PRINCIPAL, ref, deployment);
+    await (await this.services.stacks()).importDeployment(PRINCIPAL, ref, deployment);
   }
 
   async history(ref: StackRef, page: number, pageSize: number): Promise<UpdateInfo[]> {
-    return (await this.services.stacks.history(PRINCIPAL, ref, page, pageSize)).map(updateInfo);
+    return (await (await this.services.stacks()).history(PRINCIPAL, ref, page, pageSize)).map(updateInfo);
   }
 
   async rollback(ref: StackRef, version: number): Promise<{ version: number }> {
-    const { version: restored } = await this.services.restore.rollback(PRINCIPAL, ref, version);
+    const { version: restored } = await (await this.services.restore()).rollback(PRINCIPAL, ref, version);
     return { version: restored };
   }
 
   async appendHistory(ref: StackRef, entry: CarriedHistoryInfo): Promise<void> {
-    await this.services.restore.appendHistory(PRINCIPAL, ref, {
+    await (await this.services.restore()).appendHistory(PRINCIPAL, ref, {
       version: entry.version,
       kind: entry.kind as UpdateRecord['kind'],
       result: entry.result,
@@ -147,21 +148,21 @@ export class LocalBackend implements Backend {
   }
 
   async cancelUpdate(ref: StackRef, updateId: string): Promise<void> {
-    await this.services.updates.cancel(PRINCIPAL, ref, updateId);
+    await (await this.services.updates()).cancel(PRINCIPAL, ref, updateId);
   }
 
   async encrypt(ref: StackRef, plaintexts: string[]): Promise<string[]> {
-    const ciphertexts = await this.services.secrets.encrypt(PRINCIPAL, ref, plaintexts.map((p) => Buffer.from(p, 'utf8')));
+    const ciphertexts = await (await this.services.secrets()).encrypt(PRINCIPAL, ref, plaintexts.map((p) => Buffer.from(p, 'utf8')));
     return ciphertexts.map((c) => Buffer.from(c).toString('base64'));
   }
 
   async decrypt(ref: StackRef, ciphertexts: string[]): Promise<string[]> {
-    const plaintexts = await this.services.secrets.decrypt(PRINCIPAL, ref, ciphertexts.map((c) => Buffer.from(c, 'base64')));
+    const plaintexts = await (await this.services.secrets()).decrypt(PRINCIPAL, ref, ciphertexts.map((c) => Buffer.from(c, 'base64')));
     return plaintexts.map((p) => Buffer.from(p).toString('utf8'));
   }
 
   async createUpdate(ref: StackRef, request: UpdateRequest): Promise<string> {
-    const { updateId } = await this.services.updates.create(PRINCIPAL, ref, {
+    const { updateId } = await (await this.services.updates()).create(PRINCIPAL, ref, {
       kind: request.kind,
       dryRun: request.dryRun,
       message: request.message,
@@ -173,48 +174,48 @@ export class LocalBackend implements Backend {
 
   async startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>, options: StartOptions = {}): Promise<StartedUpdate> {
     const leaseDurationMs = options.leaseDurationSeconds === undefined ? undefined : options.leaseDurationSeconds * 1000;
-    const started = await this.services.updates.start(PRINCIPAL, ref, updateId, { tags, leaseDurationMs, journalVersion: options.journalVersion });
+    const started = await (await this.services.updates()).start(PRINCIPAL, ref, updateId, { tags, leaseDurationMs, journalVersion: options.journalVersion });
     return { version: started.version, token: started.token, journalVersion: started.journalVersion };
   }
 
   async renewLease(ref: StackRef, updateId: string, token: string, durationSeconds: number): Promise<string> {
-    return (await this.services.updates.renew(ref, updateId, token, durationSeconds * 1000)).token;
+    return (await (await this.services.updates()).renew(ref, updateId, token, durationSeconds * 1000)).token;
   }
 
-  saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment): Promise<void> {
-    return this.services.updates.saveCheckpoint(ref, updateId, token, deployment);
+  async saveCheckpoint(ref: StackRef, updateId: string, token: string, deployment: UntypedDeployment): Promise<void> {
+    return (await this.services.updates()).saveCheckpoint(ref, updateId, token, deployment);
   }
 
-  appendJournalEntries(ref: StackRef, updateId: string, token: string, entries: JournalEntry[]): Promise<void> {
-    return this.services.updates.saveJournalEntries(ref, updateId, token, Buffer.from(JSON.stringify({ entries })));
+  async appendJournalEntries(ref: StackRef, updateId: string, token: string, entries: JournalEntry[]): Promise<void> {
+    return (await this.services.updates()).saveJournalEntries(ref, updateId, token, Buffer.from(JSON.stringify({ entries })));
   }
 
-  recordEvents(ref: StackRef, updateId: string, token: string, events: unknown[]): Promise<void> {
-    return this.services.updates.recordEvents(ref, updateId, token, events);
+  async recordEvents(ref: StackRef, updateId: string, token: string, events: unknown[]): Promise<void> {
+    return (await this.services.updates()).recordEvents(ref, updateId, token, events);
   }
 
-  completeUpdate(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled'): Promise<void> {
-    return this.services.updates.complete(ref, updateId, token, status);
+  async completeUpdate(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled'): Promise<void> {
+    return (await this.services.updates()).complete(ref, updateId, token, status);
   }
 
   async createUser(user: { login: string; name?: string; email?: string; admin?: boolean }): Promise<void> {
-    await this.services.identity.createUser(PRINCIPAL, user);
+    await (await this.services.identity()).createUser(PRINCIPAL, user);
   }
 
-  createOrg(name: string): Promise<void> {
-    return this.services.identity.createOrg(PRINCIPAL, name);
+  async createOrg(name: string): Promise<void> {
+    return (await this.services.identity()).createOrg(PRINCIPAL, name);
   }
 
-  listOrgs(): Promise<{ name: string; role: string }[]> {
-    return this.services.identity.listOrgs(PRINCIPAL);
+  async listOrgs(): Promise<{ name: string; role: string }[]> {
+    return (await this.services.identity()).listOrgs(PRINCIPAL);
   }
 
-  addMember(org: string, login: string, role: OrgRole): Promise<void> {
-    return this.services.identity.addMember(PRINCIPAL, org, login, role);
+  async addMember(org: string, login: string, role: OrgRole): Promise<void> {
+    return (await this.services.identity()).addMember(PRINCIPAL, org, login, role);
   }
 
   async createToken(request: { description: string; login?: string; expiresInDays?: number }): Promise<{ id: string; token: string }> {
-    const { token, record } = await this.services.identity.createToken(PRINCIPAL, {
+    const { token, record } = await (await this.services.identity()).createToken(PRINCIPAL, {
       description: request.description,
       login: request.login,
       expiresInMs: request.expiresInDays === undefined ? undefined : Math.round(request.expiresInDays * DAY_MS),
@@ -223,36 +224,36 @@ export class LocalBackend implements Backend {
   }
 
   async listTokens(login?: string): Promise<TokenInfo[]> {
-    const tokens = await this.services.identity.listTokens(PRINCIPAL, login);
+    const tokens = await (await this.services.identity()).listTokens(PRINCIPAL, login);
     return tokens.map((t) => ({ id: t.id, description: t.description, login: t.login, createdAt: t.createdAt, expiresAt: t.expiresAt, lastUsed: t.lastUsedAt }));
   }
 
-  revokeToken(id: string, login?: string): Promise<void> {
-    return this.services.identity.revokeToken(PRINCIPAL, id, login);
+  async revokeToken(id: string, login?: string): Promise<void> {
+    return (await this.services.identity()).revokeToken(PRINCIPAL, id, login);
   }
 
-  addHook(target: HookTarget, request: AddHookRequest): Promise<HookView> {
-    return this.services.hooks.add(PRINCIPAL, target, request);
+  async addHook(target: HookTarget, request: AddHookRequest): Promise<HookView> {
+    return (await this.services.hooks()).add(PRINCIPAL, target, request);
   }
 
-  listHooks(target: HookTarget): Promise<HookView[]> {
-    return this.services.hooks.list(PRINCIPAL, target);
+  async listHooks(target: HookTarget): Promise<HookView[]> {
+    return (await this.services.hooks()).list(PRINCIPAL, target);
   }
 
-  removeHook(target: HookTarget, name: string): Promise<void> {
-    return this.services.hooks.remove(PRINCIPAL, target, name);
+  async removeHook(target: HookTarget, name: string): Promise<void> {
+    return (await this.services.hooks()).remove(PRINCIPAL, target, name);
   }
 
   async pingHook(target: HookTarget, name: string): Promise<DeliveryView> {
-    return deliveryView(await this.services.hooks.ping(PRINCIPAL, target, name));
+    return deliveryView(await (await this.services.hooks()).ping(PRINCIPAL, target, name));
   }
 
   async hookDeliveries(target: HookTarget, name: string, limit?: number): Promise<DeliveryView[]> {
-    return (await this.services.hooks.deliveries(PRINCIPAL, target, name, limit)).map(deliveryView);
+    return (await (await this.services.hooks()).deliveries(PRINCIPAL, target, name, limit)).map(deliveryView);
   }
 
   async redeliverHook(target: HookTarget, name: string, deliveryId: string): Promise<DeliveryView> {
-    return deliveryView(await this.services.hooks.redeliver(PRINCIPAL, target, name, deliveryId));
+    return deliveryView(await (await this.services.hooks()).redeliver(PRINCIPAL, target, name, deliveryId));
   }
 
   close(): Promise<void> {

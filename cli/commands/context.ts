@@ -56,7 +56,7 @@ export class CommandContext {
   }
 
   project(): Promise<Project | undefined> {
-    this.projectPromise ??= findProject(this.cwd);
+    this.projectPromise ??= findProject(this.cwd, this.env);
     return this.projectPromise;
   }
 

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { UntypedDeployment } from '../engine/deployment.js';
 import type { OperationBackend } from '../engine/operation.js';
 import { testCrypter } from '../../test/engine/engine-harness.js';
-import { engineCommand, programFromProject } from './engine-command.js';
+import { engineCommand } from './engine-command.js';
+import { programFromProject } from './engine-program.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../../test/fixtures');
 

@@ -13,7 +13,8 @@ import { stackConfigPath } from '../project/project.js';
 import { StackConfigFile } from '../project/stack-config.js';
 import { applyConfigOverrides } from '../project/config-overrides.js';
 import { CommandContext, type GlobalOptions } from './context.js';
-import { programFromProject, type ResolveEngineStack } from './engine-command.js';
+import type { ResolveEngineStack } from './engine-command.js';
+import { programFromProject } from './engine-program.js';
 
 /**
  * `globals` reads the program's own flags: the program takes `-s` and `--non-interactive` even when they are

@@ -160,7 +160,7 @@ export function registerCommands(program: Command): void {
     { flags: '-o, --organization <org>', description: 'only stacks of this organization' },
     { flags: '-p, --project <project>', description: 'only stacks of this project' },
     { flags: '-t, --tag <tag>', description: 'only stacks with this tag (name or name=value)' },
-  ], async () => (await stack()).stackLs);
+  ], async () => (await import('./stack-ls.js')).stackLs);
 
   leaf(stackCmd, 'select [name]', 'Switch the current workspace to the given stack', [
     STACK_FLAG,

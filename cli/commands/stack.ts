@@ -1,7 +1,7 @@
 /** `stack` and its subcommands. */
 import { promises as fs } from 'node:fs';
 import { formatStackRef, parseStackRef, type StackRef } from '../../shared/core/names.js';
-import { isNotFound, secretsProviderFor, type Backend, type StackSummary, type UntypedDeployment } from '../backend/backend.js';
+import { isNotFound, secretsProviderFor, type Backend, type UntypedDeployment } from '../backend/backend.js';
 import { decryptStateSecrets, openForeignSecrets, resourceStates, revealSecrets, sealSecrets, SECRET_SIG, SIG_KEY } from '../backend/deployment-secrets.js';
 import { ServiceDecrypters } from '../secrets/service-decrypter.js';
 import { UserError } from '../output/errors.js';
@@ -143,49 +143,6 @@ export const stackInit: CommandHandler = async (ctx, args, opts) => {
   if (copyFrom) await copyConfig(backend, project, copyFrom, ref);
   if (opts.select !== false) await selectStack(project, backend.url, formatStackRef(ref), ctx.env);
   ctx.out(`Created stack '${await ctx.displayName(ref)}'`);
-};
-
-export const stackLs: CommandHandler = async (ctx, _args, opts) => {
-  const backend = await ctx.backend();
-  let project = await ctx.project();
-  const filter: { org?: string; project?: string; tagName?: string; tagValue?: string } = {};
-  if (typeof opts.organization === 'string') filter.org = opts.organization;
-  if (typeof opts.project === 'string') filter.project = opts.project;
-  if (typeof opts.tag === 'string') {
-    const at = opts.tag.indexOf('=');
-    filter.tagName = at < 0 ? opts.tag : opts.tag.slice(0, at);
-    if (at >= 0) filter.tagValue = opts.tag.slice(at + 1);
-  }
-  if (opts.all !== true && filter.project === undefined) {
-    project = await ctx.requireProject();
-    filter.project = project.name;
-  }
-  const current = project ? await selectedStack(project, backend.url, ctx.env) : undefined;
-  const summaries = await backend.listStacks(filter);
-  const named = await Promise.all(summaries.map(async (s) => ({ s, name: await ctx.displayName(s.ref) })));
-  named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const isCurrent = (s: StackSummary) => formatStackRef(s.ref) === current;
-  if (opts.json === true) {
-    ctx.json(
-      named.map(({ s, name }) => ({
-        name,
-        current: isCurrent(s),
-        ...(s.updateInProgress
-          ? { updateInProgress: true }
-          : s.lastUpdate !== undefined
-            ? { lastUpdate: formatTime(s.lastUpdate), updateInProgress: false }
-            : {}),
-        ...(s.resourceCount !== undefined ? { resourceCount: s.resourceCount } : {}),
-      })),
-    );
-    return;
-  }
-  const rows = named.map(({ s, name }) => [
-    isCurrent(s) ? `${name}*` : name,
-    s.updateInProgress ? 'in progress' : s.lastUpdate !== undefined ? relativeTime(s.lastUpdate) : 'n/a',
-    s.resourceCount !== undefined ? String(s.resourceCount) : 'n/a',
-  ]);
-  ctx.out(table(['NAME', 'LAST UPDATE', 'RESOURCE COUNT'], rows));
 };
 
 export const stackSelect: CommandHandler = async (ctx, args, opts) => {

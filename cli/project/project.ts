@@ -4,9 +4,9 @@
  */
 import { promises as fs } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parse } from 'yaml';
 import { validateProjectName } from '../../shared/core/names.js';
 import { UserError } from '../output/errors.js';
+import { parseYamlCached } from './yaml-cache.js';
 
 const PROJECT_FILES = ['Pulumi.yaml', 'Pulumi.yml'];
 
@@ -26,7 +26,7 @@ export interface Project {
 }
 
 /** The nearest project at or above `cwd`, or `undefined`. */
-export async function findProject(cwd: string): Promise<Project | undefined> {
+export async function findProject(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Project | undefined> {
   let dir = resolve(cwd);
   for (;;) {
     for (const name of PROJECT_FILES) {
@@ -35,7 +35,7 @@ export async function findProject(cwd: string): Promise<Project | undefined> {
         if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
         throw error;
       });
-      if (text !== undefined) return parseProject(file, text);
+      if (text !== undefined) return parseProject(file, text, env);
     }
     const parent = dirname(dir);
     if (parent === dir) return undefined;
@@ -55,10 +55,10 @@ export async function requireProject(cwd: string): Promise<Project> {
   return project;
 }
 
-function parseProject(file: string, text: string): Project {
+async function parseProject(file: string, text: string, env: NodeJS.ProcessEnv): Promise<Project> {
   let raw: unknown;
   try {
-    raw = parse(text);
+    raw = await parseYamlCached(text, env);
   } catch (error) {
     throw new UserError(`${file} is not valid YAML: ${(error as Error).message.split('\n')[0]}`, 'Fix the file and run the command again.');
   }

@@ -8,6 +8,7 @@ import { awsStorageOptionsFromEnv, createAwsStorage } from '../../shared/adapter
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { InvalidInputError, NotFoundError } from '../../shared/core/errors.js';
 import { createServices } from '../../shared/core/service/index.js';
+import { auditGraceFromEnv } from '../audit-settings.js';
 import { API_TOKEN_PREFIX } from '../../shared/core/service/identity-service.js';
 import type { Services } from '../../shared/core/service/types.js';
 import type { Storage } from '../../shared/ports/index.js';
@@ -134,7 +135,8 @@ export async function createServer(options: ServeOptions): Promise<RunningServer
     });
     const port = (server.address() as AddressInfo).port;
     const url = loginUrl(options, port);
-    const services = createServices(storage, { serviceUrl: url, hooks: hookSettings.hooks });
+    const auditGraceMs = auditGraceFromEnv(options.env);
+    const services = createServices(storage, { serviceUrl: url, hooks: hookSettings.hooks, ...(auditGraceMs ? { auditGraceMs } : {}) });
     await bootstrapAdministrator(services, storage, options);
     const dispatchLogger = createApiLogger('stacks', { logLevel: serveLogLevel(options.env) });
     // Failed deliveries are recorded, not thrown: what arrives here is a storage failure, which names no hook URL.

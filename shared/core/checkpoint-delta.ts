@@ -40,7 +40,7 @@ function isSpace(c: number | undefined): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
-export function skipSpace(buf: Uint8Array, i: number): number {
+function skipSpace(buf: Uint8Array, i: number): number {
   while (i < buf.length && isSpace(buf[i])) i++;
   return i;
 }
@@ -63,7 +63,7 @@ function stringEnd(buf: Buffer, i: number): number {
 }
 
 /** Index just past the JSON value starting at `i`. */
-export function valueEnd(buf: Buffer, i: number): number {
+function valueEnd(buf: Buffer, i: number): number {
   const c = buf[i];
   if (c === QUOTE) return stringEnd(buf, i);
   if (c === 0x7b || c === 0x5b) {

@@ -1,8 +1,9 @@
 /**
  * A request killed midway leaves no action without its audit entry: `stackyard serve` is SIGKILLed while it deletes
- * many stacks at once, restarted on the same data folder, and every stack that is gone has its `stack.deleted` entry
- * (each action's intent is stored before it, and reading the log publishes the intents of the dead process).
- * Needs `npm run build`.
+ * many stacks at once, restarted on the same storage, and every stack that is gone has its `stack.deleted` entry
+ * (each action's intent is stored before it, and reading the log publishes the intents of dead requests). On local
+ * storage and on DynamoDB Local (with s3rver and the KMS stand-in), where intents are published once their deadline
+ * (STACKYARD_AUDIT_GRACE_SECONDS, shortened here) has passed. Needs `npm run build`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -10,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
 import { freePort, stopChild } from '../support/processes.js';
 import { CLI } from '../cli/cli-harness.js';
 import { ok, PulumiWire } from './pulumi-wire.js';
@@ -20,9 +22,18 @@ const adminToken = `sy_${randomBytes(24).toString('hex')}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'stackyard-audit-kill-'));
 const children: ChildProcess[] = [];
 
-async function startServe(): Promise<{ child: ChildProcess; url: string }> {
+const GRACE_SECONDS = 2;
+let standIns: AwsStandIns | undefined;
+
+async function storageEnv(mode: 'local' | 'aws'): Promise<NodeJS.ProcessEnv> {
+  if (mode === 'local') return { STACKYARD_STORAGE: 'local' };
+  standIns ??= await startAwsStandIns();
+  return { ...standIns.env, STACKYARD_STORAGE: 'aws', STACKYARD_AUDIT_GRACE_SECONDS: String(GRACE_SECONDS) };
+}
+
+async function startServe(mode: 'local' | 'aws'): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const env = { ...process.env, STACKYARD_STORAGE: 'local', STACKYARD_ADMIN_TOKEN: adminToken };
+  const env = { ...process.env, ...(await storageEnv(mode)), STACKYARD_ADMIN_TOKEN: adminToken };
   // Spawned directly (not through the guard of spawnTracked), so SIGKILL reaches the server process itself.
   const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--data-dir', dataDir], { env, stdio: ['ignore', 'pipe', 'ignore'] });
   children.push(child);
@@ -56,9 +67,10 @@ async function afterKill<T>(call: () => Promise<T>): Promise<T> {
 afterAll(async () => {
   for (const child of children) await stopChild(child);
   rmSync(dataDir, { recursive: true, force: true });
+  await standIns?.stop();
 });
 
-describe('audit entries survive a killed server', () => {
+describe.each(['local', 'aws'] as const)('audit entries survive a killed server (%s storage)', (mode) => {
   it('every stack deleted before a kill has its stack.deleted entry', { timeout: 240_000 }, async () => {
     const admin = { token: adminToken };
     const all: string[] = [];
@@ -66,7 +78,7 @@ describe('audit entries survive a killed server', () => {
     // `first`: as soon as the first delete has answered, so at least one round kills with deletes done and in flight.
     for (const [round, killAfter] of (['first', 5, 15, 30] as const).entries()) {
       // Arrange: a fresh server on the same data, and a batch of stacks.
-      const server = await startServe();
+      const server = await startServe(mode);
       const wire = new PulumiWire(server.url);
       if (round === 0) ok(await wire.call('POST', '/api/orgs', { auth: admin, body: { name: 'acme' } }), 201);
       const names = Array.from({ length: STACKS }, (_, i) => `r${round}-s${i}`);
@@ -84,8 +96,10 @@ describe('audit entries survive a killed server', () => {
       await Promise.all(deletes);
       wire.close();
     }
-    const server = await startServe();
+    const server = await startServe(mode);
     const wire = new PulumiWire(server.url);
+    // On DynamoDB a dead request's intent is published once its deadline has passed.
+    if (mode === 'aws') await new Promise((resolve) => setTimeout(resolve, GRACE_SECONDS * 1000 + 500));
 
     // Assess
     const listed = await afterKill(async () => ok(await wire.call('GET', '/api/user/stacks?organization=acme', { auth: admin })));

@@ -24,7 +24,6 @@ import {
   type PendingOperationSummary,
 } from './deployment-rules.js';
 import { currentDeployment, deploymentOfVersion, newUpdateId, writeStackCheckpoint } from './stack-state.js';
-import { settleAbandonedUpdate } from './update-service.js';
 import { stackEvent } from '../hooks/payloads.js';
 import { audited } from '../audit/audit.js';
 import type { Principal, StackPageView, StackService } from './types.js';
@@ -41,6 +40,16 @@ const MAX_TAG_WRITE_ATTEMPTS = 5;
  * first, then published by one conditional write of the stack record; if that write loses, the object is an
  * unreferenced leftover and nothing visible changed.
  */
+/**
+ * The stack with a crashed update folded in first (see `settleAbandonedUpdate`). The update service, and the journal
+ * code it brings, is imported only when there is an update to fold, so listing and reading stacks never load it.
+ */
+async function settledStack(deps: ServiceDeps, stack: StackRecord): Promise<StackRecord> {
+  if (!stack.activeUpdate) return stack;
+  const { settleAbandonedUpdate } = await import('./update-service.js');
+  return settleAbandonedUpdate(deps, stack);
+}
+
 export function createStackService(deps: ServiceDeps): StackService {
   const { stacks, updates } = deps.storage;
   const pageSize = deps.options.listPageSize ?? DEFAULT_STACK_PAGE_SIZE;
@@ -214,7 +223,7 @@ export function createStackService(deps: ServiceDeps): StackService {
       }
       await requireNoActiveUpdate(deps, loaded, 'rename');
       // A crashed update's last state becomes the stack's state first, so it is what gets renamed.
-      const stack = await settleAbandonedUpdate(deps, loaded);
+      const stack = await settledStack(deps, loaded);
       const taken = await stacks.get(target).then(
         () => true,
         (error: unknown) => {
@@ -282,7 +291,7 @@ export function createStackService(deps: ServiceDeps): StackService {
       await requireNoActiveUpdate(deps, loaded, 'import into');
       // A crashed update is recorded (as failed) before the import replaces its state, so history stays complete and
       // no later start can fold that old run over the imported state.
-      const stack = await settleAbandonedUpdate(deps, loaded);
+      const stack = await settledStack(deps, loaded);
       const checkpoint = await writeStackCheckpoint(deps, stack, validated.deployment);
       let result: StackRecord;
       try {

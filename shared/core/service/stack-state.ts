@@ -15,7 +15,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { InvalidInputError, NotFoundError } from '../errors.js';
-import { currentUpdateDeployment } from '../journal/update-checkpoints.js';
 import type { VersionedDeployment } from '../journal/types.js';
 import type { StackRecord } from '../../ports/stack-store.js';
 import type { ServiceDeps } from './create-services.js';
@@ -118,6 +117,8 @@ export async function latestUpdateState(
 ): Promise<UntypedDeployment | undefined> {
   const last = await lastUpdateCheckpoint(deps, stackId, updateId);
   if (last) return loadCheckpoint(deps, stackId, last);
+  // Journal replay is imported only here, so reading a stack that has no running update never loads it.
+  const { currentUpdateDeployment } = await import('../journal/update-checkpoints.js');
   const current = await currentUpdateDeployment(
     deps.storage.checkpoints,
     stackId,

@@ -1,0 +1,30 @@
+import { auditingDenials } from '../../shared/core/audit/denials.js';
+import type { ServiceDeps } from '../../shared/core/service/create-services.js';
+import type { Services } from '../../shared/core/service/types.js';
+
+/** The services the local backend uses, each a promise of the service. */
+export type LocalServices = { [K in Exclude<keyof Services, 'console'>]: () => Promise<Services[K]> };
+
+/**
+ * The local backend's in-process services, each imported and built the first time a command uses it, on one
+ * `ServiceDeps` and wrapped to record denials, exactly as `createServices` builds them. `stack ls` then loads the stack
+ * service alone, not the update, hook, identity and secrets services and what they import (journal replay, hook
+ * transports, ...).
+ */
+export function localServices(deps: ServiceDeps): LocalServices {
+  const once = <T extends object>(build: () => Promise<T>): (() => Promise<T>) => {
+    let built: Promise<T> | undefined;
+    return () => (built ??= build().then((service) => auditingDenials(deps, service)));
+  };
+  return {
+    stacks: once(async () => (await import('../../shared/core/service/stack-service.js')).createStackService(deps)),
+    restore: once(async () => (await import('../../shared/core/service/stack-restore.js')).createStackRestoreService(deps)),
+    updates: once(async () => (await import('../../shared/core/service/update-service.js')).createUpdateService(deps)),
+    secrets: once(async () => (await import('../../shared/core/service/secret-service.js')).createSecretService(deps)),
+    identity: once(async () => (await import('../../shared/core/service/identity-service.js')).createIdentityService(deps)),
+    access: once(async () => (await import('../../shared/core/service/access-service.js')).createAccessService(deps)),
+    audit: once(async () => (await import('../../shared/core/audit/audit.js')).createAuditService(deps)),
+    oidc: once(async () => (await import('../../shared/core/oidc/oidc-service.js')).createOidcService(deps)),
+    hooks: once(async () => (await import('../../shared/core/hooks/hook-service.js')).createHookService(deps)),
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * Parsed project files, cached by the SHA-256 of their text under `$STACKYARD_HOME/cache/yaml/`. A Pulumi.yaml read
+ * again unchanged is not parsed again, so a command that only needs the project (`stack ls`, `stack select`, ...)
+ * starts without loading the YAML parser, the largest module on its path.
+ *
+ * The key is the whole text, so a hit is exactly what parsing would give; only values that JSON carries unchanged are
+ * stored (not `.inf` or `.nan`, for example), and a cache file that cannot be read back is a miss. Writing is best
+ * effort and never creates `$STACKYARD_HOME` itself.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { stackyardHome } from '../credentials.js';
+
+interface CacheEntry {
+  value: unknown;
+}
+
+/** The YAML document `text` parsed as the `yaml` package's `parse` does (and throwing what it throws). */
+export async function parseYamlCached(text: string, env: NodeJS.ProcessEnv = process.env): Promise<unknown> {
+  const home = stackyardHome(env);
+  const file = join(home, 'cache', 'yaml', `${createHash('sha256').update(text, 'utf8').digest('hex')}.json`);
+  const cached = await readEntry(file);
+  if (cached) return cached.value;
+  const { parse } = await import('./yaml-parser.js');
+  const value: unknown = parse(text);
+  const json = JSON.stringify({ value } satisfies CacheEntry);
+  if (isDeepStrictEqual((JSON.parse(json) as CacheEntry).value, value)) await writeEntry(home, file, json);
+  return value;
+}
+
+async function readEntry(file: string): Promise<CacheEntry | undefined> {
+  try {
+    const entry = JSON.parse(await fs.readFile(file, 'utf8')) as unknown;
+    return entry !== null && typeof entry === 'object' && 'value' in entry ? (entry as CacheEntry) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeEntry(home: string, file: string, json: string): Promise<void> {
+  try {
+    await fs.access(home);
+    await fs.mkdir(join(file, '..'), { recursive: true, mode: 0o700 });
+    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    await fs.writeFile(temp, json, { mode: 0o600 });
+    await fs.rename(temp, file);
+  } catch {
+    // A cache that cannot be written only means the next run parses again.
+  }
+}
