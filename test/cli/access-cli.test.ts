@@ -153,4 +153,23 @@ describe('organization administration from the CLI', () => {
     expect(api.auditLogEvents).toEqual([expect.objectContaining({ event: 'stack.created', user: expect.objectContaining({ githubLogin: 'admin' }), target: 'acme/demo/dev' })]);
     expect((denials.auditLogEvents as { target: string }[])[0]).toMatchObject({ target: 'read-audit-log', sourceIP: '127.0.0.1' });
   });
+
+  it('records an update completed with its update token once, as the user who started it', async () => {
+    // Arrange
+    const ref = { org: 'acme', project: 'demo', stack: 'dev' };
+    const { updateId, leaseToken } = await createAndStart(wire, serve.adminToken, ref, 'update', { dryRun: false });
+
+    // Act: the completion, and a retry of it with the same token (answered as the first was).
+    for (let i = 0; i < 2; i += 1) {
+      ok(await wire.call('POST', `${stackPath(ref)}/update/${updateId}/complete`, { auth: { updateToken: leaseToken }, body: { status: 'succeeded' } }));
+    }
+    const log = ok(await wire.call('GET', '/api/orgs/acme/auditlogs?eventType=update.completed', { auth: { token: serve.adminToken } }));
+
+    // Assess
+    const mine = (log.auditLogEvents as { description: string }[]).filter((e) => e.description.includes(updateId));
+    expect(mine).toEqual([
+      expect.objectContaining({ user: expect.objectContaining({ githubLogin: 'admin' }), tokenID: expect.stringMatching(/^update-[0-9a-f]{16}$/), sourceIP: '127.0.0.1', description: `update ${updateId} of acme/demo/dev succeeded` }),
+    ]);
+    expect(JSON.stringify(log)).not.toContain(leaseToken);
+  });
 });
