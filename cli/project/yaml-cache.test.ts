@@ -46,6 +46,23 @@ describe('parseYamlCached', () => {
     expect(cached()).toEqual([]);
   });
 
+  it('does not store a text the parser warns about, so the warning is printed on every read', async () => {
+    const { env, cached } = home();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      await parseYamlCached('name: !custom web\n', env);
+      await parseYamlCached('name: !custom web\n', env);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+
+    expect(cached()).toEqual([]);
+    expect(warnings.filter((message) => message.includes('Unresolved tag: !custom'))).toHaveLength(2);
+  });
+
   it('treats an unreadable cache file as a miss, and throws parse errors as parse does', async () => {
     const { env, cached } = home();
     await parseYamlCached('name: web\n', env);

@@ -4,7 +4,8 @@
  * starts without loading the YAML parser, the largest module on its path.
  *
  * The key is the whole text, so a hit is exactly what parsing would give; only values that JSON carries unchanged are
- * stored (not `.inf` or `.nan`, for example), and a cache file that cannot be read back is a miss. Writing is best
+ * stored (not `.inf` or `.nan`, for example), a text the parser warns about is never stored (so its warning is printed
+ * on every read, as without the cache), and a cache file that cannot be read back is a miss. Writing is best
  * effort and never creates `$STACKYARD_HOME` itself.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -23,10 +24,10 @@ export async function parseYamlCached(text: string, env: NodeJS.ProcessEnv = pro
   const file = join(home, 'cache', 'yaml', `${createHash('sha256').update(text, 'utf8').digest('hex')}.json`);
   const cached = await readEntry(file);
   if (cached) return cached.value;
-  const { parse } = await import('./yaml-parser.js');
+  const { parse, warnsOn } = await import('./yaml-parser.js');
   const value: unknown = parse(text);
   const json = JSON.stringify({ value } satisfies CacheEntry);
-  if (isDeepStrictEqual((JSON.parse(json) as CacheEntry).value, value)) await writeEntry(home, file, json);
+  if (isDeepStrictEqual((JSON.parse(json) as CacheEntry).value, value) && !warnsOn(text)) await writeEntry(home, file, json);
   return value;
 }
 
