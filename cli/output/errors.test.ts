@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PreconditionFailedError } from '../../shared/core/errors.js';
+import { ConflictError, InvalidInputError, LeaseHeldError, NotFoundError, PreconditionFailedError } from '../../shared/core/errors.js';
 import { ApiError } from '../api-client/api-error.js';
 import { renderError } from './errors.js';
 
@@ -24,5 +24,25 @@ describe('rendering a gate that refused an update', () => {
 
   it('keeps the status on other service errors', () => {
     expect(render(new ApiError(400, 'Invalid hook name.')).text).toBe('error: [400] Invalid hook name.\n');
+  });
+});
+
+describe('the two backends render the same refusal alike', () => {
+  it.each([
+    new ConflictError("Stack 'acme/web/dev' already exists: choose another name."),
+    new InvalidInputError('Invalid hook name.'),
+    new NotFoundError("Stack 'acme/web/dev' does not exist."),
+    new LeaseHeldError({ updateId: 'u1', holder: 'carol', startedAt: 0, expiresAt: 300_000 }),
+  ])('$kind: the local backend\'s core error reads as the service\'s answer', (error) => {
+    const fromService = new ApiError(error.status, error.message, 'req-1', error.kind === 'lease-held' ? 'start update' : undefined);
+
+    expect(render(error)).toEqual(render(fromService));
+    expect(render(error).text).toMatch(new RegExp(`^error: \\[${error.status}\\] `));
+  });
+
+  it('gives a taken name no advice to retry: its message says what to do', () => {
+    expect(render(new ApiError(409, "Stack 'acme/web/dev' already exists: choose another name.")).text).toBe(
+      "error: [409] Stack 'acme/web/dev' already exists: choose another name.\n",
+    );
   });
 });

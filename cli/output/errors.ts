@@ -9,20 +9,28 @@ export class UserError extends Error {
   }
 }
 
-/** The next step after a service error, by status; `undefined` when the message already says it. */
+const LEASE_HELD_HINT = 'Another update holds the stack: wait for it to finish, or run `stackyard cancel` if it is no longer running.';
+
+/**
+ * The next step after a service error, by status; `undefined` when the message already says it (every other 409,
+ * such as a name already taken or a stack changed meanwhile, says what to do itself).
+ */
 function apiHint(err: ApiError): string | undefined {
   if (err.status === 0) return 'Check the backend URL (`stackyard whoami -v`) and that the service is running.';
   if (err.status === 401) return 'Run `stackyard login <url>` with a valid access token (or set STACKYARD_ACCESS_TOKEN).';
   if (err.status === 403) return 'Ask an administrator of the organization for access.';
-  if (err.status === 409 && !/cancel/i.test(err.message)) {
-    return err.operation === 'start update'
-      ? 'Another update holds the stack: wait for it to finish, or run `stackyard cancel` if it is no longer running.'
-      : 'Retry the command; if it keeps failing, check `stackyard stack ls` for an update in progress.';
-  }
+  if (err.status === 409 && err.operation === 'start update' && !/cancel/i.test(err.message)) return LEASE_HELD_HINT;
   if (err.status === 429) return 'The service is rate-limiting requests: wait a moment and retry.';
   if (err.status >= 500) return `Retry; if it persists, give the request id${err.requestId ? ` (${err.requestId})` : ''} to your administrator.`;
   return undefined;
 }
+
+/**
+ * The status prefix both backends show: the service's answers as the Pulumi CLI shows them (`[409] …`), and the
+ * local backend's refusals, which are the same core errors, the same way; a refused precondition (an update gate's
+ * verdict) is a whole sentence for the user and has none.
+ */
+const statusPrefix = (status: number) => (status > 0 && status !== 412 ? `[${status}] ` : '');
 
 /** A command line that cannot run as written (a refused flag, a bad combination): exit code 2, like commander's. */
 export class UsageError extends UserError {
@@ -40,14 +48,12 @@ export function renderError(err: unknown, stderr: NodeJS.WritableStream = proces
   }
   if (err instanceof ApiError) {
     const hint = apiHint(err);
-    // A refused precondition (an update gate's verdict) is a whole sentence for the user: shown as the local backend
-    // shows it, without the status.
-    const status = err.status > 0 && err.status !== 412 ? `[${err.status}] ` : '';
-    stderr.write(`error: ${status}${err.message}${hint ? `\n  ${hint}` : ''}\n`);
+    stderr.write(`error: ${statusPrefix(err.status)}${err.message}${hint ? `\n  ${hint}` : ''}\n`);
     return 1;
   }
   if (err instanceof DomainError) {
-    stderr.write(`error: ${err.message}\n`);
+    const hint = err.kind === 'lease-held' && !/cancel/i.test(err.message) ? LEASE_HELD_HINT : undefined;
+    stderr.write(`error: ${statusPrefix(err.status)}${err.message}${hint ? `\n  ${hint}` : ''}\n`);
     return 1;
   }
   // The engine's usage errors (e.g. a missing --yes without a terminal) carry their own fix in the message.

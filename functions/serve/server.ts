@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
-import { awsStorageOptionsFromEnv, createAwsStorage } from '../../shared/adapters/aws/index.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { InvalidInputError, NotFoundError } from '../../shared/core/errors.js';
 import { createServices } from '../../shared/core/service/index.js';
@@ -67,6 +66,8 @@ async function openStorage(options: ServeOptions): Promise<Storage> {
         'the deployed stack (docs/deploy.md), or use local storage (STACKYARD_STORAGE=local, the default).',
     );
   }
+  // Imported here, so serve on local storage loads none of the AWS SDK.
+  const { awsStorageOptionsFromEnv, createAwsStorage } = await import('../../shared/adapters/aws/index.js');
   return createAwsStorage(awsStorageOptionsFromEnv(options.env));
 }
 

@@ -262,6 +262,8 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
           body: expect.objectContaining({ code: 404, message: expect.stringContaining(`${method} ${path} is not a route of the ${group} function`) }),
         })),
       ];
+      // Four different bundles, one per function (each carries only its own routes and clients).
+      expect(new Set(apiFunctionResources(template).map((fn) => fn.Properties.Code.S3Key)).size).toBe(4);
       expect(Object.fromEntries(answers)).toEqual({
         'Stackyard API: Identity': identity,
         'Stackyard API: Stacks': other('stacks'),

@@ -629,7 +629,7 @@ describe.each([
 
     const winner = ids[outcomes.findIndex((o) => o.status === 'fulfilled')]!.updateId;
     expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o.reason as LeaseHeldError).lease?.updateId)).toEqual(Array(19).fill(winner));
-    const logged = (await backend.storage.audit.list({ org: 'acme', event: 'update.started', limit: 1000 })).entries.filter((e) => e.target === name);
-    expect(logged.map((e) => [e.description, e.outcome])).toEqual([[expect.stringContaining(winner), undefined]]);
+    const logged = (await backend.storage.audit.list({ org: 'acme', limit: 1000 })).entries.filter((e) => e.target === name);
+    expect(logged.map((e) => [e.event, e.description, e.outcome])).toEqual([['update.started', expect.stringContaining(winner), undefined]]);
   });
 });
