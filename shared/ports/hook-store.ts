@@ -12,6 +12,7 @@
  *   other caller obtains the same event or delivery, so two dispatchers never run the same attempt at once.
  *   A claim that expires (its dispatcher died) can be taken again: delivery is at-least-once.
  * - `createDelivery` is create-if-absent by (hook, delivery id), so fanning out one event twice yields one delivery.
+ *   A delivery created with `claimedUntil` is held by its creator like a claim: `dueDeliveries` skips it until then.
  * - `recordAttempt` applies only while the caller's claim is the delivery's latest write (its `revision`);
  *   otherwise `ConflictError` and nothing changes.
  * - Nothing here ever holds a signing secret except the hook record itself; events and deliveries never do.
@@ -138,6 +139,11 @@ export interface NewDelivery extends DeliveryRef {
   createdAt: number;
   /** Set by redeliver: the delivery this one repeats. */
   redeliveryOf?: string;
+  /**
+   * Set when the creator attempts the delivery itself at once (ping, redeliver): the delivery is created claimed
+   * until then, so no dispatcher takes it first; if the creator dies, a dispatcher takes it after this time.
+   */
+  claimedUntil?: number;
 }
 
 export interface DeliveryRecord extends NewDelivery {

@@ -122,6 +122,20 @@ export async function attemptDelivery(
 ): Promise<DeliveryRecord | undefined> {
   const claimed = await hooks.claimDelivery(delivery, delivery.revision, now(), now() + claimMs);
   if (!claimed) return undefined;
+  return attemptClaimed(hooks, runtime, claimed, policy, now);
+}
+
+/**
+ * Makes one attempt of a delivery this caller holds the claim on (claimed by `claimDelivery`, or created claimed).
+ * Returns the delivery as recorded afterwards, or `undefined` when the claim expired and another dispatcher took over.
+ */
+export async function attemptClaimed(
+  hooks: HookStore,
+  runtime: HookRuntime,
+  claimed: DeliveryRecord,
+  policy: RetryPolicy,
+  now: () => number,
+): Promise<DeliveryRecord | undefined> {
   const at = now();
   const number = claimed.attempts.length + 1;
   const maxAttempts = policy.maxAttempts ?? DEFAULTS.maxAttempts;

@@ -1,12 +1,12 @@
 import { isIP } from 'node:net';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import { validateStackRef, type StackRef } from '../names.js';
-import type { DeliveryRecord, HookDestination, HookEventKind, HookRecord, HookScope } from '../../ports/hook-store.js';
+import type { DeliveryRecord, HookDestination, HookEventKind, HookRecord, HookScope, NewDelivery } from '../../ports/hook-store.js';
 import { audited } from '../audit/audit.js';
 import { loadStack, requireOrgAction } from '../service/authorization.js';
 import type { ServiceDeps } from '../service/create-services.js';
 import type { Principal } from '../service/types.js';
-import { attemptDelivery, type RetryPolicy } from './dispatcher.js';
+import { attemptClaimed, attemptDelivery, type RetryPolicy } from './dispatcher.js';
 import { HOOK_EVENT_KINDS, isHookEventKind, newEventId } from './outbox-events.js';
 import { pingPayload } from './payloads.js';
 import { sealHookSecret } from './hook-secrets.js';
@@ -60,6 +60,8 @@ const LAMBDA_ARN = /^arn:aws[a-z-]*:lambda:[a-z]{2}(?:-[a-z]+)+-\d:\d{12}:functi
 const MAX_URL_LENGTH = 2048;
 const DEFAULT_DELIVERY_PAGE = 50;
 const MAX_DELIVERY_PAGE = 200;
+/** How long a ping or redelivery holds its own delivery: as long as a dispatcher's claim, well past one attempt. */
+const ATTEMPT_NOW_CLAIM_MS = 120_000;
 
 export function validateHookName(name: unknown): string {
   if (typeof name !== 'string' || !HOOK_NAME.test(name)) {
@@ -172,9 +174,17 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
     }
   }
 
-  async function attemptNow(delivery: DeliveryRecord, single: boolean): Promise<DeliveryRecord> {
-    const done = await attemptDelivery(hooks, runtime, delivery, single ? { ...policy, maxAttempts: 1 } : policy, deps.now, 120_000);
-    return done ?? hooks.getDelivery(delivery);
+  /**
+   * Creates a delivery claimed by this request and attempts it at once, so the background dispatcher cannot take it
+   * first and leave the caller with an unattempted record.
+   */
+  async function deliverNow(delivery: NewDelivery, single: boolean): Promise<DeliveryRecord> {
+    const retryPolicy = single ? { ...policy, maxAttempts: 1 } : policy;
+    const { delivery: stored, created } = await hooks.createDelivery({ ...delivery, claimedUntil: deps.now() + ATTEMPT_NOW_CLAIM_MS });
+    const done = created
+      ? await attemptClaimed(hooks, runtime, stored, retryPolicy, deps.now)
+      : await attemptDelivery(hooks, runtime, stored, retryPolicy, deps.now, ATTEMPT_NOW_CLAIM_MS);
+    return done ?? hooks.getDelivery(stored);
   }
 
   return {
@@ -247,20 +257,20 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
       const id = newEventId(now);
       const where = stackName ?? `organization ${scope.org}`;
       const spec = { org: scope.org, event: 'hook.pinged', target: `hook ${hook.name}`, description: `pinged hook ${hook.name} of ${where}` } as const;
-      // The attempt runs inside the audited action: committing the entry between the delivery's creation and its
-      // claim would give the background dispatcher time to take the delivery first.
-      return audited(deps, principal, spec, async () => {
-        const { delivery } = await hooks.createDelivery({
-          ...scope,
-          hook: hook.name,
-          id,
-          eventId: id,
-          kind: 'ping',
-          payload: pingPayload(ref ?? { org: scope.org }, principal.login, hook.name),
-          createdAt: now,
-        });
-        return attemptNow(delivery, true);
-      });
+      return audited(deps, principal, spec, () =>
+        deliverNow(
+          {
+            ...scope,
+            hook: hook.name,
+            id,
+            eventId: id,
+            kind: 'ping',
+            payload: pingPayload(ref ?? { org: scope.org }, principal.login, hook.name),
+            createdAt: now,
+          },
+          true,
+        ),
+      );
     },
 
     async deliveries(principal, target, name, limit = DEFAULT_DELIVERY_PAGE) {
@@ -290,19 +300,21 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
         target: `hook ${hook.name}`,
         description: `redelivered ${original.kind} delivery ${original.id} of hook ${hook.name} of ${where}`,
       } as const;
-      return audited(deps, principal, spec, async () => {
-        const { delivery } = await hooks.createDelivery({
-          ...scope,
-          hook: hook.name,
-          id: newEventId(now),
-          eventId: original.eventId,
-          kind: original.kind,
-          payload: original.payload,
-          createdAt: now,
-          redeliveryOf: original.id,
-        });
-        return attemptNow(delivery, false);
-      });
+      return audited(deps, principal, spec, () =>
+        deliverNow(
+          {
+            ...scope,
+            hook: hook.name,
+            id: newEventId(now),
+            eventId: original.eventId,
+            kind: original.kind,
+            payload: original.payload,
+            createdAt: now,
+            redeliveryOf: original.id,
+          },
+          false,
+        ),
+      );
     },
   };
 }

@@ -271,6 +271,32 @@ describe('hooks', () => {
     await expect(hooks.redeliver(alice, { org: 'acme' }, 'ci', 'nope')).rejects.toThrow(/not found/);
   });
 
+  it('attempts its own ping and redelivery even when the background dispatcher looks for due deliveries at once', async () => {
+    const receiver = await startReceiver(1);
+    stoppers.push(receiver.stop);
+    const rivalClaims: (string | undefined)[] = [];
+    const store = fx.deps.storage.hooks;
+    const racing = Object.create(store) as typeof store;
+    racing.createDelivery = async (delivery) => {
+      const created = await store.createDelivery(delivery);
+      const due = (await store.dueDeliveries(fx.deps.now(), 100)).filter((d) => d.id === created.delivery.id);
+      for (const d of due) rivalClaims.push((await store.claimDelivery(d, d.revision, fx.deps.now(), fx.deps.now() + 60_000))?.id);
+      return created;
+    };
+    const pinging = createHookService({ ...fx.deps, storage: { ...fx.deps.storage, hooks: racing } });
+    await pinging.add(alice, { org: 'acme' }, { name: 'ci', url: receiver.url, secret: SECRET, events: ['stack_deleted'] });
+
+    const ping = await pinging.ping(alice, { org: 'acme' }, 'ci');
+    fx.advance(1_000);
+    const redelivered = await pinging.redeliver(alice, { org: 'acme' }, 'ci', ping.id);
+
+    expect(rivalClaims).toEqual([]);
+    expect(ping).toMatchObject({ status: 'dead', attempts: [{ attempt: 1, ok: false, responseCode: 500 }] });
+    expect(redelivered).toMatchObject({ status: 'succeeded', attempts: [{ attempt: 1, ok: true }] });
+    expect(redelivered.claimedUntil).toBeUndefined();
+    expect(receiver.received).toHaveLength(2);
+  });
+
   it('authorizes like the other services and validates names, URLs, ARNs and events', async () => {
     const mallory = await fx.user('mallory', ['evil']);
     await expect(hooks.list(mallory, { org: 'acme' })).rejects.toThrow(/not found/);

@@ -177,6 +177,21 @@ export function hookStoreContract(adapterName: string, setup: ContractSetup): vo
       expect(await env.storage.hooks.getDelivery({ org, hook: 'ci', id })).toEqual(dead);
     });
 
+    it('keeps a delivery created claimed away from dispatchers until its claim runs out', async () => {
+      const org = uniqueOrg();
+      const id = newEventId(T0);
+      const { delivery: created } = await env.storage.hooks.createDelivery({ ...delivery(org, 'ci', id), claimedUntil: T0 + 1_000 });
+
+      const duringClaim = (await env.storage.hooks.dueDeliveries(T0 + 500, 100)).filter((d) => d.org === org);
+      const rival = await env.storage.hooks.claimDelivery(created, created.revision, T0 + 500, T0 + 2_000);
+      const afterClaim = (await env.storage.hooks.dueDeliveries(T0 + 1_001, 100)).filter((d) => d.org === org);
+
+      expect(created).toMatchObject({ status: 'pending', claimedUntil: T0 + 1_000, revision: 1 });
+      expect(duringClaim).toEqual([]);
+      expect(rival).toBeUndefined();
+      expect(afterClaim.map((d) => d.id)).toEqual([id]);
+    });
+
     it('lists a hook\'s deliveries newest first', async () => {
       const org = uniqueOrg();
       const ids = [newEventId(T0), newEventId(T0 + 1), newEventId(T0 + 2)];
