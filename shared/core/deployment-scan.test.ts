@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkDeploymentBytes, resourceCountOf } from './checkpoint-body.js';
+import { checkDeploymentBytes, checkedResourceCount, resourceCountOf } from './checkpoint-body.js';
 import { soundDeploymentResourceCount } from './deployment-scan.js';
 
 const urn = (n: number) => `urn:pulumi:dev::p::t:i:R::r${n}`;
@@ -100,5 +100,22 @@ describe('soundDeploymentResourceCount', () => {
     expect(soundDeploymentResourceCount(Buffer.from('\ufeff{"version":3,"deployment":{}}'))).toBeUndefined();
     expect(soundDeploymentResourceCount(Buffer.from('{"version":3,"deployment":{},"deployment":[]}'))).toBeUndefined();
     expect(soundDeploymentResourceCount(Buffer.from('{"version":3,"deployment":[],"deployment":{"resources":null}}'))).toBe(0);
+  });
+
+  it('checks a large state (scanned) as strictly as a small one (parsed)', () => {
+    const padding = 'x'.repeat(1024);
+    const resources = Array.from({ length: 9000 }, (_, i) => ({
+      urn: urn(i),
+      custom: true,
+      type: 't:i:R',
+      ...(i > 0 ? { dependencies: [urn(i - 1)] } : {}),
+      outputs: { padding },
+    }));
+    const large = (list: unknown[]) => Buffer.from(JSON.stringify({ version: 3, deployment: { resources: list } }));
+    const sound = large(resources);
+    expect(sound.byteLength).toBeGreaterThan(8 * 1024 * 1024);
+    expect(checkedResourceCount(sound, 'checkpoint')).toBe(9000);
+    const broken = large([...resources.slice(0, 100), resources[0], ...resources.slice(100)]);
+    expect(() => checkedResourceCount(broken, 'checkpoint')).toThrow(/resource #101, rule duplicate-urn/);
   });
 });
