@@ -3,14 +3,14 @@ import { createConsoleService } from '../../shared/core/console/index.js';
 import { createOidcService } from '../../shared/core/oidc/oidc-service.js';
 import { createAccessService } from '../../shared/core/service/access-service.js';
 import { createIdentityService } from '../../shared/core/service/identity-service.js';
-import { lambdaHandler } from '../composition.js';
+import { lambdaHandler, type LambdaFunction } from '../composition.js';
 import { IDENTITY_GROUP_ROUTES } from '../http/routes/group-identity.js';
 
 /**
  * API Gateway entry point of the identity routes and `$default`: users, organizations, tokens, administration,
  * audit, OIDC and console sign-in, on the table only (docs/deploy.md, "What each function bundles").
  */
-export const handler = lambdaHandler({
+export const identityFunction: LambdaFunction = {
   group: 'identity',
   routes: IDENTITY_GROUP_ROUTES,
   storage: [],
@@ -24,4 +24,6 @@ export const handler = lambdaHandler({
       oidc: audited(createOidcService(deps)),
     };
   },
-});
+};
+
+export const handler = lambdaHandler(identityFunction);

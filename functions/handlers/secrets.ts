@@ -1,12 +1,12 @@
 import { createConsoleService } from '../../shared/core/console/index.js';
 import { createIdentityService } from '../../shared/core/service/identity-service.js';
 import { createSecretService } from '../../shared/core/service/secret-service.js';
-import { lambdaHandler } from '../composition.js';
+import { lambdaHandler, type LambdaFunction } from '../composition.js';
 import { SECRETS_GROUP_ROUTES } from '../http/routes/group-secrets.js';
 import { kmsParts } from '../storage-parts/kms.js';
 
 /** API Gateway entry point of the secrets routes, on the table and KMS (docs/deploy.md, "What each function bundles"). */
-export const handler = lambdaHandler({
+export const secretsFunction: LambdaFunction = {
   group: 'secrets',
   routes: SECRETS_GROUP_ROUTES,
   storage: [kmsParts],
@@ -14,4 +14,6 @@ export const handler = lambdaHandler({
     const identity = audited(createIdentityService(deps));
     return { identity, console: audited(createConsoleService(deps, identity)), secrets: audited(createSecretService(deps)) };
   },
-});
+};
+
+export const handler = lambdaHandler(secretsFunction);

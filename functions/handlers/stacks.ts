@@ -5,7 +5,7 @@ import { createIdentityService } from '../../shared/core/service/identity-servic
 import { createStackRestoreService } from '../../shared/core/service/stack-restore.js';
 import { createStackService } from '../../shared/core/service/stack-service.js';
 import { createUpdateService } from '../../shared/core/service/update-service.js';
-import { lambdaHandler } from '../composition.js';
+import { lambdaHandler, type LambdaFunction } from '../composition.js';
 import { STACKS_GROUP_ROUTES } from '../http/routes/group-stacks.js';
 import { kmsParts } from '../storage-parts/kms.js';
 import { s3Parts } from '../storage-parts/s3.js';
@@ -14,7 +14,7 @@ import { s3Parts } from '../storage-parts/s3.js';
  * API Gateway entry point of the stacks routes (stacks, history, export and import, restore, permissions, hooks, the
  * console's stack pages), on the table, S3 and KMS (docs/deploy.md, "What each function bundles").
  */
-export const handler = lambdaHandler({
+export const stacksFunction: LambdaFunction = {
   group: 'stacks',
   routes: STACKS_GROUP_ROUTES,
   storage: [s3Parts, kmsParts],
@@ -30,4 +30,6 @@ export const handler = lambdaHandler({
       hooks: audited(createHookService(deps)),
     };
   },
-});
+};
+
+export const handler = lambdaHandler(stacksFunction);
