@@ -81,14 +81,14 @@ export function plaintextHits(roots: string[], secrets: string[]): string[] {
   return hits;
 }
 
-/** Path → SHA-256 of every file under `roots` (lock and temp folders of the local adapter left out). */
+/** Path → SHA-256 of every file under `roots` (lock and temp folders of the local adapter, and the CLI's parse cache, left out). */
 export function snapshot(roots: string[]): Record<string, string> {
   const files: Record<string, string> = {};
   const visit = (path: string) => {
     const stat = statSync(path, { throwIfNoEntry: false });
     if (!stat) return;
     if (stat.isDirectory()) {
-      if (/\/(node_modules|locks|tmp)$/.test(path)) return;
+      if (/\/(node_modules|locks|tmp|cache)$/.test(path)) return;
       for (const name of readdirSync(path)) visit(join(path, name));
       return;
     }
