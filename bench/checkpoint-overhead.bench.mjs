@@ -4,23 +4,19 @@
 // storage writes such a save fundamentally needs, done directly with the SDK from this process: an S3 PutObject of the
 // same 1 MB state (write-once, `IfNoneMatch: *`) plus one conditional DynamoDB UpdateItem. Both are interleaved in
 // the same run against the same DynamoDB Local, s3rver and KMS stand-ins; medians of ROUNDS each.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { startAwsStandIns } from '../test/support/aws-stand-ins.ts';
+import { call, closeClient, expectOk, startBundledServe } from './bundled-serve.mjs';
 import { baseDeployment } from './journal-fixture.ts';
 
 const ROUNDS = Number(process.env.BENCH_CHECKPOINT_ROUNDS ?? 120);
 const WARMUP = 10;
 const STATE_BYTES = 1024 * 1024;
 const ADMIN_TOKEN = `bench-${randomUUID()}`;
-const BUNDLE = fileURLToPath(new URL('../dist/cli/stackyard.mjs', import.meta.url));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** A realistic (hash-heavy) deployment of at least 1 MiB of JSON. */
@@ -29,72 +25,6 @@ function oneMegabyteState() {
     const state = baseDeployment(count);
     if (Buffer.byteLength(JSON.stringify(state)) >= STATE_BYTES) return state;
   }
-}
-
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServe(env) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BUNDLE, 'serve', '--port', String(port), '--data-dir', '/nonexistent'], {
-    env: { ...process.env, ...env, STACKYARD_STORAGE: 'aws', STACKYARD_ADMIN_TOKEN: ADMIN_TOKEN },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk) => (out += chunk));
-  child.stderr.on('data', (chunk) => (err += chunk));
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}\n${err}`)), 30_000);
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${out}\n${err}`)));
-    const poll = setInterval(() => {
-      if (out.includes('Log in with:')) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve();
-      }
-    }, 20);
-  });
-  return { url: `http://127.0.0.1:${port}`, child };
-}
-
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-
-/** One call with the Pulumi CLI's headers; resolves with status and body text. */
-function call(url, method, path, { auth, body, gzipped } = {}) {
-  const headers = {
-    accept: 'application/vnd.pulumi+9',
-    'content-type': 'application/json',
-    'accept-encoding': 'gzip',
-    'user-agent': 'pulumi-cli/1 (v3.248.0; linux)',
-    ...(auth ? { authorization: auth } : {}),
-    ...(gzipped ? { 'content-encoding': 'gzip' } : {}),
-    'content-length': String(body?.length ?? 0),
-  };
-  return new Promise((resolve, reject) => {
-    const req = request(new URL(path, url), { method, headers, agent }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-async function expectOk(promise, what) {
-  const response = await promise;
-  if (response.status >= 300) throw new Error(`${what}: ${response.status} ${response.text}`);
-  return response.text ? JSON.parse(response.text) : undefined;
 }
 
 const standIns = await startAwsStandIns();
@@ -110,7 +40,7 @@ const s3 = new S3Client({
 const dynamodb = new DynamoDBClient({ endpoint: standIns.dynamodb.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
 const documents = DynamoDBDocumentClient.from(dynamodb);
 try {
-  serve = await startServe(standIns.env);
+  serve = await startBundledServe('/nonexistent', { ...standIns.env, STACKYARD_STORAGE: 'aws', STACKYARD_ADMIN_TOKEN: ADMIN_TOKEN });
   const token = `token ${ADMIN_TOKEN}`;
   const stack = '/api/stacks/admin/bench/dev';
   await expectOk(call(serve.url, 'POST', '/api/stacks/admin/bench', { auth: token, body: Buffer.from('{"stackName":"dev"}') }), 'create stack');
@@ -164,7 +94,7 @@ try {
     `bench checkpoint-overhead: ${(median(api) / median(raw)).toFixed(2)}x (checkpoint PATCH of 1 MB via API / raw S3 PUT + DynamoDB conditional update)\n`,
   );
 } finally {
-  agent.destroy();
+  closeClient();
   serve?.child.kill('SIGTERM');
   s3.destroy();
   documents.destroy();

@@ -8,22 +8,18 @@
 // (`echo 5 > /proc/<pid>/clear_refs`) right before the measured call, so the figure is the highest RSS serve reached
 // during that call, its idle footprint (Node, the bundle, the services) included. Printed for complete (the goal: <=
 // 3x the state size) and, as information, for the 40 MB checkpoint save before it.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { createLocalStorage } from '../shared/adapters/local/index.ts';
+import { call, closeClient, expectOk, startBundledServe } from './bundled-serve.mjs';
 import { baseDeployment } from './journal-fixture.ts';
 
 const STATE_MB = Number(process.env.BENCH_COMPLETE_STATE_MB ?? 40);
 const ROUNDS = Number(process.env.BENCH_COMPLETE_ROUNDS ?? 3);
 const ADMIN_TOKEN = `bench-${randomUUID()}`;
-const BUNDLE = fileURLToPath(new URL('../dist/cli/stackyard.mjs', import.meta.url));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
 
@@ -32,41 +28,6 @@ function largeState() {
   const perResource = Buffer.byteLength(JSON.stringify(baseDeployment(1000))) / 1000;
   const state = baseDeployment(Math.ceil((STATE_MB * 1024 * 1024) / perResource) + 10);
   return state;
-}
-
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServe(dataDir) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BUNDLE, 'serve', '--port', String(port), '--data-dir', dataDir], {
-    env: { ...process.env, STACKYARD_STORAGE: 'local', STACKYARD_ADMIN_TOKEN: ADMIN_TOKEN, STACKYARD_ACCESS_LOG: 'off' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk) => (out += chunk));
-  child.stderr.on('data', (chunk) => (err += chunk));
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}\n${err}`)), 30_000);
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${out}\n${err}`)));
-    const poll = setInterval(() => {
-      if (out.includes('Log in with:')) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve();
-      }
-    }, 20);
-  });
-  return { url: `http://127.0.0.1:${port}`, child };
 }
 
 /** The kernel's peak resident set of `pid` since the last reset (`VmHWM`), or its current one (`VmRSS`), in bytes. */
@@ -80,36 +41,6 @@ function resetPeakRss(pid) {
   writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-
-function call(url, method, path, { auth, body, gzipped } = {}) {
-  const headers = {
-    accept: 'application/vnd.pulumi+9',
-    'content-type': 'application/json',
-    'accept-encoding': 'gzip',
-    'user-agent': 'pulumi-cli/1 (v3.248.0; linux)',
-    ...(auth ? { authorization: auth } : {}),
-    ...(gzipped ? { 'content-encoding': 'gzip' } : {}),
-    'content-length': String(body?.length ?? 0),
-  };
-  return new Promise((resolve, reject) => {
-    const req = request(new URL(path, url), { method, headers, agent }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-async function expectOk(promise, what) {
-  const response = await promise;
-  if (response.status >= 300) throw new Error(`${what}: ${response.status} ${response.text}`);
-  return response.text ? JSON.parse(response.text) : undefined;
-}
-
 const serveDir = mkdtempSync(join(tmpdir(), 'stackyard-complete-large-serve-'));
 const rawDir = mkdtempSync(join(tmpdir(), 'stackyard-complete-large-raw-'));
 let serve;
@@ -121,7 +52,7 @@ try {
   // Compressed once: compressing is the client's work, and the CLI does it before the request leaves.
   const patchBody = gzipSync(stateBytes);
 
-  serve = await startServe(serveDir);
+  serve = await startBundledServe(serveDir, { STACKYARD_STORAGE: 'local', STACKYARD_ADMIN_TOKEN: ADMIN_TOKEN, STACKYARD_ACCESS_LOG: 'off' });
   const pid = serve.child.pid;
   const idleRss = peakRss(pid);
   const auth = `token ${ADMIN_TOKEN}`;
@@ -171,7 +102,7 @@ try {
       `${mb(peak)} MB / state ${mb(stateBytes.length)} MB, VmHWM; ${mb(Math.max(...beforeComplete))} MB were resident when complete began; serve idle ${mb(idleRss)} MB, peak during the checkpoint save ${mb(Math.max(...savePeak))} MB; goal <= 3)\n`,
   );
 } finally {
-  agent.destroy();
+  closeClient();
   serve?.child.kill('SIGTERM');
   await raw.close();
   rmSync(serveDir, { recursive: true, force: true });
