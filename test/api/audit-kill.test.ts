@@ -5,15 +5,15 @@
  * storage and on DynamoDB Local (with s3rver and the KMS stand-in), where intents are published once their deadline
  * (STACKYARD_AUDIT_GRACE_SECONDS, shortened here) has passed. Needs `npm run build`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
-import { freePort, stopChild } from '../support/processes.js';
-import { CLI } from '../cli/cli-harness.js';
+import { stopChild } from '../support/processes.js';
+import { startKillableServe } from './killable-serve.js';
 import { ok, PulumiWire } from './pulumi-wire.js';
 import { createStack } from './wire-fixtures.js';
 
@@ -32,20 +32,9 @@ async function storageEnv(mode: 'local' | 'aws'): Promise<NodeJS.ProcessEnv> {
 }
 
 async function startServe(mode: 'local' | 'aws'): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const env = { ...process.env, ...(await storageEnv(mode)), STACKYARD_ADMIN_TOKEN: adminToken };
-  // Spawned directly (not through the guard of spawnTracked), so SIGKILL reaches the server process itself.
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--data-dir', dataDir], { env, stdio: ['ignore', 'pipe', 'ignore'] });
-  children.push(child);
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (out.includes('Log in with:')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited during start-up (${code}): ${out}`)));
-  });
-  return { child, url: `http://127.0.0.1:${port}` };
+  const serve = await startKillableServe(dataDir, { ...(await storageEnv(mode)), STACKYARD_ADMIN_TOKEN: adminToken });
+  children.push(serve.child);
+  return serve;
 }
 
 /**

@@ -4,14 +4,14 @@
  * succeeds at once instead of waiting out the lock's 30 s expiry. A restart that gets the killed process's pid back
  * (PID 1 in a container) is covered by a lock file naming the new server's own pid. Needs `npm run build`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI } from '../cli/cli-harness.js';
-import { freePort, stopChild } from '../support/processes.js';
+import { stopChild } from '../support/processes.js';
+import { startKillableServe } from './killable-serve.js';
 import { ok, PulumiWire } from './pulumi-wire.js';
 import { createStack } from './wire-fixtures.js';
 
@@ -24,20 +24,9 @@ const children: ChildProcess[] = [];
 const PROMPT_MS = 10_000;
 
 async function startServe(): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const env = { ...process.env, STACKYARD_STORAGE: 'local', STACKYARD_ADMIN_TOKEN: adminToken };
-  // Spawned directly (not through spawnTracked's guard), so SIGKILL reaches the server process itself.
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--data-dir', dataDir], { env, stdio: ['ignore', 'pipe', 'ignore'] });
-  children.push(child);
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (out.includes('Log in with:')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited during start-up (${code}): ${out}`)));
-  });
-  return { child, url: `http://127.0.0.1:${port}` };
+  const serve = await startKillableServe(dataDir, { STACKYARD_STORAGE: 'local', STACKYARD_ADMIN_TOKEN: adminToken });
+  children.push(serve.child);
+  return serve;
 }
 
 const lockFiles = () => readdirSync(locksDir).filter((name) => name.endsWith('.lock'));
