@@ -11,7 +11,7 @@ import {
 import { cancellationCodes } from './conditional-update.js';
 import { errorName, translateDynamoDbError } from './errors.js';
 import { auditIntentPk, auditPk, auditSk } from './keys.js';
-import { KEY } from './table.js';
+import { KEY, putNew } from './table.js';
 
 const ID = /^[0-9]{13}-[0-9a-f]{16}$/;
 const TOKEN_VERSION = 1;
@@ -32,12 +32,7 @@ export class DynamoDbAuditStore implements AuditStore {
     checkId(entry.id);
     try {
       await this.documents.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { [KEY.partition]: auditPk(entry.org), [KEY.sort]: auditSk(entry.id), ...entry },
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': KEY.partition },
-        }),
+        new PutCommand(putNew(this.table, { [KEY.partition]: auditPk(entry.org), [KEY.sort]: auditSk(entry.id), ...entry })),
       );
     } catch (error) {
       if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
@@ -51,12 +46,7 @@ export class DynamoDbAuditStore implements AuditStore {
     checkId(intent.entry.id);
     try {
       await this.documents.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { [KEY.partition]: auditIntentPk(intent.entry.org), [KEY.sort]: auditSk(intent.entry.id), ...intent },
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': KEY.partition },
-        }),
+        new PutCommand(putNew(this.table, { [KEY.partition]: auditIntentPk(intent.entry.org), [KEY.sort]: auditSk(intent.entry.id), ...intent })),
       );
     } catch (error) {
       if (errorName(error) === 'ConditionalCheckFailedException') {
@@ -74,12 +64,7 @@ export class DynamoDbAuditStore implements AuditStore {
         new TransactWriteCommand({
           TransactItems: [
             {
-              Put: {
-                TableName: this.table,
-                Item: { [KEY.partition]: auditPk(entry.org), [KEY.sort]: auditSk(entry.id), ...entry },
-                ConditionExpression: 'attribute_not_exists(#pk)',
-                ExpressionAttributeNames: { '#pk': KEY.partition },
-              },
+              Put: putNew(this.table, { [KEY.partition]: auditPk(entry.org), [KEY.sort]: auditSk(entry.id), ...entry }),
             },
             { Delete: removeIntent },
           ],

@@ -3,10 +3,9 @@ import { ConflictError, InvalidInputError } from '../../core/errors.js';
 import type { ConsoleSession, ConsoleSessionStore, LoginCode } from '../../ports/console-session-store.js';
 import { translateDynamoDbError } from './errors.js';
 import { CONSOLE_SESSION_SK, LOGIN_CODE_SK, consoleSessionPk, loginCodePk } from './keys.js';
-import { KEY, TTL_ATTRIBUTE } from './table.js';
+import { KEY, putNew, TTL_ATTRIBUTE } from './table.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
-const IS_NEW = 'attribute_not_exists(#pk)';
 /**
  * Redeeming is one delete under this condition: the item exists and has not expired. Two redeems at once: the first
  * delete wins, the second finds no item and fails its condition; a late redeem fails on `#expiresAt`, so a code
@@ -92,12 +91,7 @@ export class DynamoDbConsoleSessionStore implements ConsoleSessionStore {
   private async putNew(pk: string, sk: string, record: ConsoleSession | LoginCode, what: string): Promise<void> {
     try {
       await this.documents.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { [KEY.partition]: pk, [KEY.sort]: sk, [TTL_ATTRIBUTE]: Math.ceil(record.expiresAt / 1000), ...record },
-          ConditionExpression: IS_NEW,
-          ExpressionAttributeNames: { '#pk': KEY.partition },
-        }),
+        new PutCommand(putNew(this.table, { [KEY.partition]: pk, [KEY.sort]: sk, [TTL_ATTRIBUTE]: Math.ceil(record.expiresAt / 1000), ...record })),
       );
     } catch (error) {
       if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {

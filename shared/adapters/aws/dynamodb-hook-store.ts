@@ -32,7 +32,7 @@ import {
   hooksPk,
   outboxPk,
 } from './keys.js';
-import { KEY, STACKS_BY_NAME_INDEX } from './table.js';
+import { KEY, putNew, STACKS_BY_NAME_INDEX } from './table.js';
 
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const HOOK_FIELDS = ['org', 'stackId', 'name', 'events', 'destination', 'active', 'gate', 'failOpen', 'createdBy', 'createdAt'] as const;
@@ -108,12 +108,7 @@ export class DynamoDbHookStore implements HookStore {
     const { pk, sk } = this.hookKey(hook, hook.name);
     try {
       await this.documents.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { [KEY.partition]: pk, [KEY.sort]: sk, ...hook },
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': KEY.partition },
-        }),
+        new PutCommand(putNew(this.table, { [KEY.partition]: pk, [KEY.sort]: sk, ...hook })),
       );
     } catch (error) {
       if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {

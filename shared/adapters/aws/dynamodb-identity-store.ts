@@ -13,12 +13,11 @@ import { ORG_ROLES, type IdentityStore, type Membership, type OidcPolicyRecord, 
 import { translateDynamoDbError } from './errors.js';
 import { queryByPrefix } from './queries.js';
 import { ORG_SK, TOKEN_HASH_SK, USER_SK, memberSk, oidcPolicySk, orgMemberSk, orgPk, teamSk, tokenHashPk, userPk, userTokenSk } from './keys.js';
-import { KEY } from './table.js';
+import { KEY, putNew } from './table.js';
 
 const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const TOKEN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
-const IS_NEW = 'attribute_not_exists(#pk)';
 const EXISTS = 'attribute_exists(#pk)';
 const TEAM_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 
@@ -116,12 +115,7 @@ export class DynamoDbIdentityStore implements IdentityStore {
         new TransactWriteCommand({
           TransactItems: [
             {
-              Put: {
-                TableName: this.table,
-                Item: { [KEY.partition]: userPk(record.login), [KEY.sort]: memberSk(record.org), ...record },
-                ConditionExpression: IS_NEW,
-                ExpressionAttributeNames: { '#pk': KEY.partition },
-              },
+              Put: putNew(this.table, { [KEY.partition]: userPk(record.login), [KEY.sort]: memberSk(record.org), ...record }),
             },
             { Put: { TableName: this.table, Item: { [KEY.partition]: orgPk(record.org), [KEY.sort]: orgMemberSk(record.login), ...record } } },
           ],
@@ -307,20 +301,10 @@ export class DynamoDbIdentityStore implements IdentityStore {
         new TransactWriteCommand({
           TransactItems: [
             {
-              Put: {
-                TableName: this.table,
-                Item: { [KEY.partition]: userPk(token.login), [KEY.sort]: userTokenSk(token.id), ...token },
-                ConditionExpression: IS_NEW,
-                ExpressionAttributeNames: { '#pk': KEY.partition },
-              },
+              Put: putNew(this.table, { [KEY.partition]: userPk(token.login), [KEY.sort]: userTokenSk(token.id), ...token }),
             },
             {
-              Put: {
-                TableName: this.table,
-                Item: { [KEY.partition]: tokenHashPk(token.tokenHash), [KEY.sort]: TOKEN_HASH_SK, ...token },
-                ConditionExpression: IS_NEW,
-                ExpressionAttributeNames: { '#pk': KEY.partition },
-              },
+              Put: putNew(this.table, { [KEY.partition]: tokenHashPk(token.tokenHash), [KEY.sort]: TOKEN_HASH_SK, ...token }),
             },
           ],
         }),
@@ -408,12 +392,7 @@ export class DynamoDbIdentityStore implements IdentityStore {
   private async putNew(pk: string, sk: string, record: object, conflict: string): Promise<void> {
     try {
       await this.documents.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { [KEY.partition]: pk, [KEY.sort]: sk, ...record },
-          ConditionExpression: IS_NEW,
-          ExpressionAttributeNames: { '#pk': KEY.partition },
-        }),
+        new PutCommand(putNew(this.table, { [KEY.partition]: pk, [KEY.sort]: sk, ...record })),
       );
     } catch (error) {
       if (isConditionFailure(error)) throw new ConflictError(conflict, {}, { cause: error });

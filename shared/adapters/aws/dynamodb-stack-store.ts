@@ -14,7 +14,7 @@ import { cancellationCodes, translateWriteError, updateWithEvents } from './cond
 import { errorName, translateDynamoDbError } from './errors.js';
 import { outboxPuts } from './dynamodb-hook-store.js';
 import { NAME_SK, STACK_SK, namePk, stackPk, stackSortKey, stacksByOrg } from './keys.js';
-import { KEY, STACKS_BY_NAME_INDEX } from './table.js';
+import { KEY, putNew, STACKS_BY_NAME_INDEX } from './table.js';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 500;
@@ -24,8 +24,6 @@ const RECORD_FIELDS = ['id', 'org', 'project', 'stack', 'version', 'revision', '
 
 /** The one rule every write of a stack item carries: it exists and has the revision the caller read. */
 const AT_REVISION = 'attribute_exists(#pk) AND #revision = :expectedRevision';
-/** A name item may only be created when nobody holds the name. */
-const NAME_IS_FREE = 'attribute_not_exists(#pk)';
 /** A name item may only be removed by the stack it points to. */
 const NAME_IS_MINE = '#stackId = :stackId';
 
@@ -168,20 +166,10 @@ export class DynamoDbStackStore implements StackStore {
         new TransactWriteCommand({
           TransactItems: [
             {
-              Put: {
-                TableName: this.table,
-                Item: this.nameItem(ref, record.id),
-                ConditionExpression: NAME_IS_FREE,
-                ExpressionAttributeNames: { '#pk': KEY.partition },
-              },
+              Put: putNew(this.table, this.nameItem(ref, record.id)),
             },
             {
-              Put: {
-                TableName: this.table,
-                Item: this.stackItem(record),
-                ConditionExpression: 'attribute_not_exists(#pk)',
-                ExpressionAttributeNames: { '#pk': KEY.partition },
-              },
+              Put: putNew(this.table, this.stackItem(record)),
             },
             ...outboxPuts(this.table, events),
           ],
@@ -342,12 +330,7 @@ export class DynamoDbStackStore implements StackStore {
         new TransactWriteCommand({
           TransactItems: [
             {
-              Put: {
-                TableName: this.table,
-                Item: this.nameItem(target, id),
-                ConditionExpression: NAME_IS_FREE,
-                ExpressionAttributeNames: { '#pk': KEY.partition },
-              },
+              Put: putNew(this.table, this.nameItem(target, id)),
             },
             {
               Update: {

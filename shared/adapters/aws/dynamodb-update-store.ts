@@ -13,7 +13,7 @@ import { requireStackId } from './dynamodb-stack-store.js';
 import { translateDynamoDbError } from './errors.js';
 import { queryByPrefix } from './queries.js';
 import { historySk, stackPk, updateSk } from './keys.js';
-import { KEY } from './table.js';
+import { KEY, putNew } from './table.js';
 
 const KINDS = new Set(['update', 'preview', 'refresh', 'destroy', 'import', 'rename', 'resource-import']);
 const STATUSES = new Set(['not-started', 'in-progress', 'succeeded', 'failed', 'cancelled']);
@@ -91,12 +91,7 @@ export class DynamoDbUpdateStore implements UpdateStore {
     const record: UpdateRecord = { ...update, environment: update.environment ?? {}, config: update.config ?? {}, checkpointCount: 0, revision: 1 };
     try {
       await this.documents.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { [KEY.partition]: stackPk(update.stackId), [KEY.sort]: updateSk(update.id), ...record },
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': KEY.partition },
-        }),
+        new PutCommand(putNew(this.table, { [KEY.partition]: stackPk(update.stackId), [KEY.sort]: updateSk(update.id), ...record })),
       );
     } catch (error) {
       if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
@@ -179,12 +174,7 @@ export class DynamoDbUpdateStore implements UpdateStore {
     requireCount(update.version, 'version');
     try {
       await this.documents.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { ...update, [KEY.partition]: stackPk(update.stackId), [KEY.sort]: historySk(update.version!) },
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': KEY.partition },
-        }),
+        new PutCommand(putNew(this.table, { ...update, [KEY.partition]: stackPk(update.stackId), [KEY.sort]: historySk(update.version!) })),
       );
     } catch (error) {
       // Idempotent: the first entry recorded for a version wins.

@@ -32,6 +32,19 @@ export const KEY = {
   gsi1Sort: 'gsi1sk',
 } as const;
 
+/**
+ * A put that only creates: the input of a `PutCommand` or a transaction's `Put` that fails its condition when an
+ * item with the same key exists, so nothing is ever overwritten by it.
+ */
+export function putNew(table: string, item: Record<string, unknown>) {
+  return {
+    TableName: table,
+    Item: item,
+    ConditionExpression: 'attribute_not_exists(#pk)',
+    ExpressionAttributeNames: { '#pk': KEY.partition },
+  };
+}
+
 /** Name of the global secondary index listing stacks by organization, then project and stack name. */
 export const STACKS_BY_NAME_INDEX = 'gsi1';
 
