@@ -48,13 +48,8 @@ export class DataDir {
   async publishExclusive(temp: string, target: string): Promise<boolean> {
     await fs.mkdir(dirname(target), { recursive: true });
     try {
-      await fs.link(temp, target);
-      return true;
-    } catch (error) {
-      if (code(error) === 'EEXIST') return false;
-      throw error;
+      return await linkUnlessTaken(temp, target);
     } finally {
-      await fs.unlink(temp).catch(() => undefined);
       await syncDir(dirname(target));
     }
   }
@@ -173,15 +168,20 @@ export class DataDir {
   private async createLockFile(lockPath: string, record: LockRecord): Promise<boolean> {
     const temp = this.tempPath();
     await fs.writeFile(temp, JSON.stringify(record), { flag: 'wx', mode: 0o600 });
-    try {
-      await fs.link(temp, lockPath);
-      return true;
-    } catch (error) {
-      if (code(error) === 'EEXIST') return false;
-      throw error;
-    } finally {
-      await fs.unlink(temp).catch(() => undefined);
-    }
+    return linkUnlessTaken(temp, lockPath);
+  }
+}
+
+/** Links `temp` at `target` unless something is already there (then false); `temp` is removed either way. */
+async function linkUnlessTaken(temp: string, target: string): Promise<boolean> {
+  try {
+    await fs.link(temp, target);
+    return true;
+  } catch (error) {
+    if (code(error) === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await fs.unlink(temp).catch(() => undefined);
   }
 }
 
