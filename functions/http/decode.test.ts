@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { InvalidInputError, TooLargeError } from '../../shared/core/errors.js';
 import { decodeBody, parseJsonBody, validateBody } from './decode.js';
@@ -25,6 +25,31 @@ describe('decodeBody', () => {
     const decoded = await decodeBody(request(gzipSync(original), { 'content-encoding': 'gzip' }));
 
     expect(decoded.equals(original)).toBe(true);
+  });
+
+  it('inflates a large body into one buffer the size the gzip trailer declares, not chunks and a copy', async () => {
+    const original = Buffer.from(JSON.stringify(Array.from({ length: 60_000 }, (_, i) => ({ urn: `urn:${i}`, n: i * 7919 }))));
+    const body = gzipSync(original);
+    const allocate = vi.spyOn(Buffer, 'allocUnsafe');
+
+    try {
+      const decoded = await decodeBody(request(body, { 'content-encoding': 'gzip' }));
+
+      expect(decoded.equals(original)).toBe(true);
+      const allocated = allocate.mock.calls.reduce((sum, [size]) => sum + size, 0);
+      expect(allocated).toBeLessThanOrEqual(original.length + 1);
+    } finally {
+      allocate.mockRestore();
+    }
+  });
+
+  it('inflates a body of several gzip members, whose trailer declares only the size of the last', async () => {
+    const first = Buffer.from('{"text":"' + 'ab'.repeat(300_000));
+    const second = Buffer.from('"}');
+
+    const decoded = await decodeBody(request(Buffer.concat([gzipSync(first), gzipSync(second)]), { 'content-encoding': 'gzip' }));
+
+    expect(decoded.equals(Buffer.concat([first, second]))).toBe(true);
   });
 
   it('refuses a gzip body that inflates past the limit with 413, without inflating it all', async () => {
