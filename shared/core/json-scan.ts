@@ -63,6 +63,9 @@ function isHexDigit(byte: number): boolean {
   return (byte >= ZERO && byte <= NINE) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66);
 }
 
+/** Room beyond the carried bytes and the chunk when the scanner allocates a buffer, so the next boundary fits too. */
+const CARRY_ROOM = 64 * 1024;
+
 /** What the scanner expects next. */
 const enum Expect {
   Value,
@@ -94,6 +97,8 @@ export class JsonStreamScanner {
   private base = 0;
   /** Whether `window` is this scanner's own buffer (else it is a chunk the caller passed, only read). */
   private owned = false;
+  /** The scanner's own buffer while `window` is a caller's chunk, kept for the next chunk boundary. */
+  private spare: Buffer | undefined;
   /** Document offset of the next byte to scan. */
   private at = 0;
   /** Document offset from which the listener needs the bytes kept, if any. */
@@ -140,17 +145,23 @@ export class JsonStreamScanner {
     const left = this.held - from;
     if (left === 0) {
       // Nothing carried over: scan the caller's chunk where it is (never written to).
+      if (this.owned) this.spare = this.window;
       this.window = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       this.owned = false;
     } else if (this.owned && left + chunk.byteLength <= this.window.length) {
       this.window.copy(this.window, 0, from, this.held);
       this.window.set(chunk, left);
     } else {
-      // Grown at least twofold while a kept value spans many chunks, so its bytes are copied a bounded number of times.
-      const grown = Buffer.allocUnsafe(Math.max(left + chunk.byteLength, 2 * left));
-      this.window.copy(grown, 0, from, this.held);
-      grown.set(chunk, left);
-      this.window = grown;
+      const needed = left + chunk.byteLength;
+      // One buffer serves every chunk boundary a value straddles (they come at every chunk), with room for the value
+      // to grow; grown at least twofold while a kept value spans many chunks, so its bytes are copied a bounded
+      // number of times.
+      const reused = this.spare && this.spare.length >= needed ? this.spare : undefined;
+      const target = reused ?? Buffer.allocUnsafe(Math.max(needed + CARRY_ROOM, 2 * left));
+      this.spare = undefined;
+      this.window.copy(target, 0, from, this.held);
+      target.set(chunk, left);
+      this.window = target;
       this.owned = true;
     }
     this.base += from;
