@@ -184,3 +184,53 @@ describe('materialising at complete', () => {
     expect([negotiateJournalVersion(1), negotiateJournalVersion(undefined), negotiateJournalVersion(0)]).toEqual([1, 0, 0]);
   });
 });
+
+describe('reads at complete', () => {
+  /** The store, recording when each call starts and ends. */
+  function recording(inner: CheckpointStore): { store: CheckpointStore; log: string[] } {
+    const log: string[] = [];
+    const traced = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
+      log.push(`start ${what}`);
+      try {
+        return await call();
+      } finally {
+        log.push(`end ${what}`);
+      }
+    };
+    return {
+      log,
+      store: {
+        ...inner,
+        prepare: (body) => inner.prepare(body),
+        put: (key, body) => inner.put(key, body),
+        get: (key) => traced(`get ${key.name.replace(/^updates\/[^/]+\//, '')}`, () => inner.get(key)),
+        list: (stackId, prefix) => traced(`list ${prefix.replace(/^updates\/[^/]+\//, '')}`, () => inner.list(stackId, prefix)),
+      },
+    };
+  }
+
+  it('lists each prefix once, asks independent reads together and reads every object once', async () => {
+    const stackId = randomUUID();
+    const updateId = randomUUID();
+    const base: VersionedDeployment = { version: 3, deployment: { manifest: { time: '', magic: '', version: '' }, resources: [res('a')] } };
+    await store.put({ stackId, name: 'checkpoints/1' }, Buffer.from(JSON.stringify(base)));
+    await recordUpdateBase(store, stackId, updateId, 'checkpoints/1');
+    const loadBase = async () => base;
+    await saveJournalEntries(store, stackId, updateId, batch([entry(JournalEntryKind.Success, 1, 1, { state: res('b') })]), undefined, loadBase);
+    await saveJournalEntries(store, stackId, updateId, batch([entry(JournalEntryKind.Success, 2, 2, { state: res('c') })]), undefined, loadBase);
+    const { store: traced, log } = recording(store);
+    const loader = async (name: string) => JSON.parse(Buffer.from(await traced.get({ stackId, name })).toString('utf8')) as VersionedDeployment;
+
+    const current = await currentUpdateDeployment(traced, stackId, updateId, loader, () => NOW);
+
+    expect(current!.resourceCount).toBe(3);
+    const reads = log.filter((line) => line.startsWith('start')).map((line) => line.slice('start '.length).replace(/journal\/.+/, 'journal/<batch>'));
+    expect(reads.sort()).toEqual(['get base', 'get checkpoints/1', 'get journal/<batch>', 'get journal/<batch>', 'list journal/', 'list verbatim/'].sort());
+    // The listings and the base record go out together; then the base and the batches go out together.
+    const firstEnd = log.findIndex((line) => line.startsWith('end'));
+    expect(log.slice(0, firstEnd).sort()).toEqual(['start get base', 'start list journal/', 'start list verbatim/']);
+    const baseStart = log.indexOf('start get checkpoints/1');
+    const batchEnds = log.map((line, i) => (line.startsWith('end get journal/') ? i : -1)).filter((i) => i >= 0);
+    expect(batchEnds.every((i) => i > baseStart)).toBe(true);
+  });
+});

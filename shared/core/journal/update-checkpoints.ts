@@ -20,7 +20,7 @@ import {
   verbatimNeedsNormalizing,
 } from '../checkpoint-delta.js';
 import type { SavedCheckpoint } from '../checkpoint-delta.js';
-import { appendJournalBatch, DEFAULT_MAX_JOURNAL_BATCH_BYTES, journalPrefix, loadJournal, parseJournalBatch } from './journal-store.js';
+import { appendJournalBatch, DEFAULT_MAX_JOURNAL_BATCH_BYTES, journalPrefix, parseJournalBatch, readJournalBatches } from './journal-store.js';
 import { checkJournalBatch } from './journal-batch-check.js';
 import { replayJournal } from './replayer.js';
 import { checkedResourceCount } from '../checkpoint-body.js';
@@ -206,18 +206,24 @@ export async function currentUpdateDeployment(
   loadCheckpoint: CheckpointLoader,
   now: () => number,
 ): Promise<UpdateDeployment | undefined> {
-  const [journalNames, saved] = await Promise.all([
+  // Independent reads, asked together: `complete` waits for one round trip here, not three in a row. The base
+  // record is read even for an update that saved nothing this way; it is one small object.
+  const [journalNames, saved, baseCheckpoint] = await Promise.all([
     store.list(stackId, journalPrefix(updateId)),
     lastSavedCheckpoint(store, stackId, updateId),
+    readUpdateBase(store, stackId, updateId),
   ]);
-  const baseCheckpoint = journalNames.length > 0 || saved ? await readUpdateBase(store, stackId, updateId) : undefined;
-  const base = baseCheckpoint ? await loadCheckpoint(baseCheckpoint) : undefined;
   if (journalNames.length > 0) {
-    const entries = await loadJournal(store, stackId, updateId);
+    // The base and the batches just listed are read together; the listing above is the journal replayed.
+    const [base, entries] = await Promise.all([
+      baseCheckpoint ? loadCheckpoint(baseCheckpoint) : undefined,
+      readJournalBatches(store, stackId, journalNames),
+    ]);
     const replayed = replayJournal(base, entries, { now });
     return { source: 'journal', text: Buffer.from(JSON.stringify(replayed)), resourceCount: replayed.deployment.resources?.length ?? 0 };
   }
   if (!saved) return undefined;
+  const base = baseCheckpoint ? await loadCheckpoint(baseCheckpoint) : undefined;
   const carry = { snippets: base?.deployment.snippets, extensions: base?.deployment.extensions };
   if (!verbatimNeedsNormalizing(saved.bytes, carry)) {
     return { source: 'verbatim', text: saved.bytes, resourceCount: saved.resourceCount ?? countResources(saved.bytes) };
