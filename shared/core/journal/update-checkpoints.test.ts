@@ -93,9 +93,8 @@ describe('journal batches', () => {
     await saveJournalEntries(store, stackId, updateId, batch(first), undefined, loadBase);
     expect((await loadJournal(store, stackId, updateId)).map((e) => e.sequenceID)).toEqual([1, 2, 3]);
 
-    const loads: string[] = [];
-    const current = await currentUpdateDeployment(store, stackId, updateId, async (name) => (loads.push(name), baseDeployment), () => NOW);
-    expect(loads).toEqual(['checkpoints/1']);
+    await store.put({ stackId, name: 'checkpoints/1' }, Buffer.from(JSON.stringify(baseDeployment)));
+    const current = await currentUpdateDeployment(store, stackId, updateId, () => NOW);
     const doc = JSON.parse(current!.text.toString('utf8')) as VersionedDeployment;
     expect(current!.source).toBe('journal');
     expect(doc.deployment.resources).toEqual([res('a', { v: 2 }), res('b')]);
@@ -148,17 +147,13 @@ describe('verbatim and delta saves', () => {
     expect(await saveDeltaCheckpoint(store, stackId, updateId, delta(2, sha256Hex(doc2)))).toBe('already-applied');
     expect(await saveVerbatimCheckpoint(store, stackId, updateId, verbatim(1, doc1))).toBe('already-applied');
 
-    const current = await currentUpdateDeployment(store, stackId, updateId, async () => {
-      throw new Error('no base needed');
-    }, () => NOW);
+    const current = await currentUpdateDeployment(store, stackId, updateId, () => NOW);
     expect(current!.source).toBe('verbatim');
     expect(current!.text.equals(doc2)).toBe(true);
   });
 
   it('has nothing to report for an update that saved nothing', async () => {
-    expect(await currentUpdateDeployment(store, randomUUID(), randomUUID(), async () => {
-      throw new Error('unused');
-    }, () => NOW)).toBeUndefined();
+    expect(await currentUpdateDeployment(store, randomUUID(), randomUUID(), () => NOW)).toBeUndefined();
   });
 });
 
@@ -168,11 +163,8 @@ describe('materialising at complete', () => {
     const updateId = randomUUID();
     await recordUpdateBase(store, stackId, updateId, undefined);
     await saveJournalEntries(store, stackId, updateId, batch([entry(JournalEntryKind.Success, 1, 1, { state: res('n') })]));
-    const loader = async (): Promise<VersionedDeployment> => {
-      throw new Error('a stack without state has no base to load');
-    };
-    const first = await materializeUpdate(store, stackId, updateId, 'checkpoints/2', loader, () => NOW);
-    const again = await materializeUpdate(store, stackId, updateId, 'checkpoints/2', loader, () => NOW + 1000);
+    const first = await materializeUpdate(store, stackId, updateId, 'checkpoints/2', () => NOW);
+    const again = await materializeUpdate(store, stackId, updateId, 'checkpoints/2', () => NOW + 1000);
     const stored = JSON.parse(Buffer.from(await store.get({ stackId, name: 'checkpoints/2' })).toString('utf8')) as VersionedDeployment;
     expect(first!.resourceCount).toBe(1);
     expect(again!.resourceCount).toBe(1);
@@ -219,9 +211,8 @@ describe('reads at complete', () => {
     await saveJournalEntries(store, stackId, updateId, batch([entry(JournalEntryKind.Success, 1, 1, { state: res('b') })]), undefined, loadBase);
     await saveJournalEntries(store, stackId, updateId, batch([entry(JournalEntryKind.Success, 2, 2, { state: res('c') })]), undefined, loadBase);
     const { store: traced, log } = recording(store);
-    const loader = async (name: string) => JSON.parse(Buffer.from(await traced.get({ stackId, name })).toString('utf8')) as VersionedDeployment;
 
-    const current = await currentUpdateDeployment(traced, stackId, updateId, loader, () => NOW);
+    const current = await currentUpdateDeployment(traced, stackId, updateId, () => NOW);
 
     expect(current!.resourceCount).toBe(3);
     const reads = log.filter((line) => line.startsWith('start')).map((line) => line.slice('start '.length).replace(/journal\/.+/, 'journal/<batch>'));

@@ -195,14 +195,7 @@ async function resolveOutcome(deps: ServiceDeps, stack: StackRecord, updateId: s
     return { checkpoint: last, resourceCount: recorded ?? resourceCountOf(await loadCheckpoint(deps, stack.id, last)) };
   }
   const resultName = updateResultName(updateId);
-  const materialized = await materializeUpdate(
-    deps.storage.checkpoints,
-    stack.id,
-    updateId,
-    resultName,
-    checkpointLoader(deps, stack.id),
-    deps.now,
-  );
+  const materialized = await materializeUpdate(deps.storage.checkpoints, stack.id, updateId, resultName, deps.now);
   if (materialized) return { checkpoint: resultName, resourceCount: materialized.resourceCount };
   return { checkpoint: stack.currentCheckpoint, resourceCount: stack.resourceCount };
 }
