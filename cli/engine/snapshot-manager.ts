@@ -206,7 +206,11 @@ export class SnapshotManager {
     try {
       while (this.dirty) {
         const wait = this.lastSaveEnd + this.minSaveIntervalMs - performance.now();
+        // Waiting out the current turn of the event loop lets every step that asked for a save in it share this one:
+        // provider and program answers arrive in bursts, and a sink that answers at once would otherwise get one
+        // save per mutation. Each caller still resolves only once its own change is persisted.
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        else await new Promise((r) => setImmediate(r));
         this.dirty = false;
         if (this.journal) await this.saveJournal();
         else await this.persister!.save(await this.serializer.serialize(this.snapshot(), this.now));

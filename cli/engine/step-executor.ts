@@ -458,7 +458,7 @@ export class StepExecutor {
     // a forced replacement starts from the program's inputs alone, as a new resource would
     const olds = old && !forced ? (old.inputs ?? {}) : {};
     const proposed = old && !forced ? applyIgnoreChanges(olds, rawInputs, goal.ignoreChanges) : rawInputs;
-    const checked = await this.sem.run(() => provider.check(rref, olds, proposed, randomBytes(32)));
+    const checked = await this.sem.admit(() => provider.check(rref, olds, proposed, randomBytes(32)));
     if (checked.failures.length) throw new Error(`Check failed: ${formatFailures(checked.failures)}`);
     const inputs = checked.inputs;
     if (!this.o.preview && containsUnknowns(inputs)) {

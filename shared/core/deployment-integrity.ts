@@ -59,11 +59,32 @@ export function findIntegrityViolation(resources: readonly IntegrityResource[]):
   resources.forEach((resource, index) => {
     if (typeof resource?.urn === 'string' && !firstIndex.has(resource.urn)) firstIndex.set(resource.urn, index);
   });
-  const seen = new Set<string>();
-  const providers = new Set<string>();
-  const liveCount = new Map<string, number>();
-  const totalCount = new Map<string, number>();
-  for (const [index, resource] of resources.entries()) {
+  const walk = new IntegrityWalk((urn) => firstIndex.get(urn));
+  for (const resource of resources) {
+    const violation = walk.add(resource);
+    if (violation) return violation;
+  }
+  return undefined;
+}
+
+/**
+ * The same check one resource at a time, in list order, holding only what later resources may refer to (URNs seen,
+ * providers, live counts), so a caller that reads resources one by one never needs the whole list at once.
+ * `firstIndexOf` tells apart a reference to a resource that comes later in the list from one that is missing; without
+ * it every unresolved reference is reported as dangling.
+ */
+export class IntegrityWalk {
+  private readonly seen = new Set<string>();
+  private readonly providers = new Set<string>();
+  private readonly liveCount = new Map<string, number>();
+  private index = 0;
+
+  constructor(private readonly firstIndexOf: (urn: string) => number | undefined = () => undefined) {}
+
+  /** Checks the next resource of the list; the violation it is the first to break, if any. */
+  add(resource: IntegrityResource): IntegrityViolation | undefined {
+    const index = this.index++;
+    const { seen, providers, liveCount } = this;
     const fail = (rule: IntegrityRule, message: string): IntegrityViolation => ({
       index,
       urn: typeof resource?.urn === 'string' ? resource.urn : '',
@@ -102,7 +123,7 @@ export function findIntegrityViolation(resources: readonly IntegrityResource[]):
     if (typeof references === 'string') return fail('dangling-reference', references);
     for (const reference of references) {
       if (seen.has(reference.urn)) continue;
-      const later = firstIndex.get(reference.urn);
+      const later = this.firstIndexOf(reference.urn);
       if (later !== undefined && later > index) {
         return fail(
           'reference-after-resource',
@@ -117,7 +138,6 @@ export function findIntegrityViolation(resources: readonly IntegrityResource[]):
     if (Array.isArray(resource.aliases)) {
       for (const alias of resource.aliases) if (typeof alias === 'string') seen.add(alias);
     }
-    totalCount.set(urn, (totalCount.get(urn) ?? 0) + 1);
     if (resource.delete !== true) {
       const live = (liveCount.get(urn) ?? 0) + 1;
       liveCount.set(urn, live);
@@ -129,8 +149,8 @@ export function findIntegrityViolation(resources: readonly IntegrityResource[]):
         );
       }
     }
+    return undefined;
   }
-  return undefined;
 }
 
 /** The URNs a resource depends on, or a message when a field is not a URN or a list of URNs. */

@@ -134,10 +134,6 @@ async function ignoreConflict(write: Promise<void>): Promise<boolean> {
   }
 }
 
-function isUpload(value: UntypedDeployment | Uint8Array | CheckpointUpload): value is CheckpointUpload {
-  return !(value instanceof Uint8Array) && (value as CheckpointUpload).decoded instanceof Promise;
-}
-
 /** The state an ending update leaves behind. */
 interface UpdateOutcome {
   checkpoint?: string;
@@ -499,12 +495,8 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       token: string,
       deployment: UntypedDeployment | Uint8Array | CheckpointUpload,
     ) {
-      const upload = isUpload(deployment) ? deployment : undefined;
-      const incoming = upload ? upload.decoded : Promise.resolve(deployment as UntypedDeployment | Uint8Array);
-      // Handled by guardedSave; this only keeps a body that fails early from counting as an unhandled rejection.
-      incoming.catch(() => undefined);
-      const { stackId, checked, commit } = await guardedSave(ref, updateId, token, async () =>
-        prepareCheckpoint(storage.checkpoints, await incoming, upload?.gzipped),
+      const { stackId, checked, commit } = await guardedSave(ref, updateId, token, () =>
+        prepareCheckpoint(storage.checkpoints, deployment),
       );
       const save = await commit();
       await storage.checkpoints.put({ stackId, name: updateCheckpointName(updateId, save, checked.resourceCount) }, checked.prepared);
