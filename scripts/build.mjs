@@ -10,6 +10,16 @@ const outdir = `${root}dist/cli`;
 rmSync(outdir, { recursive: true, force: true });
 
 const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+
+/** Commander's `node:child_process` is loaded on first use (cli/lazy-child-process.cjs); nothing else's is. */
+const lazyChildProcessForCommander = {
+  name: 'lazy-child-process-for-commander',
+  setup(build) {
+    build.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: `${root}cli/lazy-child-process.cjs` } : undefined,
+    );
+  },
+};
 const started = Date.now();
 await build({
   absWorkingDir: root,
@@ -27,6 +37,7 @@ await build({
   // CommonJS dependencies inside an ESM bundle still call require().
   banner: { js: "import { createRequire as __syCreateRequire } from 'node:module'; const require = __syCreateRequire(import.meta.url);" },
   define: { __STACKYARD_VERSION__: JSON.stringify(version) },
+  plugins: [lazyChildProcessForCommander],
   logLevel: 'warning',
 });
 process.stdout.write(`build: dist/cli/stackyard.mjs in ${Date.now() - started} ms\n`);

@@ -1,9 +1,10 @@
 import { join, resolve } from 'node:path';
+import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { UntypedDeployment } from '../engine/deployment.js';
 import type { OperationBackend } from '../engine/operation.js';
 import { testCrypter } from '../../test/engine/engine-harness.js';
-import { engineCommand } from './engine-command.js';
+import { declareEngineCommand, type ResolveEngineStack } from './engine-command.js';
 import { programFromProject } from './engine-program.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../../test/fixtures');
@@ -33,6 +34,8 @@ describe('programFromProject', () => {
   });
 });
 
+const upCommand = (loadResolver: () => Promise<ResolveEngineStack>) => declareEngineCommand(new Command('up'), 'up', loadResolver);
+
 describe('engine commands', () => {
   afterEach(() => {
     process.exitCode = undefined;
@@ -57,11 +60,11 @@ describe('engine commands', () => {
       projectPlugins: [{ name: 'testprov', path: join(FIXTURES, 'providers/testprov') }],
       backend,
     });
-    await engineCommand('up', resolver(2)).parseAsync(['--yes', '--skip-preview'], { from: 'user' });
+    await upCommand(resolver(2)).parseAsync(['--yes', '--skip-preview'], { from: 'user' });
     expect(process.exitCode).toBe(0);
     expect((state?.deployment as { resources?: unknown[] }).resources?.length).toBeGreaterThan(5);
 
-    await engineCommand('up', resolver(5)).parseAsync(['--yes', '--skip-preview'], { from: 'user' });
+    await upCommand(resolver(5)).parseAsync(['--yes', '--skip-preview'], { from: 'user' });
     expect(process.exitCode).toBe(1);
     expect(out.mock.calls.map((c) => String(c[0])).join('')).toContain('injected update failure');
   }, 60_000);

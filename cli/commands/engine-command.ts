@@ -1,10 +1,10 @@
 /**
- * Builds the `preview`, `up`, `destroy` and `refresh` commands. The engine is imported only when one of them runs.
+ * Declares the `preview`, `up`, `destroy` and `refresh` commands. The engine is imported only when one of them runs.
  * Stack resolution (project files, config, backend session) is injected, so the same commands work on the local
  * backend and, later, on the service.
  */
 import { createInterface } from 'node:readline/promises';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { ProgramSpec, StackConfig } from '../engine/language-host.js';
 import type { OperationBackend, OperationCommand } from '../engine/operation.js';
 import type { ProjectPlugin } from '../engine/plugin-discovery.js';
@@ -34,7 +34,9 @@ export interface EngineStackRequest {
 /** Resolves the stack (by `--stack` or the selected one) from the current project directory. */
 export type ResolveEngineStack = (request: EngineStackRequest) => Promise<EngineStackContext>;
 
-const DESCRIPTIONS: Record<OperationCommand, string> = {
+export const ENGINE_COMMANDS: readonly OperationCommand[] = ['preview', 'up', 'destroy', 'refresh'];
+
+export const ENGINE_COMMAND_DESCRIPTIONS: Record<OperationCommand, string> = {
   preview: 'Show a preview of updates to a stack',
   up: 'Create or update the resources in a stack',
   destroy: 'Destroy all existing resources in the stack',
@@ -55,10 +57,9 @@ function terminalConfirm(): ((question: string) => Promise<boolean>) | undefined
   };
 }
 
-/** Creates one engine command; `resolveStack` is loaded only when the command runs. */
-export function engineCommand(command: OperationCommand, loadResolver: () => Promise<ResolveEngineStack>): Command {
-  const cmd = addEngineFlags(new Command(command).description(DESCRIPTIONS[command]), command);
-  cmd.action(async (opts: Record<string, unknown>) => {
+/** Declares engine command `command`'s flags and action on `cmd`; `resolveStack` is loaded only when it runs. */
+export function declareEngineCommand(cmd: Command, command: OperationCommand, loadResolver: () => Promise<ResolveEngineStack>): Command {
+  addEngineFlags(cmd, command).action(async (opts: Record<string, unknown>) => {
     const { flags, previewOnly, remove } = toOperationFlags(opts);
     const resolve = await loadResolver();
     const ctx = await resolve({

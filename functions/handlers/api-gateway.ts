@@ -9,6 +9,29 @@ import type { HttpRequest, HttpResponse } from '../http/types.js';
 /** An API Gateway HTTP API (payload v2) Lambda handler. */
 export type ApiGatewayHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
+/**
+ * The binary wire bodies of the events `serve` builds. Such an event still carries its body base64-encoded, as
+ * API Gateway does, for anything that reads it, but the text is built only when read: the handler takes the bytes
+ * `serve` already holds instead, so a large gzip upload is not turned into text and back into a second copy of
+ * itself. (base64 gives back exactly the bytes; a text body goes through UTF-8 as in Lambda, so it is not held.)
+ */
+const heldBodies = new WeakMap<APIGatewayProxyEventV2, Buffer>();
+
+/** Gives `event` the binary body `body`, base64-encoded as Lambda's event has it, encoded only if something reads it. */
+export function attachBinaryBody(event: APIGatewayProxyEventV2, body: Buffer): void {
+  heldBodies.set(event, body);
+  event.isBase64Encoded = true;
+  Object.defineProperty(event, 'body', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const text = body.toString('base64');
+      Object.defineProperty(event, 'body', { value: text, enumerable: true, configurable: true, writable: true });
+      return text;
+    },
+  });
+}
+
 /** API Gateway v2 event → the core's request. The body stays the exact wire bytes (base64 undone). */
 export function requestFromEvent(event: APIGatewayProxyEventV2): HttpRequest {
   const headers: Record<string, string> = {};
@@ -17,8 +40,10 @@ export function requestFromEvent(event: APIGatewayProxyEventV2): HttpRequest {
   }
   // Payload v2 moves the Cookie header into `cookies`; the core reads it as the one header browsers send.
   if (event.cookies && event.cookies.length > 0) headers.cookie = event.cookies.join('; ');
-  const body =
-    event.body === undefined || event.body === null
+  const held = heldBodies.get(event);
+  const body = held
+    ? held
+    : event.body === undefined || event.body === null
       ? Buffer.alloc(0)
       : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
   return {

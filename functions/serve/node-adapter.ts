@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { ApiGatewayHandler } from '../handlers/api-gateway.js';
+import { attachBinaryBody, type ApiGatewayHandler } from '../handlers/api-gateway.js';
 import { MAX_REQUEST_BODY_BYTES } from '../http/limits.js';
 import type { ConnectionTracker } from './connections.js';
 
@@ -63,7 +63,7 @@ export function eventFromRequest(request: IncomingMessage, body: Buffer, request
   const binary = headers['content-encoding'] !== undefined || !TEXT_TYPE.test(headers['content-type'] ?? 'text/plain');
   const now = new Date();
   const host = headers.host ?? 'localhost';
-  return {
+  const event: APIGatewayProxyEventV2 = {
     version: '2.0',
     routeKey: '$default',
     rawPath: url.pathname,
@@ -89,9 +89,11 @@ export function eventFromRequest(request: IncomingMessage, body: Buffer, request
       time: clfTime(now),
       timeEpoch: now.getTime(),
     },
-    ...(body.length > 0 ? { body: body.toString(binary ? 'base64' : 'utf8') } : {}),
-    isBase64Encoded: binary && body.length > 0,
+    ...(body.length > 0 && !binary ? { body: body.toString('utf8') } : {}),
+    isBase64Encoded: false,
   };
+  if (body.length > 0 && binary) attachBinaryBody(event, body);
+  return event;
 }
 
 function lambdaContext(requestId: string): Context {

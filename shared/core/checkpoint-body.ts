@@ -10,9 +10,9 @@
  */
 import { InvalidInputError, TooLargeError } from './errors.js';
 import { declaresIntegrityError, findIntegrityViolation, integrityError, type IntegrityResource } from './deployment-integrity.js';
-import { soundDeploymentResourceCount } from './deployment-scan.js';
+import { DeploymentScan, soundDeploymentResourceCount } from './deployment-scan.js';
 import { MAX_OBJECT_BYTES, type CheckpointStore, type PreparedObject } from '../ports/checkpoint-store.js';
-import type { UntypedDeployment } from './service/types.js';
+import type { CheckpointUpload, UntypedDeployment } from './service/types.js';
 
 /** Deployment schema versions a running update may save (1 and 2 are legacy forms the Pulumi CLI still reads). */
 const MIN_VERSION = 1;
@@ -90,30 +90,78 @@ export function resourceCountOf(document: UntypedDeployment): number {
 /**
  * Checks a plain checkpoint and gets it ready for storage. Request bytes are stored as received (readers pick
  * `version`, `features` and `deployment`): the client's own gzip bytes when it sent them, else compressed off the
- * main thread while they are parsed and checked. The resource count is taken from the document the check parsed,
- * so nothing needs to read the state back to count it.
+ * main thread while they are parsed and checked. The resource count is taken from the check, so nothing needs to
+ * read the state back to count it.
  */
 export async function prepareCheckpoint(
   store: CheckpointStore,
-  deployment: UntypedDeployment | Uint8Array,
-  gzipped?: Uint8Array,
+  deployment: UntypedDeployment | Uint8Array | CheckpointUpload,
 ): Promise<CheckedCheckpoint> {
-  if (!(deployment instanceof Uint8Array)) {
+  if (deployment instanceof Uint8Array) return prepareBytes(store, deployment);
+  if (!isUpload(deployment)) {
     checkDeploymentDocument(deployment, 'checkpoint');
     const { version, features, deployment: body } = deployment;
     const stored = features && features.length > 0 ? { version, features, deployment: body } : { version, deployment: body };
     return { prepared: await store.prepare(Buffer.from(JSON.stringify(stored))), resourceCount: resourceCountOf(deployment) };
   }
-  if (deployment.byteLength > MAX_OBJECT_BYTES) {
-    throw new TooLargeError(`A checkpoint of ${deployment.byteLength} bytes is over the limit of ${MAX_OBJECT_BYTES} bytes (50 MB).`);
+  const { gzipped } = deployment;
+  if (!gzipped) return prepareBytes(store, await readAll(deployment));
+  // Stored as the client compressed it, so the inflated bytes are only checked: a large state is scanned chunk by
+  // chunk as it is inflated and never held whole (40 MB inflated, the save held it twice over until the garbage
+  // collector ran, which it often did not before the next request).
+  const smallChunks: Uint8Array[] = [];
+  let size = 0;
+  let scan: DeploymentScan | undefined;
+  for await (const chunk of deployment.chunks()) {
+    size += chunk.byteLength;
+    if (scan) {
+      scan.push(chunk);
+      continue;
+    }
+    smallChunks.push(chunk);
+    if (size < SCAN_FROM_BYTES) continue;
+    scan = new DeploymentScan();
+    for (const held of smallChunks.splice(0)) scan.push(held);
   }
-  const compressing = gzipped ? Promise.resolve({ gzipped, size: deployment.byteLength }) : store.prepare(deployment);
+  checkSize(size);
+  const resourceCount = scan
+    ? (scan.end() ?? resourceCountOf(checkDeploymentBytes(await readAll(deployment), 'checkpoint')))
+    : resourceCountOf(checkDeploymentBytes(joined(smallChunks), 'checkpoint'));
+  return { prepared: { gzipped, size }, resourceCount };
+}
+
+/** A checkpoint sent as plain bytes: compressed for storage while it is checked. */
+async function prepareBytes(store: CheckpointStore, bytes: Uint8Array): Promise<CheckedCheckpoint> {
+  checkSize(bytes.byteLength);
+  const compressing = store.prepare(bytes);
   let resourceCount: number;
   try {
-    resourceCount = checkedResourceCount(deployment, 'checkpoint');
+    resourceCount = checkedResourceCount(bytes, 'checkpoint');
   } catch (error) {
     await compressing.catch(() => undefined);
     throw error;
   }
   return { prepared: await compressing, resourceCount };
+}
+
+function checkSize(bytes: number): void {
+  if (bytes > MAX_OBJECT_BYTES) {
+    throw new TooLargeError(`A checkpoint of ${bytes} bytes is over the limit of ${MAX_OBJECT_BYTES} bytes (50 MB).`);
+  }
+}
+
+function isUpload(value: UntypedDeployment | CheckpointUpload): value is CheckpointUpload {
+  return typeof (value as CheckpointUpload).chunks === 'function';
+}
+
+/** An upload's decoded bytes, all at once: a small state, or the full check's verdict on one the scan did not accept. */
+async function readAll(upload: CheckpointUpload): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of upload.chunks()) chunks.push(chunk);
+  return joined(chunks);
+}
+
+/** Chunks as one buffer; one chunk as it is, not copied. */
+function joined(chunks: Uint8Array[]): Buffer {
+  return chunks.length === 1 ? Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.byteLength) : Buffer.concat(chunks);
 }

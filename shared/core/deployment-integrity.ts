@@ -59,11 +59,45 @@ export function findIntegrityViolation(resources: readonly IntegrityResource[]):
   resources.forEach((resource, index) => {
     if (typeof resource?.urn === 'string' && !firstIndex.has(resource.urn)) firstIndex.set(resource.urn, index);
   });
-  const seen = new Set<string>();
-  const providers = new Set<string>();
-  const liveCount = new Map<string, number>();
-  const totalCount = new Map<string, number>();
-  for (const [index, resource] of resources.entries()) {
+  const walk = new IntegrityWalk((urn) => firstIndex.get(urn));
+  for (const resource of resources) {
+    const violation = walk.add(resource);
+    if (violation) return violation;
+  }
+  return undefined;
+}
+
+/** Where the walk remembers URNs (a `Set<string>`, or one that keeps them off the JS heap). */
+export interface UrnSet {
+  has(urn: string): boolean;
+  add(urn: string): void;
+}
+
+/**
+ * The same check one resource at a time, in list order, holding only what later resources may refer to (URNs seen,
+ * providers, URNs live), so a caller that reads resources one by one never needs the whole list at once.
+ * `firstIndexOf` tells apart a reference to a resource that comes later in the list from one that is missing; without
+ * it every unresolved reference is reported as dangling.
+ */
+export class IntegrityWalk {
+  private readonly seen: UrnSet;
+  private readonly providers: UrnSet;
+  private readonly live: UrnSet;
+  private index = 0;
+
+  constructor(
+    private readonly firstIndexOf: (urn: string) => number | undefined = () => undefined,
+    newSet: () => UrnSet = () => new Set<string>(),
+  ) {
+    this.seen = newSet();
+    this.providers = newSet();
+    this.live = newSet();
+  }
+
+  /** Checks the next resource of the list; the violation it is the first to break, if any. */
+  add(resource: IntegrityResource): IntegrityViolation | undefined {
+    const index = this.index++;
+    const { seen, providers, live } = this;
     const fail = (rule: IntegrityRule, message: string): IntegrityViolation => ({
       index,
       urn: typeof resource?.urn === 'string' ? resource.urn : '',
@@ -102,7 +136,7 @@ export function findIntegrityViolation(resources: readonly IntegrityResource[]):
     if (typeof references === 'string') return fail('dangling-reference', references);
     for (const reference of references) {
       if (seen.has(reference.urn)) continue;
-      const later = firstIndex.get(reference.urn);
+      const later = this.firstIndexOf(reference.urn);
       if (later !== undefined && later > index) {
         return fail(
           'reference-after-resource',
@@ -117,20 +151,18 @@ export function findIntegrityViolation(resources: readonly IntegrityResource[]):
     if (Array.isArray(resource.aliases)) {
       for (const alias of resource.aliases) if (typeof alias === 'string') seen.add(alias);
     }
-    totalCount.set(urn, (totalCount.get(urn) ?? 0) + 1);
     if (resource.delete !== true) {
-      const live = (liveCount.get(urn) ?? 0) + 1;
-      liveCount.set(urn, live);
-      if (live > 1) {
+      if (live.has(urn)) {
         return fail(
           'duplicate-urn',
           `resource '${urn}' appears more than once not marked for deletion; of the resources sharing a URN, all ` +
             'or all but one must be marked "delete"',
         );
       }
+      live.add(urn);
     }
+    return undefined;
   }
-  return undefined;
 }
 
 /** The URNs a resource depends on, or a message when a field is not a URN or a list of URNs. */

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkDeploymentBytes, checkedResourceCount, resourceCountOf } from './checkpoint-body.js';
-import { soundDeploymentResourceCount } from './deployment-scan.js';
+import { DeploymentScan, soundDeploymentResourceCount } from './deployment-scan.js';
 
 const urn = (n: number) => `urn:pulumi:dev::p::t:i:R::r${n}`;
 
@@ -65,6 +65,25 @@ describe('soundDeploymentResourceCount', () => {
       { numRuns: 3000, seed: 20 },
     );
     expect(accepted).toBeGreaterThan(50);
+  });
+
+  it('gives the same verdict and count however the bytes are cut into chunks (random documents)', () => {
+    const cut = documentArbitrary.chain((document) => {
+      const bytes = Buffer.from(JSON.stringify(document));
+      return fc.tuple(fc.constant(bytes), fc.uniqueArray(fc.nat(bytes.length), { maxLength: 8 }));
+    });
+    fc.assert(
+      fc.property(cut, ([bytes, cuts]) => {
+        const scan = new DeploymentScan();
+        let at = 0;
+        for (const end of [...cuts.sort((a, b) => a - b), bytes.length]) {
+          scan.push(Buffer.from(bytes.subarray(at, end)));
+          at = end;
+        }
+        expect(scan.end()).toBe(fullCount(bytes));
+      }),
+      { numRuns: 2000, seed: 20 },
+    );
   });
 
   it('accepts nothing the full parse rejects after random damage to the bytes', () => {

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../../../shared/core/errors.js';
 import { requestInfo } from '../auth.js';
-import { isGzipped, validateBody } from '../decode.js';
+import { decodeBodyChunks, isGzipped, validateBody } from '../decode.js';
 import { jsonResponse, okResponse } from '../respond.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../router.js';
@@ -103,8 +103,8 @@ export const updateRoutes: Route[] = [
       return jsonResponse(200, renewed);
     },
   },
-  // The hot path: the token write starts at once, and the body is gunzipped and validated meanwhile, parsed only
-  // once; the client's gzip bytes are what gets stored.
+  // The hot path: the token is checked while the body is inflated and checked a chunk at a time, never held
+  // inflated whole; the client's gzip bytes are what gets stored.
   {
     method: 'PATCH',
     path: `${UPDATE}/checkpoint`,
@@ -112,15 +112,17 @@ export const updateRoutes: Route[] = [
     async handle(ctx) {
       const token = ctx.updateToken();
       const ref = ctx.stackRef();
-      const decoded = ctx.rawBody().then((bytes) => {
-        if (bytes.length === 0) throw new InvalidInputError('The checkpoint request has no body; send the JSON document.');
-        return bytes;
-      });
-      // The service may refuse before it reads the body; a body that fails too must not become an unhandled
-      // rejection (which would end a `serve` process).
-      decoded.catch(() => undefined);
-      const gzipped = isGzipped(ctx.request) ? ctx.request.body : undefined;
-      await ctx.services.updates.saveCheckpoint(ref, ctx.params.updateId!, token, { decoded, gzipped });
+      const request = ctx.request;
+      const chunks = async function* () {
+        let size = 0;
+        for await (const chunk of decodeBodyChunks(request)) {
+          size += chunk.length;
+          yield chunk;
+        }
+        if (size === 0) throw new InvalidInputError('The checkpoint request has no body; send the JSON document.');
+      };
+      const gzipped = isGzipped(request) ? request.body : undefined;
+      await ctx.services.updates.saveCheckpoint(ref, ctx.params.updateId!, token, { chunks, gzipped });
       return okResponse();
     },
   },

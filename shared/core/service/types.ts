@@ -77,12 +77,13 @@ export interface StartUpdateRequest {
 }
 
 /**
- * A checkpoint as it came over the wire: its decoded bytes (still being inflated when the save starts, so the token
- * write overlaps it) and, when the client compressed it, those gzip bytes, which are stored as they are once the
- * decoded document checks out, instead of being compressed a second time.
+ * A checkpoint as it came over the wire: its decoded bytes, read in chunks as they are inflated (each call of
+ * `chunks` starts from the beginning, and throws what decoding the body throws), and, when the client compressed it,
+ * those gzip bytes, which are stored as they are once the decoded document checks out, instead of being compressed a
+ * second time.
  */
 export interface CheckpointUpload {
-  decoded: Promise<Uint8Array>;
+  chunks(): AsyncIterable<Uint8Array>;
   gzipped?: Uint8Array;
 }
 

@@ -20,7 +20,8 @@ import type { ServiceDeps } from './create-services.js';
 import { StackKeys } from './secrets-envelope.js';
 import { currentDeployment, deploymentOfVersion, updateCheckpointName, writeStackCheckpoint } from './stack-state.js';
 import type { Principal, UntypedDeployment, UpdateService } from './types.js';
-import { createUpdateService, settleAbandonedUpdate } from './update-service.js';
+import { settleAbandonedUpdate } from './update-records.js';
+import { createUpdateService } from './update-service.js';
 
 interface Backend {
   storage: Storage;
@@ -83,6 +84,9 @@ const journalEntry = (
   ...extra,
 });
 const journalBatch = (entries: JournalEntry[]) => Buffer.from(JSON.stringify({ entries }));
+async function* chunksOf(bytes: Buffer) {
+  yield bytes;
+}
 const resourceUrns = (deployment: UntypedDeployment) =>
   ((deployment.deployment as { resources?: { urn: string }[] }).resources ?? []).map((r) => r.urn);
 
@@ -217,9 +221,9 @@ describe.each([
     const decoded = Buffer.from(JSON.stringify({ isInvalid: false, ...deployment }));
     const gzipped = gzipSync(decoded, { level: 1 });
 
-    await recorded.saveCheckpoint(ref, run.updateId, run.token, { decoded: Promise.resolve(decoded), gzipped });
+    await recorded.saveCheckpoint(ref, run.updateId, run.token, { chunks: () => chunksOf(decoded), gzipped });
     const broken = recorded.saveCheckpoint(ref, run.updateId, run.token, {
-      decoded: Promise.resolve(Buffer.from('{"version":3')),
+      chunks: () => chunksOf(Buffer.from('{"version":3')),
       gzipped: gzipSync('{"version":3'),
     });
 

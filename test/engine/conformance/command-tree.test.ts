@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { declareTree } from '../../../cli/commands/lazy-tree.js';
 import { refusalReason } from '../../../cli/commands/pulumi-flags.js';
 import { UsageError } from '../../../cli/output/errors.js';
 import { createProgram } from '../../../cli/program.js';
@@ -145,7 +146,9 @@ function flagsOf(command: Command, path: string[] = []): Flag[] {
   return [...own, ...command.commands.flatMap((sub) => flagsOf(sub, [...path, sub.name()]))];
 }
 
+// A run declares only the commands on its path (lazy-tree.ts); this walk declares all of them.
 const program = createProgram('0.0.0-test');
+declareTree(program);
 const flags = flagsOf(program);
 const refused = flags.filter((f) => refusalReason(f.command, f.option.long!) !== undefined);
 const implemented = flags.filter((f) => refusalReason(f.command, f.option.long!) === undefined);
@@ -162,13 +165,12 @@ describe('the command tree', () => {
   });
 
   it.each(refused.map((f) => [`${f.path.join(' ') || 'stackyard'} ${f.option.long}`, f] as const))('refuses %s with the reason, before running', async (_name, f) => {
-    // Prepare: a fresh tree, so no option value lingers from an earlier parse
+    // Prepare: a fresh tree, so no option value lingers from an earlier parse; it declares the commands on the path
+    // as a real run does
     const fresh = createProgram('0.0.0-test');
     const value = f.option.required ? ['1'] : [];
-    let target: Command = fresh;
-    for (const name of f.path) target = target.commands.find((c) => c.name() === name)!;
     // The program's own flags need a command to run.
-    const argv = f.path.length ? [...f.path, ...requiredArgs(target), f.option.long!, ...value] : [f.option.long!, ...value, 'whoami'];
+    const argv = f.path.length ? [...f.path, ...requiredArgs(f.command), f.option.long!, ...value] : [f.option.long!, ...value, 'whoami'];
 
     // Act
     const run = fresh.parseAsync(argv, { from: 'user' });
