@@ -44,8 +44,7 @@ try {
     }
 
     let started = performance.now();
-    const loadCheckpoint = async (name) => JSON.parse(Buffer.from(await store.get({ stackId, name })).toString('utf8'));
-    const current = await currentUpdateDeployment(store, stackId, updateId, loadCheckpoint, Date.now);
+    const current = await currentUpdateDeployment(store, stackId, updateId, Date.now);
     await store.put({ stackId, name: `checkpoints/materialised` }, current.text);
     materialise.push(performance.now() - started);
     if (current.resourceCount !== COUNT) throw new Error(`materialised ${current.resourceCount} resources, expected ${COUNT}`);

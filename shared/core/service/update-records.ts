@@ -14,7 +14,7 @@ import { updateEvent, type UpdateEventCause } from '../hooks/payloads.js';
 import { resourceCountOf } from '../checkpoint-body.js';
 import { isStaleRevision, loadStack } from './authorization.js';
 import type { ServiceDeps } from './create-services.js';
-import { checkpointLoader, lastUpdateCheckpoint, loadCheckpoint, resourceCountInName, updateResultName } from './stack-state.js';
+import { lastUpdateCheckpoint, loadCheckpoint, resourceCountInName, updateResultName } from './stack-state.js';
 import type { Principal, UpdateStatusView } from './types.js';
 
 const TERMINAL: ReadonlySet<UpdateStatus> = new Set(['succeeded', 'failed', 'cancelled']);
@@ -85,14 +85,7 @@ async function resolveOutcome(deps: ServiceDeps, stack: StackRecord, updateId: s
     return { checkpoint: last, resourceCount: recorded ?? resourceCountOf(await loadCheckpoint(deps, stack.id, last)) };
   }
   const resultName = updateResultName(updateId);
-  const materialized = await materializeUpdate(
-    deps.storage.checkpoints,
-    stack.id,
-    updateId,
-    resultName,
-    checkpointLoader(deps, stack.id),
-    deps.now,
-  );
+  const materialized = await materializeUpdate(deps.storage.checkpoints, stack.id, updateId, resultName, deps.now);
   if (materialized) return { checkpoint: resultName, resourceCount: materialized.resourceCount };
   return { checkpoint: stack.currentCheckpoint, resourceCount: stack.resourceCount };
 }
