@@ -39,6 +39,7 @@ const UNUSED_IN_LAMBDA = [
 let outDir: string;
 const packages = new Map<string, Set<string>>();
 const tableStores = new Map<string, string[]>();
+const schemaModules = new Map<string, string[]>();
 
 beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), 'stackyard-lambda-bundles-'));
@@ -46,6 +47,7 @@ beforeAll(async () => {
     const { metafile } = await buildLambdaBundle(name, outDir);
     packages.set(name, packagesIn(inputsOf(metafile)));
     tableStores.set(name, tableStoresIn(inputsOf(metafile, 1024)));
+    schemaModules.set(name, inputsOf(metafile).flatMap((path) => /functions\/http\/schemas-(\w+)\.ts$/.exec(path)?.[1] ?? []).sort());
   }
 }, 120_000);
 
@@ -78,6 +80,17 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
       secrets: sessions,
       stacks: ['audit', 'console-session', 'identity', 'lease', 'stack', 'update'],
       updates: ['audit', 'console-session', 'hook', 'identity', 'lease', 'stack', 'update'],
+    });
+  });
+
+  it("carries only its own route families' request schemas (identity also the others, which the OpenAPI document loads)", () => {
+    expect(Object.fromEntries(schemaModules)).toEqual({
+      'hook-dispatcher': [],
+      identity: ['identity', 'secrets', 'stacks', 'updates'],
+      secrets: ['secrets'],
+      // The access routes (members, teams, stack grants) are split between identity and stacks.
+      stacks: ['identity', 'stacks'],
+      updates: ['updates'],
     });
   });
 

@@ -5,7 +5,7 @@ import type { RouteContext } from '../context.js';
 import { validateBody } from '../decode.js';
 import { jsonResponse, noContentResponse } from '../respond.js';
 import type { Route } from '../router.js';
-import { addHookSchema } from '../schemas.js';
+import { addHookSchema } from '../schemas-updates.js';
 
 /**
  * Hooks (docs/hooks.md), modelled on Pulumi Cloud's webhooks API: the same routes for an organization's hooks and
