@@ -215,7 +215,12 @@ export async function currentUpdateDeployment(
     lastSavedCheckpoint(store, stackId, updateId),
     readUpdateBase(store, stackId, updateId),
   ]);
-  const readBase = async () => (baseCheckpoint ? Buffer.from(await store.get({ stackId, name: baseCheckpoint })) : undefined);
+  const readBase = async () => {
+    if (!baseCheckpoint) return undefined;
+    const bytes = await store.get({ stackId, name: baseCheckpoint });
+    // A view of the bytes read, not a copy: the base can be tens of megabytes.
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  };
   if (journalNames.length > 0) {
     // The base and the batches just listed are read together; the listing above is the journal replayed.
     const [baseBytes, entries] = await Promise.all([readBase(), readJournalBatches(store, stackId, journalNames)]);
