@@ -1,11 +1,13 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { TableStore } from '../shared/adapters/aws/table-stores.js';
 import { absent } from '../shared/core/absent.js';
 import { auditingDenials } from '../shared/core/audit/denials.js';
 import type { ServiceDeps } from '../shared/core/service/create-services.js';
-import { serviceDeps } from '../shared/core/service/service-deps.js';
+import type { StackKeys } from '../shared/core/service/secrets-envelope.js';
 import type { Services } from '../shared/core/service/types.js';
+import type { Storage } from '../shared/ports/index.js';
 import type { AccessLogEntry } from './http/access-log.js';
 import { createRoutedApi, type ApiHandler } from './http/api-core.js';
 import { findConsoleAssets } from './http/console-assets.js';
@@ -29,13 +31,24 @@ let services: Services | undefined;
 function lambdaServices(event: APIGatewayProxyEventV2, fn: LambdaFunction): Services {
   if (!services) {
     // Every storage call becomes an X-Ray subsegment (a no-op where tracing is off).
-    const storage = lambdaStorage(fn.storage, process.env, (client) => tracer.captureAWSv3Client(client));
+    const storage = lambdaStorage(fn.tables, fn.storage, process.env, (client) => tracer.captureAWSv3Client(client));
     const serviceUrl = process.env.STACKYARD_PUBLIC_URL || `https://${event.requestContext.domainName}`;
-    const deps = serviceDeps(storage, { serviceUrl, hooks: hookOptionsFromEnv(process.env) });
+    const now = Date.now;
+    // As `serviceDeps` builds them, but with the data keys only where the routes use them (fn.keys).
+    const deps: ServiceDeps = {
+      storage,
+      now,
+      keys: fn.keys?.(storage, now) ?? absent<StackKeys>(`stack data keys (the ${fn.group} function's routes never use them)`),
+      options: { serviceUrl, hooks: hookOptionsFromEnv(process.env) },
+    };
     const built = fn.services(deps, (service) => auditingDenials(deps, service));
     const missing = (name: string) => absent<object>(`${name} service (the ${fn.group} function's routes never use it)`);
     services = new Proxy(built, {
-      get: (target, name: string) => target[name as keyof Services] ?? missing(name),
+      get: (target, name: string) => {
+        const service = target[name as keyof Services] as object | undefined;
+        // A service built with only the methods the routes call answers the others as `absent` does.
+        return service ? withAbsentMembers(service, missing(name)) : missing(name);
+      },
     }) as Services;
   }
   return services;
@@ -46,14 +59,39 @@ export interface LambdaFunction {
   group: HandlerGroup;
   /** The group's routes (http/routes/group-<group>.ts): the only ones bundled into it. */
   routes: readonly Route[];
+  /** The table stores those routes (and authentication and the audit log) use; the others are left out of the bundle. */
+  tables: readonly TableStore[];
   /** The storage parts beyond the table that those routes use (storage-parts/). */
   storage: readonly StorageParts[];
+  /**
+   * The per-stack data keys (`ServiceDeps.keys`), for a function whose routes encrypt or decrypt secrets; the others
+   * leave them out of their bundle.
+   */
+  keys?: (storage: Storage, now: () => number) => StackKeys;
   /**
    * Builds the services those routes (and authentication: identity, console) use, each passed through `audited` as
    * `createServices` does (authorization refusals go to the audit log); the others are left out of the bundle, and
    * answer with an error naming them if ever called.
    */
-  services: (deps: ServiceDeps, audited: <S extends object>(service: S) => S) => Partial<Services>;
+  services: (deps: ServiceDeps, audited: <S extends object>(service: S) => S) => PartialServices;
+}
+
+/**
+ * Services, each possibly with only some of its methods: the stacks function reads an update's status without
+ * bundling the update lifecycle (its hook gates bring the Lambda client).
+ */
+export type PartialServices = { [Name in keyof Services]?: Partial<Services[Name]> };
+
+const completed = new WeakMap<object, object>();
+
+/** `service` whose members it lacks come from `fallback`, one object per service. */
+function withAbsentMembers(service: object, fallback: object): object {
+  let whole = completed.get(service);
+  if (!whole) {
+    whole = new Proxy(service, { get: (target, member) => (member in target ? Reflect.get(target, member) : Reflect.get(fallback, member)) });
+    completed.set(service, whole);
+  }
+  return whole;
 }
 
 /**

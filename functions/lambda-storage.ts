@@ -1,6 +1,7 @@
 import { awsStorageOptionsFromEnv, type AwsStorageOptions } from '../shared/adapters/aws/options.js';
 import { assembleAwsStorage, type AwsObjectParts } from '../shared/adapters/aws/assemble.js';
 import { createDocumentClients } from '../shared/adapters/aws/clients.js';
+import type { TableStore } from '../shared/adapters/aws/table-stores.js';
 import type { Storage } from '../shared/ports/index.js';
 
 /**
@@ -19,8 +20,12 @@ export type StorageParts = (
 /** Hands each SDK client to the tracer as it is made (functions/observability.ts); the identity by default. */
 export type InstrumentClient = <T>(client: T) => T;
 
-/** The storage of a function built from the table plus `parts` (STACKYARD_TABLE, _BUCKET, _KMS_KEY_ID from `env`). */
+/**
+ * The storage of a function: the table `stores` its routes use (shared/adapters/aws/table-stores.ts) plus `parts`
+ * (STACKYARD_TABLE, _BUCKET, _KMS_KEY_ID from `env`).
+ */
 export function lambdaStorage(
+  stores: readonly TableStore[],
   parts: readonly StorageParts[],
   env: NodeJS.ProcessEnv = process.env,
   instrument: InstrumentClient = (client) => client,
@@ -36,6 +41,7 @@ export function lambdaStorage(
       table: options.table,
       now,
       documents,
+      stores,
       close() {
         documents.destroy();
         dynamodb.destroy();

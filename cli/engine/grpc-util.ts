@@ -9,6 +9,18 @@ type UnaryMethod<Req, Res> = (
   cb: (err: grpcTypes.ServiceError | null, res: Res) => void,
 ) => grpcTypes.ClientUnaryCall;
 
+/**
+ * Options of the engine's own gRPC endpoints on the per-resource path (the resource monitor it serves, the
+ * provider channels it opens): messages up to 400 MB, and no channelz. Nothing here serves channelz, and its
+ * bookkeeping (a tracker, counters and timestamps per call and per stream) is paid on every RegisterResource,
+ * Log, Check and Create.
+ */
+export const ENGINE_GRPC_OPTIONS = {
+  'grpc.max_receive_message_length': 400 * 1024 * 1024,
+  'grpc.max_send_message_length': 400 * 1024 * 1024,
+  'grpc.enable_channelz': 0,
+} as const;
+
 /** Calls a unary method with a deadline; rejects with the gRPC `ServiceError`. */
 export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, self: object, req: Req, timeoutMs: number): Promise<Res> {
   return new Promise<Res>((resolve, reject) => {

@@ -4,7 +4,7 @@
  */
 import type * as grpcTypes from '@grpc/grpc-js';
 import type { DiagEvent, EngineEvents } from './events.js';
-import { grpcError } from './grpc-util.js';
+import { ENGINE_GRPC_OPTIONS, grpcError } from './grpc-util.js';
 import { emptyproto, engproto, engrpc, grpc, provproto, resproto, resrpc } from './proto.js';
 import { fromStruct, toStruct, stripSecrets, downgradeResourceRefs, type PropertyMap } from './properties.js';
 import { parseDurationSeconds } from './durations.js';
@@ -38,10 +38,7 @@ export class ProgramHost {
   shutdownSignalled = false;
   rootUrn = '';
 
-  private readonly server = new grpc.Server({
-    'grpc.max_receive_message_length': 400 * 1024 * 1024,
-    'grpc.max_send_message_length': 400 * 1024 * 1024,
-  });
+  private readonly server = new grpc.Server(ENGINE_GRPC_OPTIONS);
   private readonly stackTransforms: CallbackRef[] = [];
   private readonly resourceTransforms = new Map<string, CallbackRef[]>();
   private readonly callbacks = new CallbackInvoker();

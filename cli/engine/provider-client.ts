@@ -4,7 +4,7 @@
  * do not accept secrets get plain values, and their outputs are re-marked secret where inputs were.
  */
 import type * as grpcTypes from '@grpc/grpc-js';
-import { callUnary, grpcMessage, hasCode } from './grpc-util.js';
+import { callUnary, ENGINE_GRPC_OPTIONS, grpcMessage, hasCode } from './grpc-util.js';
 import { launchPlugin, type PluginCommand, type PluginProcess } from './plugin-host.js';
 import {
   annotateSecrets,
@@ -89,10 +89,7 @@ export class ProviderClient {
   ): Promise<ProviderClient> {
     const timeouts = opts.timeouts ?? DEFAULT_TIMEOUTS;
     const proc = await launchPlugin(cmd, { engineAddress: opts.engineAddress, cwd: opts.programDir, env: opts.env, timeoutMs: timeouts.launchMs, onLog: opts.onLog });
-    const client = new provrpc.ResourceProviderClient(`127.0.0.1:${proc.port}`, grpc.credentials.createInsecure(), {
-      'grpc.max_receive_message_length': 400 * 1024 * 1024,
-      'grpc.max_send_message_length': 400 * 1024 * 1024,
-    });
+    const client = new provrpc.ResourceProviderClient(`127.0.0.1:${proc.port}`, grpc.credentials.createInsecure(), ENGINE_GRPC_OPTIONS);
     const p = new ProviderClient(client, proc, cmd.label, timeouts);
     try {
       await p.handshake(opts.engineAddress, opts.rootDir, opts.programDir);

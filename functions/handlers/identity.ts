@@ -1,5 +1,6 @@
+import { auditTable, consoleSessionTable, identityTable, stackTable } from '../../shared/adapters/aws/table-stores.js';
 import { createAuditService } from '../../shared/core/audit/audit.js';
-import { createConsoleService } from '../../shared/core/console/index.js';
+import { createConsoleAuth } from '../../shared/core/console/console-auth.js';
 import { createOidcService } from '../../shared/core/oidc/oidc-service.js';
 import { createAccessService } from '../../shared/core/service/access-service.js';
 import { createIdentityService } from '../../shared/core/service/identity-service.js';
@@ -13,12 +14,13 @@ import { IDENTITY_GROUP_ROUTES } from '../http/routes/group-identity.js';
 export const identityFunction: LambdaFunction = {
   group: 'identity',
   routes: IDENTITY_GROUP_ROUTES,
+  tables: [identityTable, auditTable, consoleSessionTable, stackTable],
   storage: [],
   services: (deps, audited) => {
     const identity = audited(createIdentityService(deps));
     return {
       identity,
-      console: audited(createConsoleService(deps, identity)),
+      console: audited(createConsoleAuth(deps, identity)),
       access: audited(createAccessService(deps)),
       audit: audited(createAuditService(deps)),
       oidc: audited(createOidcService(deps)),

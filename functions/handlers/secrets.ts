@@ -1,5 +1,7 @@
-import { createConsoleService } from '../../shared/core/console/index.js';
+import { auditTable, consoleSessionTable, identityTable, stackTable } from '../../shared/adapters/aws/table-stores.js';
+import { createConsoleAuth } from '../../shared/core/console/console-auth.js';
 import { createIdentityService } from '../../shared/core/service/identity-service.js';
+import { StackKeys } from '../../shared/core/service/secrets-envelope.js';
 import { createSecretService } from '../../shared/core/service/secret-service.js';
 import { lambdaHandler, type LambdaFunction } from '../composition.js';
 import { SECRETS_GROUP_ROUTES } from '../http/routes/group-secrets.js';
@@ -9,10 +11,12 @@ import { kmsParts } from '../storage-parts/kms.js';
 export const secretsFunction: LambdaFunction = {
   group: 'secrets',
   routes: SECRETS_GROUP_ROUTES,
+  tables: [identityTable, auditTable, consoleSessionTable, stackTable],
   storage: [kmsParts],
+  keys: (storage, now) => new StackKeys(storage, { now }),
   services: (deps, audited) => {
     const identity = audited(createIdentityService(deps));
-    return { identity, console: audited(createConsoleService(deps, identity)), secrets: audited(createSecretService(deps)) };
+    return { identity, console: audited(createConsoleAuth(deps, identity)), secrets: audited(createSecretService(deps)) };
   },
 };
 

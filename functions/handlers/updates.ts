@@ -1,4 +1,6 @@
-import { createConsoleService } from '../../shared/core/console/index.js';
+import { ALL_TABLE_STORES } from '../../shared/adapters/aws/table-stores.js';
+import { createConsoleAuth } from '../../shared/core/console/console-auth.js';
+import { createHookService } from '../../shared/core/hooks/hook-service.js';
 import { createIdentityService } from '../../shared/core/service/identity-service.js';
 import { createUpdateService } from '../../shared/core/service/update-service.js';
 import { lambdaHandler, type LambdaFunction } from '../composition.js';
@@ -6,14 +8,23 @@ import { UPDATES_GROUP_ROUTES } from '../http/routes/group-updates.js';
 import { kmsParts } from '../storage-parts/kms.js';
 import { s3Parts } from '../storage-parts/s3.js';
 
-/** API Gateway entry point of the updates routes, on the table, S3 and KMS (docs/deploy.md, "What each function bundles"). */
+/**
+ * API Gateway entry point of the updates routes (an update's lifecycle, webhooks), on the table, S3 and KMS
+ * (docs/deploy.md, "What each function bundles").
+ */
 export const updatesFunction: LambdaFunction = {
   group: 'updates',
   routes: UPDATES_GROUP_ROUTES,
+  tables: ALL_TABLE_STORES,
   storage: [s3Parts, kmsParts],
   services: (deps, audited) => {
     const identity = audited(createIdentityService(deps));
-    return { identity, console: audited(createConsoleService(deps, identity)), updates: audited(createUpdateService(deps)) };
+    return {
+      identity,
+      console: audited(createConsoleAuth(deps, identity)),
+      updates: audited(createUpdateService(deps)),
+      hooks: audited(createHookService(deps)),
+    };
   },
 };
 

@@ -92,12 +92,23 @@ describe('decodeBodyChunks', () => {
 
   it('inflates a gzip body in chunks of at most 256 KiB that add up to the exact original bytes', async () => {
     const original = Buffer.from(JSON.stringify(Array.from({ length: 200_000 }, (_, i) => ({ urn: `urn:${i}`, n: i * 7919 }))));
+    expect(original.length).toBeGreaterThan(2 * 1024 * 1024);
 
     const chunks = await collect(decodeBodyChunks(request(gzipSync(original), { 'content-encoding': 'gzip' })));
 
     expect(chunks.length).toBeGreaterThan(1);
     expect(Math.max(...chunks.map((c) => c.length))).toBeLessThanOrEqual(256 * 1024);
     expect(Buffer.concat(chunks).equals(original)).toBe(true);
+  });
+
+  it('inflates a body of up to 2 MiB in one chunk', async () => {
+    const original = Buffer.from(JSON.stringify(Array.from({ length: 40_000 }, (_, i) => ({ urn: `urn:${i}`, n: i * 7919 }))));
+    expect(original.length).toBeGreaterThan(1024 * 1024);
+
+    const chunks = await collect(decodeBodyChunks(request(gzipSync(original), { 'content-encoding': 'gzip' })));
+
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]!.equals(original)).toBe(true);
   });
 
   it('hands a plain body over as it is', async () => {

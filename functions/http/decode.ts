@@ -31,7 +31,8 @@ export async function* decodeBodyChunks(request: HttpRequest, maxDecoded = MAX_D
     yield request.body;
     return;
   }
-  const inflating = createGunzip({ chunkSize: Math.min(inflateChunkSize(request.body, maxDecoded), MAX_STREAMED_CHUNK) });
+  const whole = inflateChunkSize(request.body, maxDecoded);
+  const inflating = createGunzip({ chunkSize: whole <= ONE_CHUNK_UP_TO ? whole : STREAMED_CHUNK });
   inflating.end(request.body);
   let inflated = 0;
   try {
@@ -47,8 +48,13 @@ export async function* decodeBodyChunks(request: HttpRequest, maxDecoded = MAX_D
   }
 }
 
-/** A chunk a streamed body is inflated into: a few round trips to the zlib thread per megabyte, little held at a time. */
-const MAX_STREAMED_CHUNK = 256 * 1024;
+/**
+ * A body that says it inflates to at most this much comes as one chunk: one round trip to the zlib thread, and the
+ * caller, which parses such a small document whole anyway, has nothing to join.
+ */
+const ONE_CHUNK_UP_TO = 2 * 1024 * 1024;
+/** The chunks a larger body is inflated into: a few round trips to the zlib thread per megabyte, little held at a time. */
+const STREAMED_CHUNK = 256 * 1024;
 
 /** Checks the wire cap and the encoding: whether the body is gzip (`false`: the body is the bytes). */
 function wireEncoding(request: HttpRequest): boolean {

@@ -5,14 +5,25 @@ import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildLambdaBundle, lambdaEntries } from '../../test/support/lambda-bundles.js';
 
-/** The packages a bundle holds code of, from esbuild's metafile. */
-function packagesIn(metafile: Metafile): Set<string> {
+/** The input files a bundle holds at least `minBytes` of, from esbuild's metafile. */
+function inputsOf(metafile: Metafile, minBytes = 1): string[] {
   const output = Object.values(metafile.outputs).find((o) => o.entryPoint)!;
-  return new Set(
-    Object.entries(output.inputs)
-      .filter(([, input]) => input.bytesInOutput > 0)
-      .flatMap(([path]) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? []),
-  );
+  return Object.entries(output.inputs)
+    .filter(([, input]) => input.bytesInOutput >= minBytes)
+    .map(([path]) => path);
+}
+
+/** The packages a bundle holds code of. */
+function packagesIn(inputs: readonly string[]): Set<string> {
+  return new Set(inputs.flatMap((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? []));
+}
+
+/**
+ * The DynamoDB store adapters a bundle holds, by file name (`dynamodb-<store>-store.ts`); given only the inputs it holds
+ * 1 KB or more of: the stack store's writes use a few lines of the hook store (the outbox items), not its class.
+ */
+function tableStoresIn(inputs: readonly string[]): string[] {
+  return inputs.flatMap((path) => /shared\/adapters\/aws\/dynamodb-([a-z-]+)-store\.ts$/.exec(path)?.[1] ?? []).sort();
 }
 
 const SDK_CLIENTS = ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'];
@@ -27,10 +38,17 @@ const UNUSED_IN_LAMBDA = [
 
 let outDir: string;
 const packages = new Map<string, Set<string>>();
+const tableStores = new Map<string, string[]>();
+const schemaModules = new Map<string, string[]>();
 
 beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), 'stackyard-lambda-bundles-'));
-  for (const name of lambdaEntries()) packages.set(name, packagesIn((await buildLambdaBundle(name, outDir)).metafile));
+  for (const name of lambdaEntries()) {
+    const { metafile } = await buildLambdaBundle(name, outDir);
+    packages.set(name, packagesIn(inputsOf(metafile)));
+    tableStores.set(name, tableStoresIn(inputsOf(metafile, 1024)));
+    schemaModules.set(name, inputsOf(metafile).flatMap((path) => /functions\/http\/schemas-(\w+)\.ts$/.exec(path)?.[1] ?? []).sort());
+  }
 }, 120_000);
 
 afterAll(() => {
@@ -42,15 +60,37 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
     expect([...packages.keys()].sort()).toEqual(['hook-dispatcher', 'identity', 'secrets', 'stacks', 'updates']);
   });
 
-  it('carries only the SDK clients of the storage its routes or its job use (Lambda: for hook pings, gates and deliveries)', () => {
+  it('carries only the SDK clients of the storage its routes or its job use (Lambda: for hook pings and redeliveries, gates, deliveries)', () => {
     const clients = Object.fromEntries([...packages].map(([name, held]) => [name, SDK_CLIENTS.filter((c) => held.has(c))]));
 
     expect(clients).toEqual({
       'hook-dispatcher': ['@aws-sdk/client-dynamodb', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'],
       identity: ['@aws-sdk/client-dynamodb'],
       secrets: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-kms'],
-      stacks: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'],
+      stacks: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms'],
       updates: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'],
+    });
+  });
+
+  it('carries only the table stores its routes, authentication and the audit log use', () => {
+    const sessions = ['audit', 'console-session', 'identity', 'stack'];
+    expect(Object.fromEntries(tableStores)).toEqual({
+      'hook-dispatcher': ['hook'],
+      identity: sessions,
+      secrets: sessions,
+      stacks: ['audit', 'console-session', 'identity', 'lease', 'stack', 'update'],
+      updates: ['audit', 'console-session', 'hook', 'identity', 'lease', 'stack', 'update'],
+    });
+  });
+
+  it("carries only its own route families' request schemas (identity also the others, which the OpenAPI document loads)", () => {
+    expect(Object.fromEntries(schemaModules)).toEqual({
+      'hook-dispatcher': [],
+      identity: ['identity', 'secrets', 'stacks', 'updates'],
+      secrets: ['secrets'],
+      // The access routes (members, teams, stack grants) are split between identity and stacks.
+      stacks: ['identity', 'stacks'],
+      updates: ['updates'],
     });
   });
 

@@ -126,7 +126,7 @@ export async function prepareCheckpoint(
   checkSize(size);
   const resourceCount = scan
     ? (scan.end() ?? resourceCountOf(checkDeploymentBytes(await readAll(deployment), 'checkpoint')))
-    : resourceCountOf(checkDeploymentBytes(Buffer.concat(smallChunks), 'checkpoint'));
+    : resourceCountOf(checkDeploymentBytes(joined(smallChunks), 'checkpoint'));
   return { prepared: { gzipped, size }, resourceCount };
 }
 
@@ -158,5 +158,10 @@ function isUpload(value: UntypedDeployment | CheckpointUpload): value is Checkpo
 async function readAll(upload: CheckpointUpload): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
   for await (const chunk of upload.chunks()) chunks.push(chunk);
+  return joined(chunks);
+}
+
+/** Chunks as one buffer; one chunk as it is, not copied. */
+function joined(chunks: Uint8Array[]): Buffer {
   return chunks.length === 1 ? Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.byteLength) : Buffer.concat(chunks);
 }

@@ -67,24 +67,37 @@ export function findIntegrityViolation(resources: readonly IntegrityResource[]):
   return undefined;
 }
 
+/** Where the walk remembers URNs (a `Set<string>`, or one that keeps them off the JS heap). */
+export interface UrnSet {
+  has(urn: string): boolean;
+  add(urn: string): void;
+}
+
 /**
  * The same check one resource at a time, in list order, holding only what later resources may refer to (URNs seen,
- * providers, live counts), so a caller that reads resources one by one never needs the whole list at once.
+ * providers, URNs live), so a caller that reads resources one by one never needs the whole list at once.
  * `firstIndexOf` tells apart a reference to a resource that comes later in the list from one that is missing; without
  * it every unresolved reference is reported as dangling.
  */
 export class IntegrityWalk {
-  private readonly seen = new Set<string>();
-  private readonly providers = new Set<string>();
-  private readonly liveCount = new Map<string, number>();
+  private readonly seen: UrnSet;
+  private readonly providers: UrnSet;
+  private readonly live: UrnSet;
   private index = 0;
 
-  constructor(private readonly firstIndexOf: (urn: string) => number | undefined = () => undefined) {}
+  constructor(
+    private readonly firstIndexOf: (urn: string) => number | undefined = () => undefined,
+    newSet: () => UrnSet = () => new Set<string>(),
+  ) {
+    this.seen = newSet();
+    this.providers = newSet();
+    this.live = newSet();
+  }
 
   /** Checks the next resource of the list; the violation it is the first to break, if any. */
   add(resource: IntegrityResource): IntegrityViolation | undefined {
     const index = this.index++;
-    const { seen, providers, liveCount } = this;
+    const { seen, providers, live } = this;
     const fail = (rule: IntegrityRule, message: string): IntegrityViolation => ({
       index,
       urn: typeof resource?.urn === 'string' ? resource.urn : '',
@@ -139,15 +152,14 @@ export class IntegrityWalk {
       for (const alias of resource.aliases) if (typeof alias === 'string') seen.add(alias);
     }
     if (resource.delete !== true) {
-      const live = (liveCount.get(urn) ?? 0) + 1;
-      liveCount.set(urn, live);
-      if (live > 1) {
+      if (live.has(urn)) {
         return fail(
           'duplicate-urn',
           `resource '${urn}' appears more than once not marked for deletion; of the resources sharing a URN, all ` +
             'or all but one must be marked "delete"',
         );
       }
+      live.add(urn);
     }
     return undefined;
   }

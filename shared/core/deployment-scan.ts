@@ -5,13 +5,14 @@
  * (`JsonStreamScanner`, chunk by chunk as they are inflated), each resource is delimited and checked on its own, and
  * only the small values the check needs are parsed: `version`, `features`, the deployment's `metadata`, and per
  * resource the fields the integrity check reads. What it keeps between chunks is one resource's bytes and what later
- * resources may refer to (`IntegrityWalk`: URNs seen, providers, live counts).
+ * resources may refer to (`IntegrityWalk`: URNs seen, providers, URNs live), as bytes off the JS heap.
  *
  * It only ever accepts. Whenever anything is not as a sound state has it (not JSON, a wrong shape, a resource that
  * is not an object, an integrity violation), it answers `undefined` and the caller runs `checkDeploymentBytes`,
  * the full parse, which rejects with the message it always gave. So the verdict is the full check's.
  */
 import { declaresIntegrityError, IntegrityWalk, type IntegrityResource } from './deployment-integrity.js';
+import { CompactStringSet } from './compact-string-set.js';
 import { JsonStreamScanner, type JsonScanListener } from './json-scan.js';
 
 /** The members of a resource the integrity check reads. */
@@ -147,7 +148,8 @@ interface DeploymentSeen {
   count: number;
   /** Whether a resource was not an object or broke an integrity rule (fine only in a declared broken state). */
   unsound: boolean;
-  walk: IntegrityWalk;
+  /** The check of that list, from its start. */
+  walk: IntegrityWalk | undefined;
   /** Whether its `metadata` records a known integrity error. */
   declared: boolean;
 }
@@ -213,7 +215,7 @@ export class DeploymentScan implements JsonScanListener {
           resources: 'absent',
           count: 0,
           unsound: false,
-          walk: new IntegrityWalk(),
+          walk: undefined,
           declared: false,
         };
       } else if (this.topName === 'version' || this.topName === 'features') {
@@ -225,7 +227,7 @@ export class DeploymentScan implements JsonScanListener {
         deployment.resources = firstByte === OPEN_ARRAY ? 'list' : firstByte === NULL_FIRST_BYTE ? 'null' : 'other';
         deployment.count = 0;
         deployment.unsound = false;
-        deployment.walk = new IntegrityWalk();
+        deployment.walk = new IntegrityWalk(undefined, () => new CompactStringSet());
         this.inResources = firstByte === OPEN_ARRAY;
       } else if (this.deploymentName === 'metadata') {
         this.keepFrom(start);
@@ -252,7 +254,7 @@ export class DeploymentScan implements JsonScanListener {
       if (deployment.unsound) return;
       const bytes = this.scanner.bytes(this.keptStart, end);
       this.scanner.keep(undefined);
-      if (deployment.walk.add(checkedResource(bytes)) !== undefined) deployment.unsound = true;
+      if (deployment.walk!.add(checkedResource(bytes)) !== undefined) deployment.unsound = true;
     }
   }
 

@@ -11,7 +11,8 @@ import { OPERATIONS } from '../../functions/http/openapi/operations.js';
 import type { ApiLogger } from '../../functions/http/respond.js';
 import type { Route } from '../../functions/http/router.js';
 import { API_ROUTES } from '../../functions/http/routes/index.js';
-import { createStackSchema, untypedDeploymentSchema } from '../../functions/http/schemas.js';
+import { untypedDeploymentSchema } from '../../functions/http/schemas.js';
+import { createStackSchema } from '../../functions/http/schemas-stacks.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { createServices } from '../../shared/core/service/index.js';
 

@@ -1,34 +1,11 @@
 import * as z from 'zod';
 import { loginCodeSchema, signInSchema } from '../routes/console.js';
 import { historyEntrySchema, rollbackSchema } from '../routes/restore.js';
-import {
-  addHookSchema,
-  addMemberSchema,
-  batchDecryptSchema,
-  batchEncryptSchema,
-  completeUpdateSchema,
-  createOrgSchema,
-  createOrgTokenSchema,
-  createStackSchema,
-  createTeamSchema,
-  createTokenSchema,
-  createOidcPolicySchema,
-  createUserSchema,
-  decryptSchema,
-  encryptSchema,
-  engineEventsSchema,
-  memberRoleSchema,
-  orgSettingsSchema,
-  renameStackSchema,
-  renewLeaseSchema,
-  stackGrantSchema,
-  startUpdateSchema,
-  tagsSchema,
-  teamMemberSchema,
-  tokenExchangeFormSchema,
-  untypedDeploymentSchema,
-  updateProgramSchema,
-} from '../schemas.js';
+import { untypedDeploymentSchema } from '../schemas.js';
+import { addMemberSchema, createOidcPolicySchema, createOrgSchema, createOrgTokenSchema, createTeamSchema, createTokenSchema, createUserSchema, memberRoleSchema, orgSettingsSchema, stackGrantSchema, teamMemberSchema, tokenExchangeFormSchema } from '../schemas-identity.js';
+import { batchDecryptSchema, batchEncryptSchema, decryptSchema, encryptSchema } from '../schemas-secrets.js';
+import { createStackSchema, renameStackSchema, tagsSchema } from '../schemas-stacks.js';
+import { addHookSchema, completeUpdateSchema, engineEventsSchema, renewLeaseSchema, startUpdateSchema, updateProgramSchema } from '../schemas-updates.js';
 import * as wire from './responses.js';
 
 /**

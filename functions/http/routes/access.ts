@@ -3,14 +3,7 @@ import type { GrantTarget } from '../../../shared/core/service/access-service.js
 import { validateBody } from '../decode.js';
 import { jsonResponse, okResponse } from '../respond.js';
 import type { Route } from '../router.js';
-import {
-  createOrgTokenSchema,
-  createTeamSchema,
-  memberRoleSchema,
-  orgSettingsSchema,
-  stackGrantSchema,
-  teamMemberSchema,
-} from '../schemas.js';
+import { createOrgTokenSchema, createTeamSchema, memberRoleSchema, orgSettingsSchema, stackGrantSchema, teamMemberSchema } from '../schemas-identity.js';
 import { tokenView } from '../wire.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

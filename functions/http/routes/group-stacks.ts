@@ -1,15 +1,13 @@
 import { routesOf, type Route } from '../router.js';
 import { accessRoutes } from './access.js';
 import { consoleRoutes } from './console.js';
-import { hookApiRoutes } from './hooks.js';
 import { restoreRoutes } from './restore.js';
 import { stackRoutes } from './stacks.js';
 
-/** The stacks function's routes: stacks, history, export and import, restore, permissions, hooks, the console's stack pages. */
+/** The stacks function's routes: stacks, history, export and import, restore, permissions, the console's stack pages. */
 export const STACKS_GROUP_ROUTES: readonly Route[] = routesOf('stacks', [
   ...stackRoutes,
   ...restoreRoutes,
   ...accessRoutes,
-  ...hookApiRoutes,
   ...consoleRoutes,
 ]);

@@ -1,5 +1,9 @@
 import { routesOf, type Route } from '../router.js';
+import { hookApiRoutes } from './hooks.js';
 import { updateRoutes } from './updates.js';
 
-/** The updates function's routes: an update's lifecycle, its checkpoints, journal and events. */
-export const UPDATES_GROUP_ROUTES: readonly Route[] = routesOf('updates', updateRoutes);
+/**
+ * The updates function's routes: an update's lifecycle, its checkpoints, journal and events; and webhooks, whose ping
+ * and redelivery may invoke a Lambda function as the gates at `start` do, so only this function bundles the Lambda client.
+ */
+export const UPDATES_GROUP_ROUTES: readonly Route[] = routesOf('updates', [...updateRoutes, ...hookApiRoutes]);

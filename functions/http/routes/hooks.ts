@@ -5,7 +5,7 @@ import type { RouteContext } from '../context.js';
 import { validateBody } from '../decode.js';
 import { jsonResponse, noContentResponse } from '../respond.js';
 import type { Route } from '../router.js';
-import { addHookSchema } from '../schemas.js';
+import { addHookSchema } from '../schemas-updates.js';
 
 /**
  * Hooks (docs/hooks.md), modelled on Pulumi Cloud's webhooks API: the same routes for an organization's hooks and
@@ -34,7 +34,7 @@ function hookRoutes(base: string, targetOf: TargetOf): Route[] {
     {
       method: 'GET',
       path: base,
-      group: 'stacks',
+      group: 'updates',
       async handle(ctx) {
         const hooks = await ctx.services.hooks.list(await ctx.principal(), targetOf(ctx));
         return jsonResponse(200, { hooks });
@@ -43,7 +43,7 @@ function hookRoutes(base: string, targetOf: TargetOf): Route[] {
     {
       method: 'POST',
       path: base,
-      group: 'stacks',
+      group: 'updates',
       async handle(ctx) {
         const principal = await ctx.principal();
         const target = targetOf(ctx);
@@ -55,7 +55,7 @@ function hookRoutes(base: string, targetOf: TargetOf): Route[] {
     {
       method: 'GET',
       path: one,
-      group: 'stacks',
+      group: 'updates',
       async handle(ctx) {
         const target = targetOf(ctx);
         const name = ctx.params.hookName!;
@@ -70,7 +70,7 @@ function hookRoutes(base: string, targetOf: TargetOf): Route[] {
     {
       method: 'DELETE',
       path: one,
-      group: 'stacks',
+      group: 'updates',
       async handle(ctx) {
         await ctx.services.hooks.remove(await ctx.principal(), targetOf(ctx), ctx.params.hookName!);
         return noContentResponse(204);
@@ -79,7 +79,7 @@ function hookRoutes(base: string, targetOf: TargetOf): Route[] {
     {
       method: 'GET',
       path: `${one}/deliveries`,
-      group: 'stacks',
+      group: 'updates',
       async handle(ctx) {
         const principal = await ctx.principal();
         const limit = limitQuery(ctx.request.query);
@@ -90,7 +90,7 @@ function hookRoutes(base: string, targetOf: TargetOf): Route[] {
     {
       method: 'POST',
       path: `${one}/ping`,
-      group: 'stacks',
+      group: 'updates',
       async handle(ctx) {
         const delivery = await ctx.services.hooks.ping(await ctx.principal(), targetOf(ctx), ctx.params.hookName!);
         return jsonResponse(200, deliveryView(delivery));
@@ -99,7 +99,7 @@ function hookRoutes(base: string, targetOf: TargetOf): Route[] {
     {
       method: 'POST',
       path: `${one}/deliveries/{deliveryId}/redeliver`,
-      group: 'stacks',
+      group: 'updates',
       async handle(ctx) {
         const principal = await ctx.principal();
         const delivery = await ctx.services.hooks.redeliver(principal, targetOf(ctx), ctx.params.hookName!, ctx.params.deliveryId!);

@@ -2,7 +2,7 @@ import { deltaCheckpointCapability } from '../../../shared/core/journal/protocol
 import { validateBody } from '../decode.js';
 import { jsonResponse, okResponse } from '../respond.js';
 import type { Route } from '../router.js';
-import { addMemberSchema, createOrgSchema, createTokenSchema, createUserSchema } from '../schemas.js';
+import { addMemberSchema, createOrgSchema, createTokenSchema, createUserSchema } from '../schemas-identity.js';
 import { serviceUser, tokenInfo, tokenView } from '../wire.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -5,7 +5,7 @@ import { requestInfo } from '../auth.js';
 import { validateBody } from '../decode.js';
 import { jsonResponse, okResponse } from '../respond.js';
 import type { Route } from '../router.js';
-import { createOidcPolicySchema, tokenExchangeFormSchema } from '../schemas.js';
+import { createOidcPolicySchema, tokenExchangeFormSchema } from '../schemas-identity.js';
 
 const POLICIES = '/api/orgs/{orgName}/oidc/policies';
 

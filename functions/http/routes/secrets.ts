@@ -1,7 +1,7 @@
 import { validateBody } from '../decode.js';
 import { jsonResponse, okResponse } from '../respond.js';
 import type { Route } from '../router.js';
-import { batchDecryptSchema, batchEncryptSchema, decryptSchema, encryptSchema } from '../schemas.js';
+import { batchDecryptSchema, batchEncryptSchema, decryptSchema, encryptSchema } from '../schemas-secrets.js';
 
 const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
 

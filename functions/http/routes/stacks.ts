@@ -6,7 +6,8 @@ import type { UpdateRecord } from '../../../shared/ports/update-store.js';
 import { validateBody } from '../decode.js';
 import { jsonResponse, noContentResponse, okResponse } from '../respond.js';
 import type { Route } from '../router.js';
-import { createStackSchema, renameStackSchema, tagsSchema, untypedDeploymentSchema } from '../schemas.js';
+import { untypedDeploymentSchema } from '../schemas.js';
+import { createStackSchema, renameStackSchema, tagsSchema } from '../schemas-stacks.js';
 import { stackSummary, stackView, updateInfo } from '../wire.js';
 
 const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';

@@ -4,13 +4,7 @@ import { decodeBodyChunks, isGzipped, validateBody } from '../decode.js';
 import { jsonResponse, okResponse } from '../respond.js';
 import type { RouteContext } from '../context.js';
 import type { Route } from '../router.js';
-import {
-  completeUpdateSchema,
-  engineEventsSchema,
-  renewLeaseSchema,
-  startUpdateSchema,
-  updateProgramSchema,
-} from '../schemas.js';
+import { completeUpdateSchema, engineEventsSchema, renewLeaseSchema, startUpdateSchema, updateProgramSchema } from '../schemas-updates.js';
 import { updateResults } from '../wire.js';
 
 const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';

@@ -1,14 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { absent } from '../../core/absent.js';
 import type { CheckpointStore, KeyService, Storage } from '../../ports/index.js';
-import { DynamoDbAuditStore } from './dynamodb-audit-store.js';
-import { DynamoDbConsoleSessionStore } from './dynamodb-console-session-store.js';
-import { DynamoDbHookStore } from './dynamodb-hook-store.js';
-import { DynamoDbIdentityStore } from './dynamodb-identity-store.js';
-import { DynamoDbLeaseStore } from './dynamodb-lease-store.js';
-import { DynamoDbStackStore } from './dynamodb-stack-store.js';
-import { DynamoDbUpdateStore } from './dynamodb-update-store.js';
 import { coalesceReads } from './read-coalescing.js';
+import type { AwsTableStores, TableStore } from './table-stores.js';
 
 /** The table half of the AWS storage: every store but checkpoints and keys lives in the one DynamoDB table. */
 export interface AwsTableParts {
@@ -16,6 +10,11 @@ export interface AwsTableParts {
   /** Clock (epoch ms) for leases and sessions. */
   now: () => number;
   documents: DynamoDBDocumentClient;
+  /**
+   * The table stores to build (table-stores.ts): all of them for `serve` and the CLI, only those its routes use for a
+   * Lambda function (see `functions/lambda-storage.ts`).
+   */
+  stores: readonly TableStore[];
   /** Releases the clients the caller built (nothing when the caller keeps them). */
   close(): void;
 }
@@ -26,22 +25,30 @@ export interface AwsObjectParts {
   keys?: KeyService;
 }
 
+const TABLE_STORE_NAMES: Record<keyof AwsTableStores, string> = {
+  stacks: 'stack store (DynamoDB)',
+  updates: 'update store (DynamoDB)',
+  leases: 'lease store (DynamoDB)',
+  identity: 'identity store (DynamoDB)',
+  hooks: 'hook store (DynamoDB)',
+  consoleSessions: 'console session store (DynamoDB)',
+  audit: 'audit store (DynamoDB)',
+};
+
 /**
- * Puts the stores together. This module imports no SDK client, so a bundle that passes no S3 or KMS adapter carries
- * neither client. A part left out answers every call with an error naming it (`absent`).
+ * Puts the stores together. This module imports no SDK client and no store adapter, so a bundle carries only the
+ * clients and table stores it passes. A part left out answers every call with an error naming it (`absent`).
  */
 export function assembleAwsStorage(table: AwsTableParts, objects: AwsObjectParts): Storage {
   const documents = coalesceReads(table.documents);
+  const built: Partial<AwsTableStores> = Object.assign({}, ...table.stores.map((store) => store(documents, table.table, table.now)));
+  const tableStores = Object.fromEntries(
+    Object.entries(TABLE_STORE_NAMES).map(([name, what]) => [name, built[name as keyof AwsTableStores] ?? absent<object>(what)]),
+  ) as AwsTableStores;
   return {
+    ...tableStores,
     checkpoints: objects.checkpoints ?? absent<CheckpointStore>('checkpoint store (S3)'),
-    stacks: new DynamoDbStackStore(documents, table.table),
-    updates: new DynamoDbUpdateStore(documents, table.table),
-    leases: new DynamoDbLeaseStore(documents, table.table, table.now),
     keys: objects.keys ?? absent<KeyService>('key service (KMS)'),
-    identity: new DynamoDbIdentityStore(documents, table.table),
-    hooks: new DynamoDbHookStore(documents, table.table),
-    consoleSessions: new DynamoDbConsoleSessionStore(documents, table.table, table.now),
-    audit: new DynamoDbAuditStore(documents, table.table),
     async close() {
       table.close();
     },

@@ -4,6 +4,7 @@ import { createAwsClients } from './clients.js';
 import { KmsKeyService } from './kms-key-service.js';
 import type { AwsStorageOptions } from './options.js';
 import { S3CheckpointStore } from './s3-checkpoint-store.js';
+import { ALL_TABLE_STORES } from './table-stores.js';
 
 export { createStackyardTable, stackyardTableDefinition, STACKS_BY_NAME_INDEX, TTL_ATTRIBUTE } from './table.js';
 export { OBJECT_LAYOUT_VERSION } from './s3-checkpoint-store.js';
@@ -23,7 +24,13 @@ export function createAwsStorage(options: AwsStorageOptions): Storage {
   const now = options.now ?? Date.now;
   const clients = options.clients ?? createAwsClients();
   return assembleAwsStorage(
-    { table: options.table, now, documents: clients.documents, close: () => (options.clients ? undefined : clients.destroy()) },
+    {
+      table: options.table,
+      now,
+      documents: clients.documents,
+      stores: ALL_TABLE_STORES,
+      close: () => (options.clients ? undefined : clients.destroy()),
+    },
     {
       checkpoints: new S3CheckpointStore(clients.s3, options.bucket),
       keys: new KmsKeyService(clients.kms, options.kmsKeyId, now),

@@ -108,6 +108,16 @@ export async function loadJournalBatches(
   concurrency = 16,
 ): Promise<{ names: string[]; entries: JournalEntry[] }> {
   const names = await store.list(stackId, journalPrefix(updateId));
+  return { names, entries: await readJournalBatches(store, stackId, names, concurrency) };
+}
+
+/** Every entry of the named batches (from a listing the caller already made), as `loadJournal` orders them. */
+export async function readJournalBatches(
+  store: CheckpointStore,
+  stackId: string,
+  names: readonly string[],
+  concurrency = 16,
+): Promise<JournalEntry[]> {
   const batches: JournalEntry[][] = new Array(names.length);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -118,5 +128,5 @@ export async function loadJournalBatches(
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, names.length) }, worker));
-  return { names, entries: orderJournal(batches.flat()) };
+  return orderJournal(batches.flat());
 }

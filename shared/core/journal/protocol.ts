@@ -6,7 +6,7 @@ import type { CheckpointStore } from '../../ports/checkpoint-store.js';
 import { ConflictError } from '../errors.js';
 import { DEFAULT_CHECKPOINT_CUTOFF_BYTES } from '../checkpoint-delta.js';
 import { currentUpdateDeployment } from './update-checkpoints.js';
-import type { CheckpointLoader, UpdateDeployment } from './update-checkpoints.js';
+import type { UpdateDeployment } from './update-checkpoints.js';
 
 /** The `GET /api/capabilities` entry enabling verbatim/delta checkpoints (the CLI requires version 2). */
 export function deltaCheckpointCapability(cutoffBytes = DEFAULT_CHECKPOINT_CUTOFF_BYTES): {
@@ -32,10 +32,9 @@ export async function materializeUpdate(
   stackId: string,
   updateId: string,
   checkpointName: string,
-  loadCheckpoint: CheckpointLoader,
   now: () => number,
 ): Promise<UpdateDeployment | undefined> {
-  const current = await currentUpdateDeployment(store, stackId, updateId, loadCheckpoint, now);
+  const current = await currentUpdateDeployment(store, stackId, updateId, now);
   if (!current) return undefined;
   try {
     await store.put({ stackId, name: checkpointName }, current.text);

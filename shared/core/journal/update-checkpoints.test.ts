@@ -93,9 +93,8 @@ describe('journal batches', () => {
     await saveJournalEntries(store, stackId, updateId, batch(first), undefined, loadBase);
     expect((await loadJournal(store, stackId, updateId)).map((e) => e.sequenceID)).toEqual([1, 2, 3]);
 
-    const loads: string[] = [];
-    const current = await currentUpdateDeployment(store, stackId, updateId, async (name) => (loads.push(name), baseDeployment), () => NOW);
-    expect(loads).toEqual(['checkpoints/1']);
+    await store.put({ stackId, name: 'checkpoints/1' }, Buffer.from(JSON.stringify(baseDeployment)));
+    const current = await currentUpdateDeployment(store, stackId, updateId, () => NOW);
     const doc = JSON.parse(current!.text.toString('utf8')) as VersionedDeployment;
     expect(current!.source).toBe('journal');
     expect(doc.deployment.resources).toEqual([res('a', { v: 2 }), res('b')]);
@@ -148,17 +147,13 @@ describe('verbatim and delta saves', () => {
     expect(await saveDeltaCheckpoint(store, stackId, updateId, delta(2, sha256Hex(doc2)))).toBe('already-applied');
     expect(await saveVerbatimCheckpoint(store, stackId, updateId, verbatim(1, doc1))).toBe('already-applied');
 
-    const current = await currentUpdateDeployment(store, stackId, updateId, async () => {
-      throw new Error('no base needed');
-    }, () => NOW);
+    const current = await currentUpdateDeployment(store, stackId, updateId, () => NOW);
     expect(current!.source).toBe('verbatim');
     expect(current!.text.equals(doc2)).toBe(true);
   });
 
   it('has nothing to report for an update that saved nothing', async () => {
-    expect(await currentUpdateDeployment(store, randomUUID(), randomUUID(), async () => {
-      throw new Error('unused');
-    }, () => NOW)).toBeUndefined();
+    expect(await currentUpdateDeployment(store, randomUUID(), randomUUID(), () => NOW)).toBeUndefined();
   });
 });
 
@@ -168,11 +163,8 @@ describe('materialising at complete', () => {
     const updateId = randomUUID();
     await recordUpdateBase(store, stackId, updateId, undefined);
     await saveJournalEntries(store, stackId, updateId, batch([entry(JournalEntryKind.Success, 1, 1, { state: res('n') })]));
-    const loader = async (): Promise<VersionedDeployment> => {
-      throw new Error('a stack without state has no base to load');
-    };
-    const first = await materializeUpdate(store, stackId, updateId, 'checkpoints/2', loader, () => NOW);
-    const again = await materializeUpdate(store, stackId, updateId, 'checkpoints/2', loader, () => NOW + 1000);
+    const first = await materializeUpdate(store, stackId, updateId, 'checkpoints/2', () => NOW);
+    const again = await materializeUpdate(store, stackId, updateId, 'checkpoints/2', () => NOW + 1000);
     const stored = JSON.parse(Buffer.from(await store.get({ stackId, name: 'checkpoints/2' })).toString('utf8')) as VersionedDeployment;
     expect(first!.resourceCount).toBe(1);
     expect(again!.resourceCount).toBe(1);
@@ -182,5 +174,54 @@ describe('materialising at complete', () => {
 
   it('answers journal version 1 only when asked', () => {
     expect([negotiateJournalVersion(1), negotiateJournalVersion(undefined), negotiateJournalVersion(0)]).toEqual([1, 0, 0]);
+  });
+});
+
+describe('reads at complete', () => {
+  /** The store, recording when each call starts and ends. */
+  function recording(inner: CheckpointStore): { store: CheckpointStore; log: string[] } {
+    const log: string[] = [];
+    const traced = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
+      log.push(`start ${what}`);
+      try {
+        return await call();
+      } finally {
+        log.push(`end ${what}`);
+      }
+    };
+    return {
+      log,
+      store: {
+        ...inner,
+        prepare: (body) => inner.prepare(body),
+        put: (key, body) => inner.put(key, body),
+        get: (key) => traced(`get ${key.name.replace(/^updates\/[^/]+\//, '')}`, () => inner.get(key)),
+        list: (stackId, prefix) => traced(`list ${prefix.replace(/^updates\/[^/]+\//, '')}`, () => inner.list(stackId, prefix)),
+      },
+    };
+  }
+
+  it('lists each prefix once, asks independent reads together and reads every object once', async () => {
+    const stackId = randomUUID();
+    const updateId = randomUUID();
+    const base: VersionedDeployment = { version: 3, deployment: { manifest: { time: '', magic: '', version: '' }, resources: [res('a')] } };
+    await store.put({ stackId, name: 'checkpoints/1' }, Buffer.from(JSON.stringify(base)));
+    await recordUpdateBase(store, stackId, updateId, 'checkpoints/1');
+    const loadBase = async () => base;
+    await saveJournalEntries(store, stackId, updateId, batch([entry(JournalEntryKind.Success, 1, 1, { state: res('b') })]), undefined, loadBase);
+    await saveJournalEntries(store, stackId, updateId, batch([entry(JournalEntryKind.Success, 2, 2, { state: res('c') })]), undefined, loadBase);
+    const { store: traced, log } = recording(store);
+
+    const current = await currentUpdateDeployment(traced, stackId, updateId, () => NOW);
+
+    expect(current!.resourceCount).toBe(3);
+    const reads = log.filter((line) => line.startsWith('start')).map((line) => line.slice('start '.length).replace(/journal\/.+/, 'journal/<batch>'));
+    expect(reads.sort()).toEqual(['get base', 'get checkpoints/1', 'get journal/<batch>', 'get journal/<batch>', 'list journal/', 'list verbatim/'].sort());
+    // The listings and the base record go out together; then the base and the batches go out together.
+    const firstEnd = log.findIndex((line) => line.startsWith('end'));
+    expect(log.slice(0, firstEnd).sort()).toEqual(['start get base', 'start list journal/', 'start list verbatim/']);
+    const baseStart = log.indexOf('start get checkpoints/1');
+    const batchEnds = log.map((line, i) => (line.startsWith('end get journal/') ? i : -1)).filter((i) => i >= 0);
+    expect(batchEnds.every((i) => i > baseStart)).toBe(true);
   });
 });

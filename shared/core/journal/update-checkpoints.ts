@@ -20,9 +20,11 @@ import {
   verbatimNeedsNormalizing,
 } from '../checkpoint-delta.js';
 import type { SavedCheckpoint } from '../checkpoint-delta.js';
-import { appendJournalBatch, DEFAULT_MAX_JOURNAL_BATCH_BYTES, journalPrefix, loadJournal, parseJournalBatch } from './journal-store.js';
+import { appendJournalBatch, DEFAULT_MAX_JOURNAL_BATCH_BYTES, journalPrefix, parseJournalBatch, readJournalBatches } from './journal-store.js';
 import { checkJournalBatch } from './journal-batch-check.js';
 import { replayJournal } from './replayer.js';
+import { replayOntoStoredBase } from './stored-base.js';
+import { parseStoredDeployment } from '../stored-deployment.js';
 import { checkedResourceCount } from '../checkpoint-body.js';
 import type { VersionedDeployment } from './types.js';
 
@@ -197,27 +199,40 @@ export interface UpdateDeployment {
 /**
  * Builds the update's current deployment: the journal replayed onto the recorded base (up to the last stored
  * entry), or the last verbatim/delta document normalised for export. `undefined` when the update saved nothing
- * through these protocols.
+ * through these protocols. The base is the stack checkpoint recorded at start, read from `store` as the API reads
+ * stack checkpoints (`parseStoredDeployment`).
  */
 export async function currentUpdateDeployment(
   store: CheckpointStore,
   stackId: string,
   updateId: string,
-  loadCheckpoint: CheckpointLoader,
   now: () => number,
 ): Promise<UpdateDeployment | undefined> {
-  const [journalNames, saved] = await Promise.all([
+  // Independent reads, asked together: `complete` waits for one round trip here, not three in a row. The base
+  // record is read even for an update that saved nothing this way; it is one small object.
+  const [journalNames, saved, baseCheckpoint] = await Promise.all([
     store.list(stackId, journalPrefix(updateId)),
     lastSavedCheckpoint(store, stackId, updateId),
+    readUpdateBase(store, stackId, updateId),
   ]);
-  const baseCheckpoint = journalNames.length > 0 || saved ? await readUpdateBase(store, stackId, updateId) : undefined;
-  const base = baseCheckpoint ? await loadCheckpoint(baseCheckpoint) : undefined;
+  const readBase = async () => {
+    if (!baseCheckpoint) return undefined;
+    const bytes = await store.get({ stackId, name: baseCheckpoint });
+    // A view of the bytes read, not a copy: the base can be tens of megabytes.
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  };
   if (journalNames.length > 0) {
-    const entries = await loadJournal(store, stackId, updateId);
+    // The base and the batches just listed are read together; the listing above is the journal replayed.
+    const [baseBytes, entries] = await Promise.all([readBase(), readJournalBatches(store, stackId, journalNames)]);
+    const spliced = baseBytes && replayOntoStoredBase(baseBytes, entries, { now });
+    if (spliced) return { source: 'journal', ...spliced };
+    const base = baseBytes && parseStoredDeployment(baseBytes, baseCheckpoint!);
     const replayed = replayJournal(base, entries, { now });
     return { source: 'journal', text: Buffer.from(JSON.stringify(replayed)), resourceCount: replayed.deployment.resources?.length ?? 0 };
   }
   if (!saved) return undefined;
+  const baseBytes = await readBase();
+  const base = baseBytes && parseStoredDeployment(baseBytes, baseCheckpoint!);
   const carry = { snippets: base?.deployment.snippets, extensions: base?.deployment.extensions };
   if (!verbatimNeedsNormalizing(saved.bytes, carry)) {
     return { source: 'verbatim', text: saved.bytes, resourceCount: saved.resourceCount ?? countResources(saved.bytes) };

@@ -14,7 +14,7 @@ import type { ServiceDeps } from './create-services.js';
 import { renameDeployment, validateDeployment } from './deployment-rules.js';
 import { deploymentOfVersion, newUpdateId, writeStackCheckpoint } from './stack-state.js';
 import type { CarriedHistoryEntry, Principal, StackRestoreService } from './types.js';
-import { settleAbandonedUpdate } from './update-service.js';
+import { settleAbandonedUpdate } from './update-records.js';
 import type { StackRef } from '../names.js';
 
 const ROOT_STACK_URN = /^urn:pulumi:([^:]+)::([^:]+)::pulumi:pulumi:Stack::/;

@@ -41,12 +41,12 @@ const MAX_TAG_WRITE_ATTEMPTS = 5;
  * unreferenced leftover and nothing visible changed.
  */
 /**
- * The stack with a crashed update folded in first (see `settleAbandonedUpdate`). The update service, and the journal
- * code it brings, is imported only when there is an update to fold, so listing and reading stacks never load it.
+ * The stack with a crashed update folded in first (see `settleAbandonedUpdate`). Settling, and the journal code it
+ * brings, is imported only when there is an update to fold, so listing and reading stacks never load it.
  */
 async function settledStack(deps: ServiceDeps, stack: StackRecord): Promise<StackRecord> {
   if (!stack.activeUpdate) return stack;
-  const { settleAbandonedUpdate } = await import('./update-service.js');
+  const { settleAbandonedUpdate } = await import('./update-records.js');
   return settleAbandonedUpdate(deps, stack);
 }
 

@@ -14,7 +14,8 @@
  * update's latest save, so a checkpoint is visible to export the moment its PATCH returns and survives a crash.
  */
 import { randomBytes } from 'node:crypto';
-import { InvalidInputError, NotFoundError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
+import { parseStoredDeployment } from '../stored-deployment.js';
 import type { VersionedDeployment } from '../journal/types.js';
 import type { StackRecord } from '../../ports/stack-store.js';
 import type { ServiceDeps } from './create-services.js';
@@ -81,14 +82,8 @@ export async function loadCheckpoint(deps: ServiceDeps, stackId: string, name: s
   return parseDeployment(bytes, name);
 }
 
-/** Plain checkpoint saves are stored as the PATCH body was received, so only the deployment's own fields are taken. */
 function parseDeployment(bytes: Uint8Array, name: string): UntypedDeployment {
-  const parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as unknown;
-  if (typeof parsed !== 'object' || parsed === null || typeof (parsed as UntypedDeployment).deployment !== 'object') {
-    throw new InvalidInputError(`Stored checkpoint ${name} is not a deployment.`);
-  }
-  const { version, features, deployment } = parsed as UntypedDeployment;
-  return Array.isArray(features) && features.length > 0 ? { version, features, deployment } : { version, deployment };
+  return parseStoredDeployment(bytes, name) as unknown as UntypedDeployment;
 }
 
 /** The name of an update's latest plain checkpoint, if it saved any. */
@@ -119,13 +114,7 @@ export async function latestUpdateState(
   if (last) return loadCheckpoint(deps, stackId, last);
   // Journal replay is imported only here, so reading a stack that has no running update never loads it.
   const { currentUpdateDeployment } = await import('../journal/update-checkpoints.js');
-  const current = await currentUpdateDeployment(
-    deps.storage.checkpoints,
-    stackId,
-    updateId,
-    checkpointLoader(deps, stackId),
-    deps.now,
-  );
+  const current = await currentUpdateDeployment(deps.storage.checkpoints, stackId, updateId, deps.now);
   return current ? parseDeployment(current.text, updateResultName(updateId)) : undefined;
 }
 

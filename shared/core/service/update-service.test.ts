@@ -20,7 +20,8 @@ import type { ServiceDeps } from './create-services.js';
 import { StackKeys } from './secrets-envelope.js';
 import { currentDeployment, deploymentOfVersion, updateCheckpointName, writeStackCheckpoint } from './stack-state.js';
 import type { Principal, UntypedDeployment, UpdateService } from './types.js';
-import { createUpdateService, settleAbandonedUpdate } from './update-service.js';
+import { settleAbandonedUpdate } from './update-records.js';
+import { createUpdateService } from './update-service.js';
 
 interface Backend {
   storage: Storage;

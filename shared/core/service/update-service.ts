@@ -15,8 +15,8 @@
  * clears `activeUpdate`; the lease goes last.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError } from '../errors.js';
-import { negotiateJournalVersion, materializeUpdate } from '../journal/protocol.js';
+import { ConflictError, ForbiddenError, InvalidInputError, TooLargeError } from '../errors.js';
+import { negotiateJournalVersion } from '../journal/protocol.js';
 import {
   planDeltaCheckpoint,
   planJournalEntries,
@@ -26,25 +26,22 @@ import {
 import { formatStackRef, validateStackRef, validateTags, type StackRef } from '../names.js';
 import type { OutboxEvent } from '../../ports/hook-store.js';
 import { runGates } from '../hooks/gates.js';
-import { updateEvent, type UpdateEventCause } from '../hooks/payloads.js';
+import { updateEvent } from '../hooks/payloads.js';
 import { hookRuntime } from '../hooks/runtime.js';
 import type { TokenRef } from '../../ports/lease-store.js';
 import type { StackChanges, StackRecord } from '../../ports/stack-store.js';
-import type { UpdateChanges, UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
+import type { UpdateKind, UpdateRecord } from '../../ports/update-store.js';
 import { audited } from '../audit/audit.js';
 import { isStaleRevision, loadStack } from './authorization.js';
 import { LeaseDecisions } from './lease-decisions.js';
-import { prepareCheckpoint, resourceCountOf } from '../checkpoint-body.js';
+import { prepareCheckpoint } from '../checkpoint-body.js';
 import type { ServiceDeps } from './create-services.js';
+import { changeStack, changeUpdate, isTerminal, settle, summaryName, updateOf, updateStatus } from './update-records.js';
 import {
   checkpointLoader,
-  lastUpdateCheckpoint,
-  loadCheckpoint,
   newUpdateId,
-  resourceCountInName,
   stackIdOfUpdate,
   updateCheckpointName,
-  updateResultName,
 } from './stack-state.js';
 import type {
   CheckpointUpload,
@@ -55,7 +52,6 @@ import type {
   StartUpdateRequest,
   UntypedDeployment,
   UpdateService,
-  UpdateStatusView,
 } from './types.js';
 
 export const DEFAULT_LEASE_MS = 300_000;
@@ -66,17 +62,12 @@ export const LEASE_CEILING_MS = 3_600_000;
 
 const CREATABLE_KINDS: ReadonlySet<string> = new Set(['update', 'preview', 'refresh', 'destroy', 'resource-import']);
 const COMPLETION_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'cancelled']);
-const TERMINAL: ReadonlySet<UpdateStatus> = new Set(['succeeded', 'failed', 'cancelled']);
 const SEQ_DIGITS = 12;
 const MAX_MESSAGE_LENGTH = 4096;
 
 const DEAD_TOKEN =
   'The update token is not valid for this update: the update completed, was cancelled, or its lease expired. ' +
   'Start a new update.';
-
-function summaryName(updateId: string): string {
-  return `updates/${updateId}/summary`;
-}
 
 function eventsName(updateId: string, first: number, last: number, count: number): string {
   const pad = (n: number) => String(n).padStart(SEQ_DIGITS, '0');
@@ -96,10 +87,6 @@ function sameHash(a: string, b: string): boolean {
 /** The wire's token expiry: epoch seconds. */
 function epochSeconds(ms: number): number {
   return Math.floor(ms / 1000);
-}
-
-function isTerminal(update: UpdateRecord): boolean {
-  return TERMINAL.has(update.status);
 }
 
 /**
@@ -134,190 +121,6 @@ async function ignoreConflict(write: Promise<void>): Promise<boolean> {
   }
 }
 
-/** The state an ending update leaves behind. */
-interface UpdateOutcome {
-  checkpoint?: string;
-  resourceCount?: number;
-}
-
-/** Reads `fn`'s changes against the latest record and writes them conditionally, retrying lost races. */
-async function changeUpdate(
-  deps: ServiceDeps,
-  stackId: string,
-  updateId: string,
-  fn: (current: UpdateRecord) => UpdateChanges | undefined,
-  events?: (changed: UpdateRecord) => OutboxEvent[],
-): Promise<UpdateRecord> {
-  for (;;) {
-    const current = await deps.storage.updates.get(stackId, updateId);
-    const changes = fn(current);
-    if (!changes) return current;
-    try {
-      const announced = events?.({ ...current, ...changes });
-      return await deps.storage.updates.update(stackId, updateId, current.revision, changes, announced);
-    } catch (error) {
-      if (!isStaleRevision(error)) throw error;
-    }
-  }
-}
-
-async function changeStack(
-  deps: ServiceDeps,
-  stackId: string,
-  fn: (current: StackRecord) => StackChanges | undefined,
-  events?: (current: StackRecord) => OutboxEvent[],
-): Promise<StackRecord> {
-  for (;;) {
-    const current = await deps.storage.stacks.getById(stackId);
-    const changes = fn(current);
-    if (!changes) return current;
-    try {
-      return await deps.storage.stacks.update(stackId, current.revision, changes, events?.(current));
-    } catch (error) {
-      if (!isStaleRevision(error)) throw error;
-    }
-  }
-}
-
-/**
- * What a non-dry-run update leaves behind: its last plain checkpoint, or its journal/verbatim saves materialised as
- * `updates/<id>/result`, or (nothing saved) the state it started from.
- */
-async function resolveOutcome(deps: ServiceDeps, stack: StackRecord, updateId: string): Promise<UpdateOutcome> {
-  const last = await lastUpdateCheckpoint(deps, stack.id, updateId);
-  if (last) {
-    // The count was taken when the save was checked; only saves named before that are read back to count them.
-    const recorded = resourceCountInName(last);
-    return { checkpoint: last, resourceCount: recorded ?? resourceCountOf(await loadCheckpoint(deps, stack.id, last)) };
-  }
-  const resultName = updateResultName(updateId);
-  const materialized = await materializeUpdate(
-    deps.storage.checkpoints,
-    stack.id,
-    updateId,
-    resultName,
-    checkpointLoader(deps, stack.id),
-    deps.now,
-  );
-  if (materialized) return { checkpoint: resultName, resourceCount: materialized.resourceCount };
-  return { checkpoint: stack.currentCheckpoint, resourceCount: stack.resourceCount };
-}
-
-async function readSummary(
-  deps: ServiceDeps,
-  stackId: string,
-  updateId: string,
-): Promise<Record<string, number> | undefined> {
-  try {
-    const bytes = await deps.storage.checkpoints.get({ stackId, name: summaryName(updateId) });
-    const summary = JSON.parse(Buffer.from(bytes).toString('utf8')) as { resourceChanges?: Record<string, number> };
-    return summary.resourceChanges;
-  } catch (error) {
-    // Events are best effort: history simply has no resource changes without them.
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  }
-}
-
-/**
- * Ends a non-dry-run update with `status` and folds what it saved into the stack. `extra` is applied in the same
- * stack write (a start folding a crashed run passes its own `activeUpdate` and tags). Safe to repeat at any point:
- * once the update record is terminal its version and checkpoint are reused, history is idempotent per version, and
- * the stack is written only while it still names this update as active.
- */
-async function settle(
-  deps: ServiceDeps,
-  stackId: string,
-  updateId: string,
-  status: 'succeeded' | 'failed' | 'cancelled',
-  options: SettleOptions = {},
-): Promise<StackRecord> {
-  const cause = options.cause ?? 'ended';
-  let outcome: UpdateOutcome | undefined;
-  let resourceChanges: Record<string, number> | undefined;
-  for (;;) {
-    const stack = await deps.storage.stacks.getById(stackId);
-    let update = await deps.storage.updates.get(stackId, updateId);
-    if (stack.activeUpdate !== updateId) {
-      if (!isTerminal(update)) {
-        // It never became the stack's running update (its start failed half way), so it produced no version.
-        update = await changeUpdate(deps, stackId, updateId, (u) =>
-          isTerminal(u) ? undefined : { status, endedAt: deps.now(), ...tokenHashChange(options) },
-        );
-      } else if (update.version !== undefined && update.version <= stack.version) {
-        await deps.storage.updates.recordHistory(update);
-      }
-      return options.extra ? changeStack(deps, stackId, () => options.extra, options.extraEvents) : stack;
-    }
-    if (!isTerminal(update)) {
-      outcome ??= await resolveOutcome(deps, stack, updateId);
-      resourceChanges ??= await readSummary(deps, stackId, updateId);
-      const version = stack.version + 1;
-      const ending: UpdateChanges = { status, endedAt: deps.now(), version, ...tokenHashChange(options) };
-      if (outcome.checkpoint !== undefined) ending.checkpoint = outcome.checkpoint;
-      if (outcome.resourceCount !== undefined) ending.resourceCount = outcome.resourceCount;
-      if (resourceChanges !== undefined) ending.resourceChanges = resourceChanges;
-      update = await changeUpdate(deps, stackId, updateId, (u) => (isTerminal(u) ? undefined : ending));
-    }
-    const version = Math.max(update.version ?? 0, stack.version + 1);
-    if (update.version !== version) {
-      update = await changeUpdate(deps, stackId, updateId, () => ({ version }));
-    }
-    await deps.storage.updates.recordHistory(update);
-    const changes: StackChanges = {
-      version,
-      lastUpdate: update.endedAt ?? deps.now(),
-      currentCheckpoint: update.checkpoint ?? null,
-      resourceCount: update.resourceCount ?? null,
-      activeUpdate: null,
-      ...options.extra,
-    };
-    // The update's end is announced in the same write that makes it the stack's state (docs/hooks.md, outbox).
-    const events = [
-      updateEvent(cause, stack, update, deps.now(), deps.options.serviceUrl),
-      ...(options.extraEvents?.(stack) ?? []),
-    ];
-    try {
-      return await deps.storage.stacks.update(stackId, stack.revision, changes, events);
-    } catch (error) {
-      if (!isStaleRevision(error)) throw error;
-    }
-  }
-}
-
-interface SettleOptions {
-  completedTokenHash?: string;
-  /** Who cancelled the update, recorded with its ending. */
-  cancelledBy?: string;
-  /** Applied in the same stack write (a start folding a crashed run passes its own `activeUpdate` and tags). */
-  extra?: StackChanges;
-  /** Hook events of `extra`, written with it. */
-  extraEvents?: (stack: StackRecord) => OutboxEvent[];
-  /** `lease-expired` when a crashed or abandoned run is folded. */
-  cause?: UpdateEventCause;
-}
-
-/** The ending's fields that say how it ended: the completing token's hash, or who cancelled it. */
-function tokenHashChange(options: { completedTokenHash?: string; cancelledBy?: string }): UpdateChanges {
-  return {
-    ...(options.completedTokenHash ? { completedTokenHash: options.completedTokenHash } : {}),
-    ...(options.cancelledBy ? { cancelledBy: options.cancelledBy } : {}),
-  };
-}
-
-/**
- * Folds the stack's running update into the stack if its lease is gone (the run crashed or its client vanished):
- * its last saved state becomes the stack's current state, and it is recorded in history as failed. Returns the
- * stack as it is afterwards. Stack operations that replace the state (import, rename) call this first, so a later
- * start cannot fold an old run over their result.
- */
-export async function settleAbandonedUpdate(deps: ServiceDeps, stack: StackRecord): Promise<StackRecord> {
-  if (!stack.activeUpdate) return stack;
-  const lease = await deps.storage.leases.current(stack.id);
-  if (lease?.updateId === stack.activeUpdate) return stack;
-  return settle(deps, stack.id, stack.activeUpdate, 'failed', { cause: 'lease-expired' });
-}
-
 export function createUpdateService(deps: ServiceDeps): UpdateService {
   const { storage } = deps;
   const ceiling = Math.min(deps.options.maxLeaseMs ?? MAX_LEASE_MS, LEASE_CEILING_MS);
@@ -334,20 +137,6 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
     return Math.min(Math.max(Math.round(requested), floor), ceiling);
   }
 
-  /** The update `updateId` of `stack`; `NotFoundError` for ids of other stacks or none at all. */
-  async function updateOf(stack: StackRecord, updateId: string): Promise<UpdateRecord> {
-    const notFound = () =>
-      new NotFoundError(
-        `Update '${String(updateId).slice(0, 140)}' of stack '${stack.org}/${stack.project}/${stack.stack}' not found.`,
-      );
-    if (typeof updateId !== 'string' || updateId.length === 0 || updateId.length > 128) throw notFound();
-    try {
-      return await storage.updates.get(stack.id, updateId);
-    } catch (error) {
-      if (error instanceof NotFoundError || error instanceof InvalidInputError) throw notFound();
-      throw error;
-    }
-  }
 
   /** Marks `updateId` as the stack's running update (folding a crashed predecessor first) and applies tags. */
   async function markActive(
@@ -444,7 +233,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       // The holder is read alongside the update, so a start that must be refused is refused by reads alone: it neither
       // asks the gates nor queues a write behind the other contenders (see LeaseDecisions). Granting stays one
       // conditional write.
-      const [update, holder] = await Promise.all([updateOf(found, updateId), storage.leases.current(found.id)]);
+      const [update, holder] = await Promise.all([updateOf(deps, found, updateId), storage.leases.current(found.id)]);
       if (isTerminal(update)) {
         throw new ConflictError(`Update ${updateId} has already ended (${update.status}); create a new update.`, {
           updateId,
@@ -602,7 +391,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
 
     async cancel(principal: Principal, ref: StackRef, updateId: string) {
       const stack = await loadStack(deps, principal, ref, 'cancel');
-      const update = await updateOf(stack, updateId);
+      const update = await updateOf(deps, stack, updateId);
       if (isTerminal(update)) return;
       const name = formatStackRef(stack);
       const spec = { org: stack.org, event: 'update.cancelled', target: name, description: `cancelled ${update.kind} ${updateId} of ${name} (started by ${update.requestedBy})` } as const;
@@ -623,14 +412,6 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
       });
     },
 
-    async status(
-      principal: Principal,
-      ref: StackRef,
-      updateId: string,
-    ): Promise<UpdateStatusView> {
-      const stack = await loadStack(deps, principal, ref, 'view');
-      const update = await updateOf(stack, updateId);
-      return { status: update.status, kind: update.kind, requestedBy: update.requestedBy, startedAt: update.startedAt };
-    },
+    status: (...args) => updateStatus(deps, ...args),
   };
 }

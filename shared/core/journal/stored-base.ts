@@ -1,0 +1,464 @@
+/**
+ * Replaying a journal onto a stored base without rebuilding the base's resources.
+ *
+ * At `complete` most of the base usually survives unchanged (an update that changes 1 of 10,000 resources keeps
+ * 9,999 of them as they were). Parsing each of them into objects only to write them out again with
+ * `JSON.stringify` is most of what materialising costs. Here the base's bytes are walked once instead: a resource
+ * whose stored text is exactly what `JSON.stringify` writes for it (no whitespace, no escape `JSON.stringify` would
+ * not write, numbers in their shortest form, no repeated member name, no integer-like member name, whose order
+ * `JSON.parse` would change) and that the replay only moves, never reads or copies, stays bytes; everything else is
+ * parsed. The replayer runs as always over that list, and the result is written with those bytes spliced in where
+ * `JSON.stringify` would have written the same bytes.
+ *
+ * It only ever answers with the bytes the plain path writes: anything it does not model (a journal that refreshes,
+ * rebases or renames through aliases, a base that is not valid UTF-8 or JSON, a document of an unexpected shape)
+ * answers `undefined`, and the caller parses the base and stringifies the replay as before, failing or succeeding
+ * exactly as it always did.
+ */
+import { isUtf8 } from 'node:buffer';
+import { replayJournal, type GenerateOptions } from './replayer.js';
+import { JournalEntryKind } from './types.js';
+import type { DeploymentV3, JournalEntry, ResourceV3, VersionedDeployment } from './types.js';
+
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+const COLON = 0x3a;
+const OPEN_ARRAY = 0x5b;
+const BACKSLASH = 0x5c;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const LOWER_U = 0x75;
+const PLUS = 0x2b;
+const LOWER_E = 0x65;
+const UPPER_E = 0x45;
+
+/** Escapes `JSON.stringify` writes as two characters: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`. */
+const SHORT_ESCAPES = new Set([...Buffer.from('"\\bfnrt')]);
+/** Control characters `JSON.stringify` writes as a short escape rather than `\u00xx`. */
+const SHORT_ESCAPED_CONTROLS = new Set([0x08, 0x09, 0x0a, 0x0c, 0x0d]);
+const LITERALS = [Buffer.from('true'), Buffer.from('false'), Buffer.from('null')];
+
+/**
+ * Members of a resource the replay reads from a base resource it keeps (features, alias rewriting). A stored
+ * resource that has one is parsed, so the replay sees its value.
+ */
+const READ_MEMBERS = [
+  'aliases',
+  'extensionRef',
+  'refreshBeforeUpdate',
+  'replaceWith',
+  'resourceHooks',
+  'snippetID',
+  'taint',
+  'viewOf',
+].map((name) => Buffer.from(name));
+
+/** A base resource kept as its stored bytes. It has no members, so the replay reads nothing from it. */
+class StoredResource {
+  readonly #start: number;
+  readonly #end: number;
+
+  constructor(start: number, end: number) {
+    this.#start = start;
+    this.#end = end;
+  }
+
+  static start(resource: StoredResource): number {
+    return resource.#start;
+  }
+
+  static end(resource: StoredResource): number {
+    return resource.#end;
+  }
+}
+
+/** Thrown inside the walk when the bytes are not what this path models; the caller takes the plain path. */
+class NotModelled extends Error {}
+
+function notModelled(): never {
+  throw new NotModelled('not modelled');
+}
+
+/**
+ * The journal replayed onto the stored base `bytes`, as the bytes `JSON.stringify` writes for it, or `undefined`
+ * when this path does not model the journal or the base (the caller then parses the base and replays it).
+ * `entries` are in `sequenceID` order, one per `sequenceID`.
+ */
+export function replayOntoStoredBase(
+  bytes: Buffer,
+  entries: readonly JournalEntry[],
+  options: GenerateOptions,
+): { text: Buffer; resourceCount: number } | undefined {
+  if (!entries.every(splicable)) return undefined;
+  try {
+    const base = splitStoredBase(bytes);
+    const resources = base.deployment.resources ?? [];
+    // The replayer copies a base resource it marks deleted or pending replacement: those need their members.
+    for (const entry of entries) {
+      for (const index of [entry.deleteOld, entry.pendingReplacementOld]) {
+        const resource = typeof index === 'number' ? resources[index] : undefined;
+        if (resource instanceof StoredResource) resources[index!] = parseSpan(bytes, StoredResource.start(resource), StoredResource.end(resource)) as ResourceV3;
+      }
+    }
+    // Aliases anywhere make the replay rewrite every resource's references.
+    if (resources.some((r) => !(r instanceof StoredResource) && r.aliases !== undefined)) return undefined;
+    const replayed = replayJournal(base, entries, options);
+    return { text: serialize(replayed, bytes), resourceCount: replayed.deployment.resources?.length ?? 0 };
+  } catch {
+    // Whatever this path cannot take (including an error the replay raises), the plain path decides again.
+    return undefined;
+  }
+}
+
+/** Entries whose replay never reads, copies or rewrites a base resource it keeps (beyond the indices they name). */
+function splicable(entry: JournalEntry): boolean {
+  if (entry.kind === JournalEntryKind.Write || entry.kind === JournalEntryKind.RebuiltBaseState) return false;
+  if (entry.kind === JournalEntryKind.RefreshSuccess || entry.isRefresh) return false;
+  return entry.state?.aliases === undefined;
+}
+
+/** The stored base as the checkpoint loader reads it (`{version, features?, deployment}`), its resources split. */
+function splitStoredBase(buf: Buffer): VersionedDeployment {
+  if (!isUtf8(buf)) notModelled();
+  let version: unknown;
+  let features: unknown;
+  let deployment: DeploymentV3 | undefined;
+  const end = walkObject(buf, skipSpace(buf, 0), (name, start) => {
+    if (name === 'deployment') {
+      if (deployment !== undefined || buf[start] !== OPEN_OBJECT) notModelled();
+      const split = splitDeployment(buf, start);
+      deployment = split.deployment;
+      return split.end;
+    }
+    const valueEnd = delimit(buf, start);
+    const value = parseSpan(buf, start, valueEnd);
+    if (name === 'version') version = value;
+    if (name === 'features') features = value;
+    return valueEnd;
+  });
+  if (skipSpace(buf, end) !== buf.length || deployment === undefined) notModelled();
+  return Array.isArray(features) && features.length > 0
+    ? { version: version as number, features: features as string[], deployment }
+    : { version: version as number, deployment };
+}
+
+function splitDeployment(buf: Buffer, start: number): { deployment: DeploymentV3; end: number } {
+  const deployment: Record<string, unknown> = {};
+  const end = walkObject(buf, start, (name, valueStart) => {
+    if (name === '__proto__' || Object.hasOwn(deployment, name)) notModelled();
+    if (name === 'resources') {
+      if (buf[valueStart] !== OPEN_ARRAY) notModelled();
+      const split = splitResources(buf, valueStart);
+      deployment.resources = split.resources;
+      return split.end;
+    }
+    const valueEnd = delimit(buf, valueStart);
+    deployment[name] = parseSpan(buf, valueStart, valueEnd);
+    return valueEnd;
+  });
+  return { deployment: deployment as unknown as DeploymentV3, end };
+}
+
+function splitResources(buf: Buffer, start: number): { resources: ResourceV3[]; end: number } {
+  const resources: (ResourceV3 | StoredResource)[] = [];
+  const scanner = new CanonicalScanner(buf);
+  let i = skipSpace(buf, start + 1);
+  if (buf[i] === CLOSE_ARRAY) return { resources: [], end: i + 1 };
+  for (;;) {
+    if (buf[i] !== OPEN_OBJECT) notModelled();
+    const canonicalEnd = scanner.resourceEnd(i);
+    if (canonicalEnd >= 0 && !scanner.readMember) {
+      resources.push(new StoredResource(i, canonicalEnd));
+      i = canonicalEnd;
+    } else {
+      const valueEnd = canonicalEnd >= 0 ? canonicalEnd : delimit(buf, i);
+      resources.push(parseSpan(buf, i, valueEnd) as ResourceV3);
+      i = valueEnd;
+    }
+    i = skipSpace(buf, i);
+    if (buf[i] === CLOSE_ARRAY) return { resources: resources as ResourceV3[], end: i + 1 };
+    if (buf[i] !== COMMA) notModelled();
+    i = skipSpace(buf, i + 1);
+  }
+}
+
+/**
+ * Walks the object at `start` (whitespace allowed, as `JSON.parse` allows it), handing each member's name and the
+ * start of its value to `member`, which answers where the value ends. Returns the index just past the object.
+ */
+function walkObject(buf: Buffer, start: number, member: (name: string, valueStart: number) => number): number {
+  if (buf[start] !== OPEN_OBJECT) notModelled();
+  let i = skipSpace(buf, start + 1);
+  if (buf[i] === CLOSE_OBJECT) return i + 1;
+  for (;;) {
+    if (buf[i] !== QUOTE) notModelled();
+    const nameEnd = delimit(buf, i);
+    const name = parseSpan(buf, i, nameEnd) as string;
+    i = skipSpace(buf, nameEnd);
+    if (buf[i] !== COLON) notModelled();
+    i = skipSpace(buf, member(name, skipSpace(buf, i + 1)));
+    if (buf[i] === CLOSE_OBJECT) return i + 1;
+    if (buf[i] !== COMMA) notModelled();
+    i = skipSpace(buf, i + 1);
+  }
+}
+
+function skipSpace(buf: Buffer, i: number): number {
+  let byte = buf[i];
+  while (byte === SPACE || byte === LF || byte === CR || byte === TAB) byte = buf[++i];
+  return i;
+}
+
+/**
+ * The end of the value starting at `i`, found by matching brackets outside strings. It does not validate: the span
+ * is then parsed with `JSON.parse`, which throws for anything that is not one JSON value.
+ */
+function delimit(buf: Buffer, i: number): number {
+  let depth = 0;
+  for (;;) {
+    const byte = buf[i];
+    if (byte === undefined) notModelled();
+    if (byte === QUOTE) {
+      i += 1;
+      for (;;) {
+        const inner = buf[i];
+        if (inner === undefined) notModelled();
+        if (inner === QUOTE) break;
+        i += inner === BACKSLASH ? 2 : 1;
+      }
+    } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
+      depth += 1;
+    } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
+      depth -= 1;
+      if (depth < 0) return i;
+    } else if (depth === 0 && (byte === COMMA || byte === SPACE || byte === LF || byte === CR || byte === TAB)) {
+      return i;
+    }
+    i += 1;
+    if (depth === 0 && (byte === QUOTE || byte === CLOSE_OBJECT || byte === CLOSE_ARRAY)) return i;
+  }
+}
+
+function parseSpan(buf: Buffer, start: number, end: number): unknown {
+  return JSON.parse(buf.toString('utf8', start, end));
+}
+
+/**
+ * Decides whether a value's bytes are valid JSON that `JSON.stringify(JSON.parse(bytes))` writes back unchanged
+ * (the bytes are known to be valid UTF-8). `resourceEnd` answers the end of the object at `i`, or -1 when its text
+ * is not that; `readMember` then says whether the object has a member the replay reads.
+ */
+class CanonicalScanner {
+  /** Member name spans (start, end) of the objects being scanned, innermost last. */
+  private names: number[] = [];
+  readMember = false;
+
+  constructor(private readonly buf: Buffer) {}
+
+  resourceEnd(i: number): number {
+    this.names.length = 0;
+    this.readMember = false;
+    return this.object(i, true);
+  }
+
+  private value(i: number): number {
+    const byte = this.buf[i];
+    if (byte === QUOTE) return this.string(i);
+    if (byte === OPEN_OBJECT) return this.object(i, false);
+    if (byte === OPEN_ARRAY) return this.array(i);
+    if (byte === MINUS || (byte !== undefined && byte >= ZERO && byte <= NINE)) return this.number(i);
+    for (const literal of LITERALS) {
+      const end = i + literal.length;
+      if (end <= this.buf.length && this.buf.compare(literal, 0, literal.length, i, end) === 0) return end;
+    }
+    return -1;
+  }
+
+  private object(i: number, resource: boolean): number {
+    const buf = this.buf;
+    const names = this.names;
+    i += 1;
+    if (buf[i] === CLOSE_OBJECT) return i + 1;
+    const first = names.length;
+    for (;;) {
+      if (buf[i] !== QUOTE) return -1;
+      const nameEnd = this.string(i);
+      if (nameEnd < 0 || this.integerLike(i + 1, nameEnd - 1)) return -1;
+      // A repeated name: `JSON.parse` keeps one member where the text has two.
+      for (let k = first; k < names.length; k += 2) {
+        if (names[k + 1]! - names[k]! === nameEnd - i && buf.compare(buf, names[k]!, names[k + 1]!, i, nameEnd) === 0) return -1;
+      }
+      if (resource && !this.readMember) this.readMember = isReadMember(buf, i + 1, nameEnd - 1);
+      names.push(i, nameEnd);
+      if (buf[nameEnd] !== COLON) return -1;
+      const valueEnd = this.value(nameEnd + 1);
+      if (valueEnd < 0) return -1;
+      if (buf[valueEnd] === CLOSE_OBJECT) {
+        names.length = first;
+        return valueEnd + 1;
+      }
+      if (buf[valueEnd] !== COMMA) return -1;
+      i = valueEnd + 1;
+    }
+  }
+
+  private array(i: number): number {
+    i += 1;
+    if (this.buf[i] === CLOSE_ARRAY) return i + 1;
+    for (;;) {
+      const valueEnd = this.value(i);
+      if (valueEnd < 0) return -1;
+      if (this.buf[valueEnd] === CLOSE_ARRAY) return valueEnd + 1;
+      if (this.buf[valueEnd] !== COMMA) return -1;
+      i = valueEnd + 1;
+    }
+  }
+
+  /** A string in the form `JSON.stringify` writes: only the escapes it writes, and no raw control character. */
+  private string(i: number): number {
+    const buf = this.buf;
+    let j = i + 1;
+    for (;;) {
+      const byte = buf[j];
+      if (byte === undefined || byte < SPACE) return -1;
+      if (byte === QUOTE) return j + 1;
+      if (byte !== BACKSLASH) {
+        j += 1;
+        continue;
+      }
+      const escaped = buf[j + 1];
+      if (escaped !== undefined && SHORT_ESCAPES.has(escaped)) {
+        j += 2;
+        continue;
+      }
+      if (escaped !== LOWER_U) return -1;
+      // `\u00xx` in lower-case hex, for a control character without a short escape: nothing else is written so.
+      const code = lowerHex(buf, j + 2);
+      if (code < 0 || code >= SPACE || SHORT_ESCAPED_CONTROLS.has(code)) return -1;
+      j += 6;
+    }
+  }
+
+  /** A number in the form `JSON.stringify` writes (its shortest round-trip form). */
+  private number(i: number): number {
+    const buf = this.buf;
+    let j = i;
+    if (buf[j] === MINUS) j += 1;
+    if (buf[j] === ZERO) j += 1;
+    else if (isDigit(buf[j])) while (isDigit(buf[j])) j += 1;
+    else return -1;
+    let plain = true;
+    if (buf[j] === DOT) {
+      plain = false;
+      j += 1;
+      if (!isDigit(buf[j])) return -1;
+      while (isDigit(buf[j])) j += 1;
+    }
+    if (buf[j] === LOWER_E || buf[j] === UPPER_E) {
+      plain = false;
+      j += 1;
+      if (buf[j] === PLUS || buf[j] === MINUS) j += 1;
+      if (!isDigit(buf[j])) return -1;
+      while (isDigit(buf[j])) j += 1;
+    }
+    // Integers below 2^53 without a sign on zero are already in shortest form; anything else is checked exactly.
+    const digits = j - i - (buf[i] === MINUS ? 1 : 0);
+    if (plain && digits <= 15 && !(buf[i] === MINUS && buf[i + 1] === ZERO)) return j;
+    const text = buf.toString('latin1', i, j);
+    return String(Number(text)) === text ? j : -1;
+  }
+
+  /** Names made of digits only: `JSON.parse` orders array-index names first, whatever their place in the text. */
+  private integerLike(start: number, end: number): boolean {
+    for (let k = start; k < end; k++) if (!isDigit(this.buf[k])) return false;
+    return end > start;
+  }
+}
+
+function isDigit(byte: number | undefined): boolean {
+  return byte !== undefined && byte >= ZERO && byte <= NINE;
+}
+
+function lowerHex(buf: Buffer, i: number): number {
+  let code = 0;
+  for (let k = i; k < i + 4; k++) {
+    const byte = buf[k];
+    if (byte === undefined) return -1;
+    const digit = byte >= ZERO && byte <= NINE ? byte - ZERO : byte >= 0x61 && byte <= 0x66 ? byte - 0x61 + 10 : -1;
+    if (digit < 0) return -1;
+    code = code * 16 + digit;
+  }
+  return code;
+}
+
+function isReadMember(buf: Buffer, start: number, end: number): boolean {
+  const length = end - start;
+  return READ_MEMBERS.some((name) => name.length === length && buf.compare(name, 0, length, start, end) === 0);
+}
+
+/**
+ * `JSON.stringify(replayed)` as bytes, with each stored resource's bytes where `JSON.stringify` would write the same
+ * text for its parsed form. The two objects around the resources are written member by member as `JSON.stringify`
+ * writes them (a member whose value it skips is skipped).
+ */
+function serialize(replayed: VersionedDeployment, buf: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let text = '';
+  const object = (value: object, special: string, writeSpecial: (value: unknown) => void): void => {
+    text += '{';
+    let first = true;
+    for (const [name, member] of Object.entries(value)) {
+      const json = name === special ? '' : JSON.stringify(member);
+      if (json === undefined) continue;
+      text += `${first ? '' : ','}${JSON.stringify(name)}:`;
+      first = false;
+      if (name === special) writeSpecial(member);
+      else text += json;
+    }
+    text += '}';
+  };
+  let runStart = -1;
+  let runEnd = -1;
+  const endRun = (): void => {
+    if (runStart < 0) return;
+    parts.push(Buffer.from(text), buf.subarray(runStart, runEnd));
+    text = '';
+    runStart = -1;
+  };
+  const resources = (list: readonly (ResourceV3 | StoredResource)[]): void => {
+    text += '[';
+    list.forEach((resource, index) => {
+      if (!(resource instanceof StoredResource)) {
+        endRun();
+        text += `${index > 0 ? ',' : ''}${JSON.stringify(resource)}`;
+        return;
+      }
+      const start = StoredResource.start(resource);
+      // Neighbours in the base separated by a bare comma are written as one run of its bytes.
+      if (runStart >= 0 && start === runEnd + 1 && buf[runEnd] === COMMA) {
+        runEnd = StoredResource.end(resource);
+        return;
+      }
+      endRun();
+      if (index > 0) text += ',';
+      runStart = start;
+      runEnd = StoredResource.end(resource);
+    });
+    endRun();
+    text += ']';
+  };
+  object(replayed, 'deployment', (deployment) =>
+    object(deployment as object, 'resources', (list) => resources(list as (ResourceV3 | StoredResource)[])),
+  );
+  parts.push(Buffer.from(text));
+  return Buffer.concat(parts);
+}
