@@ -21,4 +21,8 @@ async function main(argv: string[]): Promise<number> {
 }
 
 dropSdkNodeVersionWarning();
-process.exitCode = await main(process.argv);
+// Not a top-level await: chunks loaded later import this module (scripts/merge-startup-chunks.mjs), and importing a
+// module whose top-level await has not settled would wait for it forever.
+void main(process.argv).then((code) => {
+  process.exitCode = code;
+});

@@ -4,6 +4,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildConsole } from './build-console.mjs';
 import { externals } from './externals.mjs';
+import { mergeStartupChunks } from './merge-startup-chunks.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist/cli`;
@@ -21,7 +22,7 @@ const lazyChildProcessForCommander = {
   },
 };
 const started = Date.now();
-await build({
+const { metafile } = await build({
   absWorkingDir: root,
   entryPoints: { stackyard: 'cli/main.ts' },
   outdir,
@@ -38,9 +39,11 @@ await build({
   banner: { js: "import { createRequire as __syCreateRequire } from 'node:module'; const require = __syCreateRequire(import.meta.url);" },
   define: { __STACKYARD_VERSION__: JSON.stringify(version) },
   plugins: [lazyChildProcessForCommander],
+  metafile: true,
   logLevel: 'warning',
 });
-process.stdout.write(`build: dist/cli/stackyard.mjs in ${Date.now() - started} ms\n`);
+const mergedChunks = await mergeStartupChunks(root, 'dist/cli/stackyard.mjs', metafile);
+process.stdout.write(`build: dist/cli/stackyard.mjs (${mergedChunks} start-up chunks merged into it) in ${Date.now() - started} ms\n`);
 
 const consoleStarted = Date.now();
 await buildConsole(root);
