@@ -224,6 +224,15 @@ describe('replaying onto a stored base', () => {
     );
   });
 
+  it('writes the same bytes for a resource holding an object of many members (left to JSON.parse)', () => {
+    const wide = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${String(i).padStart(4, '0')}`, i]));
+    const doc = document({ resources: [{ urn: urn(0), custom: true, type: 't', outputs: wide }, { urn: urn(1), custom: true, type: 't' }], features: undefined, pending: false, extras: false });
+    const bytes = Buffer.from(JSON.stringify(doc));
+    const success: JournalEntry = { version: 1, kind: JournalEntryKind.Success, sequenceID: 1, operationID: 1, state: { urn: urn(9), custom: true, type: 't' } };
+    const out = replayOntoStoredBase(bytes, [success], { now: () => NOW });
+    expect(out!.text.equals(plainReplay(bytes, [success]))).toBe(true);
+  });
+
   it('leaves refresh, rebase and alias journals, and bases that are not valid UTF-8 or JSON, to the plain replay', () => {
     const bytes = Buffer.from(JSON.stringify(document({ resources: [{ urn: urn(0), custom: true, type: 't' }], features: undefined, pending: false, extras: false })));
     const success: JournalEntry = { version: 1, kind: JournalEntryKind.Success, sequenceID: 1, operationID: 1, state: { urn: urn(9), custom: true, type: 't' } };

@@ -62,6 +62,9 @@ const READ_MEMBERS = [
   'viewOf',
 ].map((name) => Buffer.from(name));
 
+/** Objects with more members than this are not checked for repeated names; their resource is parsed. */
+const MAX_COMPARED_MEMBERS = 64;
+
 /** A base resource kept as its stored bytes. It has no members, so the replay reads nothing from it. */
 class StoredResource {
   readonly #start: number;
@@ -296,7 +299,9 @@ class CanonicalScanner {
       if (buf[i] !== QUOTE) return -1;
       const nameEnd = this.string(i);
       if (nameEnd < 0 || this.integerLike(i + 1, nameEnd - 1)) return -1;
-      // A repeated name: `JSON.parse` keeps one member where the text has two.
+      // A repeated name: `JSON.parse` keeps one member where the text has two. Comparing pairwise is quadratic, so
+      // an object with many members is left to `JSON.parse` (its resource is parsed).
+      if (this.top - first >= 2 * MAX_COMPARED_MEMBERS) return -1;
       for (let k = first; k < this.top; k += 2) {
         if (sameSpan(buf, this.names[k]!, this.names[k + 1]!, i, nameEnd)) return -1;
       }
