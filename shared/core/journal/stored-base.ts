@@ -62,6 +62,9 @@ const READ_MEMBERS = [
   'viewOf',
 ].map((name) => Buffer.from(name));
 
+/** Objects with more members than this are checked for repeated names with a set rather than pairwise. */
+const MAX_COMPARED_MEMBERS = 64;
+
 /** A base resource kept as its stored bytes. It has no members, so the replay reads nothing from it. */
 class StoredResource {
   readonly #start: number;
@@ -292,13 +295,25 @@ class CanonicalScanner {
     i += 1;
     if (buf[i] === CLOSE_OBJECT) return i + 1;
     const first = this.top;
+    let seen: Set<string> | undefined;
     for (;;) {
       if (buf[i] !== QUOTE) return -1;
       const nameEnd = this.string(i);
       if (nameEnd < 0 || this.integerLike(i + 1, nameEnd - 1)) return -1;
-      // A repeated name: `JSON.parse` keeps one member where the text has two.
-      for (let k = first; k < this.top; k += 2) {
-        if (sameSpan(buf, this.names[k]!, this.names[k + 1]!, i, nameEnd)) return -1;
+      // A repeated name: `JSON.parse` keeps one member where the text has two. Small objects compare names
+      // pairwise; past MAX_COMPARED_MEMBERS the names go into a set, so a wide map costs linear time.
+      if (seen === undefined && this.top - first >= 2 * MAX_COMPARED_MEMBERS) {
+        seen = new Set();
+        for (let k = first; k < this.top; k += 2) seen.add(buf.toString('latin1', this.names[k]!, this.names[k + 1]!));
+      }
+      if (seen !== undefined) {
+        const name = buf.toString('latin1', i, nameEnd);
+        if (seen.has(name)) return -1;
+        seen.add(name);
+      } else {
+        for (let k = first; k < this.top; k += 2) {
+          if (sameSpan(buf, this.names[k]!, this.names[k + 1]!, i, nameEnd)) return -1;
+        }
       }
       if (resource && !this.readMember) this.readMember = READ_MEMBERS.some((name) => sameName(buf, i + 1, nameEnd - 1, name));
       this.pushName(i, nameEnd);
