@@ -1,11 +1,36 @@
 import * as z from 'zod';
 import { loginCodeSchema, signInSchema } from '../routes/console.js';
-import { historyEntrySchema, rollbackSchema } from '../routes/restore.js';
 import { untypedDeploymentSchema } from '../schemas.js';
-import { addMemberSchema, createOidcPolicySchema, createOrgSchema, createOrgTokenSchema, createTeamSchema, createTokenSchema, createUserSchema, memberRoleSchema, orgSettingsSchema, stackGrantSchema, teamMemberSchema, tokenExchangeFormSchema } from '../schemas-identity.js';
+import {
+  addMemberSchema,
+  createOidcPolicySchema,
+  createOrgSchema,
+  createOrgTokenSchema,
+  createTeamSchema,
+  createTokenSchema,
+  createUserSchema,
+  memberRoleSchema,
+  orgSettingsSchema,
+  stackGrantSchema,
+  teamMemberSchema,
+  tokenExchangeFormSchema,
+} from '../schemas-identity.js';
 import { batchDecryptSchema, batchEncryptSchema, decryptSchema, encryptSchema } from '../schemas-secrets.js';
-import { createStackSchema, renameStackSchema, tagsSchema } from '../schemas-stacks.js';
-import { addHookSchema, completeUpdateSchema, engineEventsSchema, renewLeaseSchema, startUpdateSchema, updateProgramSchema } from '../schemas-updates.js';
+import {
+  createStackSchema,
+  historyEntrySchema,
+  renameStackSchema,
+  rollbackSchema,
+  tagsSchema,
+} from '../schemas-stacks.js';
+import {
+  addHookSchema,
+  completeUpdateSchema,
+  engineEventsSchema,
+  renewLeaseSchema,
+  startUpdateSchema,
+  updateProgramSchema,
+} from '../schemas-updates.js';
 import * as wire from './responses.js';
 
 /**

@@ -1,27 +1,11 @@
-import * as z from 'zod';
 import type { UpdateKind } from '../../../shared/ports/update-store.js';
 import { validateBody } from '../decode.js';
 import { jsonResponse } from '../respond.js';
 import type { Route } from '../router.js';
 import { untypedDeploymentSchema } from '../schemas.js';
+import { historyEntrySchema, rollbackSchema } from '../schemas-stacks.js';
 
 const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
-
-export const rollbackSchema = z.object({ version: z.number('must be the version to restore').int().min(1, 'must be 1 or more') });
-
-/** One entry of another backend's history, in the shape of Pulumi's `UpdateInfo` (times in epoch seconds). */
-export const historyEntrySchema = z.object({
-  version: z.number().int().min(1),
-  kind: z.string(),
-  result: z.enum(['succeeded', 'failed']),
-  startTime: z.number().int().min(0),
-  endTime: z.number().int().min(0),
-  message: z.string().nullish(),
-  environment: z.record(z.string(), z.string()).nullish(),
-  config: z.record(z.string(), z.unknown()).nullish(),
-  resourceChanges: z.record(z.string(), z.number().int()).nullish(),
-  deployment: untypedDeploymentSchema.nullish(),
-});
 
 /**
  * Stackyard's own routes for restoring state (not part of the Pulumi API): `stack rollback` and the history entries

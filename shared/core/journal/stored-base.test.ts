@@ -224,6 +224,17 @@ describe('replaying onto a stored base', () => {
     );
   });
 
+  it('writes the same bytes for resources holding objects of many members, with and without a repeated name', () => {
+    const wide = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${String(i).padStart(4, '0')}`, i]));
+    const text = JSON.stringify(document({ resources: [{ urn: urn(0), custom: true, type: 't', outputs: wide }, { urn: urn(1), custom: true, type: 't' }], features: undefined, pending: false, extras: false }));
+    // The 4,001st member repeats the 100th: JSON.parse keeps it in the 100th place with the later value.
+    const repeated = text.replace('"k4000":4000', '"k0099":-1');
+    const success: JournalEntry = { version: 1, kind: JournalEntryKind.Success, sequenceID: 1, operationID: 1, state: { urn: urn(9), custom: true, type: 't' } };
+    for (const bytes of [Buffer.from(text), Buffer.from(repeated)]) {
+      expect(replayOntoStoredBase(bytes, [success], { now: () => NOW })!.text.equals(plainReplay(bytes, [success]))).toBe(true);
+    }
+  });
+
   it('leaves refresh, rebase and alias journals, and bases that are not valid UTF-8 or JSON, to the plain replay', () => {
     const bytes = Buffer.from(JSON.stringify(document({ resources: [{ urn: urn(0), custom: true, type: 't' }], features: undefined, pending: false, extras: false })));
     const success: JournalEntry = { version: 1, kind: JournalEntryKind.Success, sequenceID: 1, operationID: 1, state: { urn: urn(9), custom: true, type: 't' } };

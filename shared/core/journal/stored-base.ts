@@ -62,6 +62,9 @@ const READ_MEMBERS = [
   'viewOf',
 ].map((name) => Buffer.from(name));
 
+/** Objects with more members than this are checked for repeated names with a set rather than pairwise. */
+const MAX_COMPARED_MEMBERS = 64;
+
 /** A base resource kept as its stored bytes. It has no members, so the replay reads nothing from it. */
 class StoredResource {
   readonly #start: number;
@@ -258,14 +261,21 @@ function parseSpan(buf: Buffer, start: number, end: number): unknown {
  * is not that; `readMember` then says whether the object has a member the replay reads.
  */
 class CanonicalScanner {
-  /** Member name spans (start, end) of the objects being scanned, innermost last. */
-  private names: number[] = [];
+  /** Member name spans (start, end) of the objects being scanned, innermost last, up to `top`. */
+  private names = new Int32Array(256);
+  private top = 0;
   readMember = false;
+  /** The bytes as aligned 32-bit words from the first 4-byte boundary on, for skipping plain text in strings. */
+  private readonly words: Uint32Array;
+  private readonly wordBase: number;
 
-  constructor(private readonly buf: Buffer) {}
+  constructor(private readonly buf: Buffer) {
+    this.wordBase = (4 - (buf.byteOffset & 3)) & 3;
+    this.words = new Uint32Array(buf.buffer, buf.byteOffset + Math.min(this.wordBase, buf.length), Math.max(0, (buf.length - this.wordBase) >> 2));
+  }
 
   resourceEnd(i: number): number {
-    this.names.length = 0;
+    this.top = 0;
     this.readMember = false;
     return this.object(i, true);
   }
@@ -276,39 +286,58 @@ class CanonicalScanner {
     if (byte === OPEN_OBJECT) return this.object(i, false);
     if (byte === OPEN_ARRAY) return this.array(i);
     if (byte === MINUS || (byte !== undefined && byte >= ZERO && byte <= NINE)) return this.number(i);
-    for (const literal of LITERALS) {
-      const end = i + literal.length;
-      if (end <= this.buf.length && this.buf.compare(literal, 0, literal.length, i, end) === 0) return end;
-    }
+    for (const literal of LITERALS) if (sameBytes(this.buf, i, literal)) return i + literal.length;
     return -1;
   }
 
   private object(i: number, resource: boolean): number {
     const buf = this.buf;
-    const names = this.names;
     i += 1;
     if (buf[i] === CLOSE_OBJECT) return i + 1;
-    const first = names.length;
+    const first = this.top;
+    let seen: Set<string> | undefined;
     for (;;) {
       if (buf[i] !== QUOTE) return -1;
       const nameEnd = this.string(i);
       if (nameEnd < 0 || this.integerLike(i + 1, nameEnd - 1)) return -1;
-      // A repeated name: `JSON.parse` keeps one member where the text has two.
-      for (let k = first; k < names.length; k += 2) {
-        if (names[k + 1]! - names[k]! === nameEnd - i && buf.compare(buf, names[k]!, names[k + 1]!, i, nameEnd) === 0) return -1;
+      // A repeated name: `JSON.parse` keeps one member where the text has two. Small objects compare names
+      // pairwise; past MAX_COMPARED_MEMBERS the names go into a set, so a wide map costs linear time.
+      if (seen === undefined && this.top - first >= 2 * MAX_COMPARED_MEMBERS) {
+        seen = new Set();
+        for (let k = first; k < this.top; k += 2) seen.add(buf.toString('latin1', this.names[k]!, this.names[k + 1]!));
       }
-      if (resource && !this.readMember) this.readMember = isReadMember(buf, i + 1, nameEnd - 1);
-      names.push(i, nameEnd);
+      if (seen !== undefined) {
+        const name = buf.toString('latin1', i, nameEnd);
+        if (seen.has(name)) return -1;
+        seen.add(name);
+      } else {
+        for (let k = first; k < this.top; k += 2) {
+          if (sameSpan(buf, this.names[k]!, this.names[k + 1]!, i, nameEnd)) return -1;
+        }
+      }
+      if (resource && !this.readMember) this.readMember = READ_MEMBERS.some((name) => sameName(buf, i + 1, nameEnd - 1, name));
+      this.pushName(i, nameEnd);
       if (buf[nameEnd] !== COLON) return -1;
       const valueEnd = this.value(nameEnd + 1);
       if (valueEnd < 0) return -1;
       if (buf[valueEnd] === CLOSE_OBJECT) {
-        names.length = first;
+        this.top = first;
         return valueEnd + 1;
       }
       if (buf[valueEnd] !== COMMA) return -1;
       i = valueEnd + 1;
     }
+  }
+
+  private pushName(start: number, end: number): void {
+    if (this.top + 2 > this.names.length) {
+      const grown = new Int32Array(this.names.length * 2);
+      grown.set(this.names);
+      this.names = grown;
+    }
+    this.names[this.top] = start;
+    this.names[this.top + 1] = end;
+    this.top += 2;
   }
 
   private array(i: number): number {
@@ -326,8 +355,23 @@ class CanonicalScanner {
   /** A string in the form `JSON.stringify` writes: only the escapes it writes, and no raw control character. */
   private string(i: number): number {
     const buf = this.buf;
+    const words = this.words;
+    const wordBase = this.wordBase;
+    const lastWordStart = wordBase + words.length * 4;
     let j = i + 1;
     for (;;) {
+      // Plain text four bytes at a time: a word is plain when none of its bytes is a quote, a backslash or a control
+      // character (bit tests that may flag a plain word, never miss a special one; flagged words go byte by byte).
+      if (((j - wordBase) & 3) === 0 && j >= wordBase && j < lastWordStart) {
+        const word = words[(j - wordBase) >> 2]!;
+        const quote = word ^ 0x22222222;
+        const backslash = word ^ 0x5c5c5c5c;
+        const special = ((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash) | ((word - 0x20202020) & ~word);
+        if ((special & 0x80808080) === 0) {
+          j += 4;
+          continue;
+        }
+      }
       const byte = buf[j];
       if (byte === undefined || byte < SPACE) return -1;
       if (byte === QUOTE) return j + 1;
@@ -400,9 +444,23 @@ function lowerHex(buf: Buffer, i: number): number {
   return code;
 }
 
-function isReadMember(buf: Buffer, start: number, end: number): boolean {
-  const length = end - start;
-  return READ_MEMBERS.some((name) => name.length === length && buf.compare(name, 0, length, start, end) === 0);
+/** Whether the bytes at `start` are `expected`. */
+function sameBytes(buf: Buffer, start: number, expected: Buffer): boolean {
+  if (start + expected.length > buf.length) return false;
+  for (let k = 0; k < expected.length; k++) if (buf[start + k] !== expected[k]) return false;
+  return true;
+}
+
+/** Whether the name between `start` and `end` (quotes excluded) is `name`. */
+function sameName(buf: Buffer, start: number, end: number, name: Buffer): boolean {
+  return end - start === name.length && sameBytes(buf, start, name);
+}
+
+/** Whether two spans of `buf` hold the same bytes (member names are short, so a loop beats a native call). */
+function sameSpan(buf: Buffer, aStart: number, aEnd: number, bStart: number, bEnd: number): boolean {
+  if (aEnd - aStart !== bEnd - bStart) return false;
+  for (let k = 0; k < aEnd - aStart; k++) if (buf[aStart + k] !== buf[bStart + k]) return false;
+  return true;
 }
 
 /**
