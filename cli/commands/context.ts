@@ -2,7 +2,6 @@
  * What every non-engine command shares: the global flags, whether we may prompt, the backend (opened once, closed
  * after the command), the project, and turning a stack name (or the selected stack) into a full reference.
  */
-import { createInterface } from 'node:readline/promises';
 import { formatStackRef, parseStackRef, type StackRef } from '../../shared/core/names.js';
 import type { Backend } from '../backend/backend.js';
 import { currentBackend } from '../backend/open-backend.js';
@@ -29,21 +28,28 @@ function truthy(value: string | undefined): boolean {
 export class CommandContext {
   private backendPromise?: Promise<Backend>;
   private projectPromise?: Promise<Project | undefined>;
+  private interactiveAnswer?: boolean;
   readonly env: NodeJS.ProcessEnv;
-  /** Prompts are allowed: a terminal on both ends, not CI, no `--non-interactive`. */
-  readonly interactive: boolean;
 
   constructor(
     readonly globals: GlobalOptions,
     env: NodeJS.ProcessEnv = process.env,
   ) {
     this.env = env;
-    this.interactive =
-      !globals.nonInteractive &&
-      !truthy(env.CI) &&
-      !truthy(env.PULUMI_NON_INTERACTIVE) &&
+  }
+
+  /**
+   * Prompts are allowed: a terminal on both ends, not CI, no `--non-interactive`. Worked out when first asked:
+   * reading `process.stdin` opens standard input, which a command that never prompts (`stack ls`) need not do.
+   */
+  get interactive(): boolean {
+    this.interactiveAnswer ??=
+      !this.globals.nonInteractive &&
+      !truthy(this.env.CI) &&
+      !truthy(this.env.PULUMI_NON_INTERACTIVE) &&
       process.stdin.isTTY === true &&
       process.stdout.isTTY === true;
+    return this.interactiveAnswer;
   }
 
   get cwd(): string {
@@ -121,7 +127,7 @@ export class CommandContext {
     if (!this.interactive) {
       throw new UserError('--yes must be passed in to proceed when running in non-interactive mode', `Re-run with --yes to ${action}.`);
     }
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    const rl = (await import('node:readline/promises')).createInterface({ input: process.stdin, output: process.stderr });
     try {
       const question = expected ? `${prompt}\nPlease confirm that this is what you'd like to do by typing \`${expected}\`: ` : `${prompt} (yes/no) `;
       const answer = (await rl.question(question)).trim();
@@ -135,7 +141,7 @@ export class CommandContext {
   /** Prompts for a value on the terminal (echo off when `secret`). */
   async promptValue(label: string, secret: boolean): Promise<string> {
     if (!this.interactive) throw new UserError(`${label} must be specified in non-interactive mode`);
-    const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+    const rl = (await import('node:readline/promises')).createInterface({ input: process.stdin, output: process.stderr, terminal: true });
     if (secret) {
       // Replaces readline's echo of each typed character with nothing.
       (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = () => {};

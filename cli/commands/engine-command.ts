@@ -3,7 +3,6 @@
  * Stack resolution (project files, config, backend session) is injected, so the same commands work on the local
  * backend and, later, on the service.
  */
-import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { ProgramSpec, StackConfig } from '../engine/language-host.js';
 import type { OperationBackend, OperationCommand } from '../engine/operation.js';
@@ -47,7 +46,7 @@ export const ENGINE_COMMAND_DESCRIPTIONS: Record<OperationCommand, string> = {
 function terminalConfirm(): ((question: string) => Promise<boolean>) | undefined {
   if (!process.stdin.isTTY) return undefined;
   return async (question) => {
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    const rl = (await import('node:readline/promises')).createInterface({ input: process.stdin, output: process.stderr });
     try {
       const answer = await rl.question(`${question} (yes/no) `);
       return answer.trim().toLowerCase() === 'yes' || answer.trim().toLowerCase() === 'y';

@@ -1,16 +1,19 @@
 import { createReadStream, promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
-import { createGunzip, gzip } from 'node:zlib';
 import { ConflictError, InvalidInputError, NotFoundError, TooLargeError } from '../../core/errors.js';
 import { INFLATE_CHUNK_BYTES, MAX_OBJECT_BYTES, type CheckpointStore, type ObjectKey, type PreparedObject } from '../../ports/index.js';
 import { code, safeSegment, type DataDir } from './files.js';
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 const SUFFIX = '.gz';
-const gzipAsync = promisify(gzip);
+/** Compression and streams, loaded by the first object read or write: a command that lists stacks needs neither. */
+async function loadCodec() {
+  const [zlib, stream, streamPromises] = await Promise.all([import('node:zlib'), import('node:stream'), import('node:stream/promises')]);
+  return { gzip: promisify(zlib.gzip), createGunzip: zlib.createGunzip, Writable: stream.Writable, pipeline: streamPromises.pipeline };
+}
+let codecLoaded: ReturnType<typeof loadCodec> | undefined;
+const codec = () => (codecLoaded ??= loadCodec());
 
 /** Immutable gzip objects under `objects/<stackId>/<name>.gz`; published with `link`, so a second put cannot win. */
 export class LocalCheckpointStore implements CheckpointStore {
@@ -21,7 +24,8 @@ export class LocalCheckpointStore implements CheckpointStore {
     if (body.byteLength > MAX_OBJECT_BYTES) {
       throw new TooLargeError(`An object of ${body.byteLength} bytes is over the limit of ${MAX_OBJECT_BYTES}.`);
     }
-    return { gzipped: await gzipAsync(body), size: body.byteLength };
+    const { gzip } = await codec();
+    return { gzipped: await gzip(body), size: body.byteLength };
   }
 
   async put(key: ObjectKey, body: Uint8Array | PreparedObject): Promise<void> {
@@ -38,6 +42,7 @@ export class LocalCheckpointStore implements CheckpointStore {
 
   async get(key: ObjectKey): Promise<Uint8Array> {
     const target = this.objectPath(key);
+    const { Writable, createGunzip, pipeline } = await codec();
     const chunks: Buffer[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, callback) {
