@@ -21,6 +21,8 @@ const lazyChildProcessForCommander = {
     );
   },
 };
+// CommonJS dependencies inside an ESM bundle still call require().
+const BANNER = "import { createRequire as __syCreateRequire } from 'node:module'; const require = __syCreateRequire(import.meta.url);";
 const started = Date.now();
 const { metafile } = await build({
   absWorkingDir: root,
@@ -35,14 +37,13 @@ const { metafile } = await build({
   target: 'node20',
   sourcemap: true,
   external: Object.keys(externals),
-  // CommonJS dependencies inside an ESM bundle still call require().
-  banner: { js: "import { createRequire as __syCreateRequire } from 'node:module'; const require = __syCreateRequire(import.meta.url);" },
+  banner: { js: BANNER },
   define: { __STACKYARD_VERSION__: JSON.stringify(version) },
   plugins: [lazyChildProcessForCommander],
   metafile: true,
   logLevel: 'warning',
 });
-const mergedChunks = await mergeStartupChunks(root, 'dist/cli/stackyard.mjs', metafile);
+const mergedChunks = await mergeStartupChunks(root, 'dist/cli/stackyard.mjs', metafile, BANNER);
 process.stdout.write(`build: dist/cli/stackyard.mjs (${mergedChunks} start-up chunks merged into it) in ${Date.now() - started} ms\n`);
 
 const consoleStarted = Date.now();

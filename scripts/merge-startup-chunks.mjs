@@ -21,8 +21,9 @@ const STARTUP_ENTRIES = ['cli/commands/context.ts', 'cli/commands/stack-ls.ts', 
  * @param {string} root the repository folder (ends with a slash), where the metafile's paths start
  * @param {string} entry the entry file, relative to `root` (dist/cli/stackyard.mjs)
  * @param {import('esbuild').Metafile} metafile the split build's
+ * @param {string} banner the split build's banner (every chunk starts with it): the merged file has it once
  */
-export async function mergeStartupChunks(root, entry, metafile) {
+export async function mergeStartupChunks(root, entry, metafile, banner) {
   const outputs = metafile.outputs;
   const byEntryPoint = new Map(Object.entries(outputs).map(([path, output]) => [output.entryPoint, path]));
   const merged = new Set();
@@ -47,9 +48,14 @@ export async function mergeStartupChunks(root, entry, metafile) {
   });
   const entryPath = join(root, entry);
   const mergedSet = new Set([...merged].map((path) => join(root, path)));
+  const withoutBanner = (path) => {
+    const text = readFileSync(path, 'utf8');
+    if (!text.startsWith(banner)) throw new Error(`merge-startup-chunks: ${path} does not start with the build's banner`);
+    return text.slice(banner.length);
+  };
   await build({
     absWorkingDir: root,
-    stdin: { contents: `${readFileSync(entryPath, 'utf8')}\n${reexports.join('\n')}\n`, sourcefile: entryPath, resolveDir: dirname(entryPath), loader: 'js' },
+    stdin: { contents: `${withoutBanner(entryPath)}\n${reexports.join('\n')}\n`, sourcefile: entryPath, resolveDir: dirname(entryPath), loader: 'js' },
     outfile: entryPath,
     allowOverwrite: true,
     bundle: true,
@@ -58,6 +64,7 @@ export async function mergeStartupChunks(root, entry, metafile) {
     target: 'node20',
     packages: 'external',
     sourcemap: true,
+    banner: { js: banner },
     logLevel: 'warning',
     plugins: [
       {
@@ -69,6 +76,7 @@ export async function mergeStartupChunks(root, entry, metafile) {
             if (mergedSet.has(path)) return { path };
             return { path: `./${relative(dirname(entryPath), path)}`, external: true };
           });
+          b.onLoad({ filter: /\.mjs$/ }, (args) => (mergedSet.has(args.path) ? { contents: withoutBanner(args.path), loader: 'js' } : undefined));
         },
       },
     ],
