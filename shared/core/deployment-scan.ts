@@ -14,6 +14,9 @@
 import { declaresIntegrityError, IntegrityWalk, type IntegrityResource } from './deployment-integrity.js';
 import { CompactStringSet } from './compact-string-set.js';
 import { JsonStreamScanner, type JsonScanListener } from './json-scan.js';
+import {
+  BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COMMA, CR, LF, OPEN_ARRAY, OPEN_OBJECT, QUOTE, SPACE, TAB,
+} from './json-bytes.js';
 
 /** The members of a resource the integrity check reads. */
 const CHECKED_FIELDS = [
@@ -35,17 +38,6 @@ const CHECKED_FIELDS = [
 /** The checked field names as bytes, so member names are compared without building a string for each. */
 const CHECKED_NAMES = CHECKED_FIELDS.map((field) => ({ field, bytes: Buffer.from(`"${field}"`) }));
 
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const COMMA = 0x2c;
-const SPACE = 0x20;
-const TAB = 0x09;
-const LF = 0x0a;
-const CR = 0x0d;
 /** The only JSON value starting with `n` is `null` (the scanner has validated it). */
 const NULL_FIRST_BYTE = 0x6e;
 

@@ -4,6 +4,10 @@
  * sound and to read a few small members; parsing 40 MB into objects, or even holding the 40 MB inflated at once, only
  * to throw them away would cost more than the rest of the save.
  */
+import {
+  BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, CR, DOT, LF, LOWER_E, MINUS, NINE, OPEN_ARRAY, OPEN_OBJECT, PLUS,
+  QUOTE, SPACE, TAB, UPPER_E, ZERO,
+} from './json-bytes.js';
 
 /** Where a byte sequence stops being JSON, and why. */
 export class JsonSyntaxError extends Error {
@@ -30,25 +34,6 @@ export interface JsonScanListener {
   valueEnd(end: number, depth: number): void;
 }
 
-const TAB = 0x09;
-const LF = 0x0a;
-const CR = 0x0d;
-const SPACE = 0x20;
-const QUOTE = 0x22;
-const PLUS = 0x2b;
-const COMMA = 0x2c;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const ZERO = 0x30;
-const NINE = 0x39;
-const COLON = 0x3a;
-const OPEN_ARRAY = 0x5b;
-const BACKSLASH = 0x5c;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const LOWER_E = 0x65;
-const UPPER_E = 0x45;
 
 const LITERALS: readonly (readonly number[])[] = [
   [...Buffer.from('true')],

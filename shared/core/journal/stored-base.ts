@@ -19,27 +19,11 @@ import { isUtf8 } from 'node:buffer';
 import { replayJournal, type GenerateOptions } from './replayer.js';
 import { JournalEntryKind } from './types.js';
 import type { DeploymentV3, JournalEntry, ResourceV3, VersionedDeployment } from './types.js';
+import {
+  BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, CR, DOT, LF, LOWER_E, LOWER_U, MINUS, NINE, OPEN_ARRAY,
+  OPEN_OBJECT, PLUS, QUOTE, SPACE, TAB, UPPER_E, ZERO,
+} from '../json-bytes.js';
 
-const TAB = 0x09;
-const LF = 0x0a;
-const CR = 0x0d;
-const SPACE = 0x20;
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const ZERO = 0x30;
-const NINE = 0x39;
-const COLON = 0x3a;
-const OPEN_ARRAY = 0x5b;
-const BACKSLASH = 0x5c;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const LOWER_U = 0x75;
-const PLUS = 0x2b;
-const LOWER_E = 0x65;
-const UPPER_E = 0x45;
 
 /** Escapes `JSON.stringify` writes as two characters: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`. */
 const SHORT_ESCAPES = new Set([...Buffer.from('"\\bfnrt')]);

@@ -1,0 +1,21 @@
+/** The bytes of JSON text by name, for the scanners that walk JSON as bytes instead of parsing it. */
+export const TAB = 0x09;
+export const LF = 0x0a;
+export const CR = 0x0d;
+export const SPACE = 0x20;
+export const QUOTE = 0x22;
+export const PLUS = 0x2b;
+export const COMMA = 0x2c;
+export const MINUS = 0x2d;
+export const DOT = 0x2e;
+export const ZERO = 0x30;
+export const NINE = 0x39;
+export const COLON = 0x3a;
+export const UPPER_E = 0x45;
+export const OPEN_ARRAY = 0x5b;
+export const BACKSLASH = 0x5c;
+export const CLOSE_ARRAY = 0x5d;
+export const LOWER_E = 0x65;
+export const LOWER_U = 0x75;
+export const OPEN_OBJECT = 0x7b;
+export const CLOSE_OBJECT = 0x7d;
