@@ -6,38 +6,24 @@
  * materialised through the S3 adapter on s3rver; the SHA-256 of what is stored was taken from the code before any
  * of those changes (the journals with aliases or a refresh take the plain replay; the others splice the base).
  */
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startS3rver, type S3Local } from '../../../test/support/s3rver.js';
-import { S3CheckpointStore } from '../../adapters/aws/s3-checkpoint-store.js';
+import { startS3rverCheckpointStore, type S3rverCheckpointStore } from '../../../test/support/s3rver-checkpoint-store.js';
 import type { CheckpointStore } from '../../ports/checkpoint-store.js';
 import { appendJournalBatch, JournalEntryKind, materializeUpdate, recordUpdateBase } from './index.js';
 import type { JournalEntry, ResourceV3 } from './index.js';
 
-let s3Local: S3Local;
-let s3: S3Client;
+let s3rver: S3rverCheckpointStore;
 let store: CheckpointStore;
 const NOW = Date.UTC(2026, 10, 24, 20, 0, 0);
 
 beforeAll(async () => {
-  s3Local = await startS3rver();
-  s3 = new S3Client({
-    endpoint: s3Local.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-  const bucket = `golden-${randomUUID().slice(0, 8)}`;
-  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  store = new S3CheckpointStore(s3, bucket);
+  s3rver = await startS3rverCheckpointStore('golden');
+  store = s3rver.store;
 }, 60_000);
 
 afterAll(async () => {
-  s3?.destroy();
-  await s3Local?.stop();
+  await s3rver?.stop();
 });
 
 const STACK = 'urn:pulumi:dev::golden::pulumi:pulumi:Stack::golden-dev';

@@ -2,11 +2,9 @@
  * Update persistence over a real object store (the S3 adapter against the s3rver stand-in): journal batches are
  * durable and idempotent, verbatim/delta saves follow the sequence rules, and the current deployment is rebuilt.
  */
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startS3rver, type S3Local } from '../../../test/support/s3rver.js';
-import { S3CheckpointStore } from '../../adapters/aws/s3-checkpoint-store.js';
+import { startS3rverCheckpointStore, type S3rverCheckpointStore } from '../../../test/support/s3rver-checkpoint-store.js';
 import { sha256Hex } from '../checkpoint-delta.js';
 import { InvalidInputError, TooLargeError } from '../errors.js';
 import type { CheckpointStore } from '../../ports/checkpoint-store.js';
@@ -41,29 +39,17 @@ const saveVerbatimCheckpoint = async (store: CheckpointStore, stackId: string, u
 const saveDeltaCheckpoint = async (store: CheckpointStore, stackId: string, updateId: string, body: Buffer) =>
   (await planDeltaCheckpoint(store, stackId, updateId, body)).write(commit);
 
-let s3Local: S3Local;
-let s3: S3Client;
+let s3rver: S3rverCheckpointStore;
 let store: CheckpointStore;
 const NOW = Date.UTC(2026, 10, 22);
 
 beforeAll(async () => {
-  s3Local = await startS3rver();
-  s3 = new S3Client({
-    endpoint: s3Local.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-  const bucket = `journal-${randomUUID().slice(0, 8)}`;
-  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  store = new S3CheckpointStore(s3, bucket);
+  s3rver = await startS3rverCheckpointStore('journal');
+  store = s3rver.store;
 }, 60_000);
 
 afterAll(async () => {
-  s3?.destroy();
-  await s3Local?.stop();
+  await s3rver?.stop();
 });
 
 const urn = (n: string) => `urn:pulumi:dev::p::t:i:R::${n}`;
