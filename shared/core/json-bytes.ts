@@ -19,3 +19,15 @@ export const LOWER_E = 0x65;
 export const LOWER_U = 0x75;
 export const OPEN_OBJECT = 0x7b;
 export const CLOSE_OBJECT = 0x7d;
+
+/**
+ * Whether four bytes of a JSON string, read as one little-endian word, may hold a quote, a backslash or a control
+ * character. Bit tests over the whole word: they may flag a plain word (the caller then reads it byte by byte) but
+ * never miss a special byte, so a string's plain text is skipped four bytes at a time.
+ */
+export function mayHoldSpecialStringByte(word: number): boolean {
+  const quote = word ^ 0x22222222;
+  const backslash = word ^ 0x5c5c5c5c;
+  const special = ((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash) | ((word - 0x20202020) & ~word);
+  return (special & 0x80808080) !== 0;
+}

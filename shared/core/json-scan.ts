@@ -7,6 +7,7 @@
 import {
   BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, CR, DOT, LF, LOWER_E, MINUS, NINE, OPEN_ARRAY, OPEN_OBJECT, PLUS,
   QUOTE, SPACE, TAB, UPPER_E, ZERO,
+  mayHoldSpecialStringByte,
 } from './json-bytes.js';
 
 /** Where a byte sequence stops being JSON, and why. */
@@ -234,8 +235,7 @@ export class JsonStreamScanner {
 
   /**
    * The index just past the string starting at `i` (which holds the opening quote). Plain text is skipped four bytes
-   * at a time: a word is plain when none of its bytes is a quote, a backslash or a control character (bit tests that
-   * may flag a plain word, never miss a special one; flagged words go byte by byte).
+   * at a time (`mayHoldSpecialStringByte`); a flagged word goes byte by byte.
    */
   private string(buf: Buffer, i: number): number {
     const end = buf.length;
@@ -245,10 +245,7 @@ export class JsonStreamScanner {
     while (j < end) {
       if (((j - wordBase) & 3) === 0 && j >= wordBase && j < lastWordStart) {
         const word = words[(j - wordBase) >> 2]!;
-        const quote = word ^ 0x22222222;
-        const backslash = word ^ 0x5c5c5c5c;
-        const special = ((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash) | ((word - 0x20202020) & ~word);
-        if ((special & 0x80808080) === 0) {
+        if (!mayHoldSpecialStringByte(word)) {
           j += 4;
           continue;
         }

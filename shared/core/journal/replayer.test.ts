@@ -9,22 +9,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JournalEntryKind, replayJournal } from './index.js';
 import type { DeploymentV3, JournalEntry, OperationType, ResourceV3, SecretsProvidersV1, VersionedDeployment } from './index.js';
+import { prng } from '../../../test/support/prng.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const urn = (name: string) => `urn:pulumi:dev::proj::test:index:Res::${name}`;
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
-
-/** Deterministic choices from a seed, so one fast-check integer drives thousands of decisions. */
-function prng(seed: number): (n: number) => number {
-  let s = seed >>> 0;
-  return (n) => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) % 1_000_000) % Math.max(1, n);
-  };
-}
 
 /** Only URNs at earlier positions may be referenced; a parent missing from the list is cleared. */
 function naiveRebuild(resources: ResourceV3[]): ResourceV3[] {

@@ -11,21 +11,10 @@ import { orderJournal, replayJournal } from './replayer.js';
 import { replayOntoStoredBase } from './stored-base.js';
 import { JournalEntryKind } from './types.js';
 import type { JournalEntry, ResourceV3 } from './types.js';
+import { prng } from '../../../test/support/prng.js';
 
 const NOW = Date.UTC(2026, 10, 24, 20, 30);
 const urn = (n: number) => `urn:pulumi:dev::p::test:index:Res::r${n}`;
-
-/** Deterministic choices from a seed. */
-function prng(seed: number): (n: number) => number {
-  let s = seed >>> 0;
-  return (n) => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) % 1_000_000) % Math.max(1, n);
-  };
-}
 
 /** Text variations `JSON.parse` accepts and `JSON.stringify` does not write, one bit each. */
 const SPACE = 1;

@@ -22,6 +22,7 @@ import type { DeploymentV3, JournalEntry, ResourceV3, VersionedDeployment } from
 import {
   BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, CR, DOT, LF, LOWER_E, LOWER_U, MINUS, NINE, OPEN_ARRAY,
   OPEN_OBJECT, PLUS, QUOTE, SPACE, TAB, UPPER_E, ZERO,
+  mayHoldSpecialStringByte,
 } from '../json-bytes.js';
 
 
@@ -344,14 +345,10 @@ class CanonicalScanner {
     const lastWordStart = wordBase + words.length * 4;
     let j = i + 1;
     for (;;) {
-      // Plain text four bytes at a time: a word is plain when none of its bytes is a quote, a backslash or a control
-      // character (bit tests that may flag a plain word, never miss a special one; flagged words go byte by byte).
+      // plain text four bytes at a time; a flagged word goes byte by byte
       if (((j - wordBase) & 3) === 0 && j >= wordBase && j < lastWordStart) {
         const word = words[(j - wordBase) >> 2]!;
-        const quote = word ^ 0x22222222;
-        const backslash = word ^ 0x5c5c5c5c;
-        const special = ((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash) | ((word - 0x20202020) & ~word);
-        if ((special & 0x80808080) === 0) {
+        if (!mayHoldSpecialStringByte(word)) {
           j += 4;
           continue;
         }
