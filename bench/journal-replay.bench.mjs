@@ -2,14 +2,12 @@
 // changed) at `complete` -- read the recorded base and the journal from the object store, replay, store the result --
 // divided by the server time to take one full checkpoint of the same state (gunzip + parse the request body, store
 // it). Both run against the S3 adapter on the s3rver stand-in, same run; medians of 15 rounds.
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gunzipSync } from 'node:zlib';
-import { S3CheckpointStore } from '../shared/adapters/aws/s3-checkpoint-store.ts';
 import { appendJournalBatch, currentUpdateDeployment, parseJournalBatch, recordUpdateBase } from '../shared/core/journal/index.ts';
-import { startS3rver } from '../test/support/s3rver.ts';
+import { startS3rverCheckpointStore } from '../test/support/s3rver-checkpoint-store.ts';
 import { baseDeployment, runUpdate } from './journal-fixture.ts';
 
 const COUNT = Number(process.env.BENCH_JOURNAL_COUNT ?? 10_000);
@@ -21,19 +19,9 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc');
 
-const s3Local = await startS3rver();
-const s3 = new S3Client({
-  endpoint: s3Local.endpoint,
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  forcePathStyle: true,
-  requestChecksumCalculation: 'WHEN_REQUIRED',
-  responseChecksumValidation: 'WHEN_REQUIRED',
-});
+const s3rver = await startS3rverCheckpointStore('bench');
 try {
-  const bucket = `bench-${randomUUID().slice(0, 8)}`;
-  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  const store = new S3CheckpointStore(s3, bucket);
+  const { store } = s3rver;
   const base = baseDeployment(COUNT);
   const { checkpoints, journalBatches } = runUpdate(base, Math.floor(COUNT / 2));
   const fullRequest = checkpoints[checkpoints.length - 1];
@@ -82,6 +70,5 @@ try {
       `each side: ${collected.m.toFixed(0)} ms / ${collected.f.toFixed(0)} ms)`,
   );
 } finally {
-  s3.destroy();
-  await s3Local.stop();
+  await s3rver.stop();
 }
