@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkDeploymentBytes, checkedResourceCount, resourceCountOf } from './checkpoint-body.js';
 import { DeploymentScan, soundDeploymentResourceCount } from './deployment-scan.js';
+import { largeResourceChain } from '../../test/support/large-state.js';
 
 const urn = (n: number) => `urn:pulumi:dev::p::t:i:R::r${n}`;
 
@@ -122,14 +123,7 @@ describe('soundDeploymentResourceCount', () => {
   });
 
   it('checks a large state (scanned) as strictly as a small one (parsed)', () => {
-    const padding = 'x'.repeat(1024);
-    const resources = Array.from({ length: 9000 }, (_, i) => ({
-      urn: urn(i),
-      custom: true,
-      type: 't:i:R',
-      ...(i > 0 ? { dependencies: [urn(i - 1)] } : {}),
-      outputs: { padding },
-    }));
+    const resources = largeResourceChain(urn);
     const large = (list: unknown[]) => Buffer.from(JSON.stringify({ version: 3, deployment: { resources: list } }));
     const sound = large(resources);
     expect(sound.byteLength).toBeGreaterThan(8 * 1024 * 1024);

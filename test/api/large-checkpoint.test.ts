@@ -14,19 +14,13 @@ import type { ApiLogger } from '../../functions/http/respond.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { createServices } from '../../shared/core/service/index.js';
 import type { Storage } from '../../shared/ports/index.js';
+import { largeResourceChain } from '../support/large-state.js';
 
 const TOKEN = `sy_large-${randomUUID()}`;
 const STACK = '/api/stacks/admin/big/dev';
 const silent: ApiLogger = { error: () => undefined, warn: () => undefined, info: () => undefined };
 const urn = (n: number) => `urn:pulumi:dev::big::t:i:R::r${n}`;
-const padding = 'x'.repeat(1024);
-const resources = Array.from({ length: 9000 }, (_, i) => ({
-  urn: urn(i),
-  custom: true,
-  type: 't:i:R',
-  ...(i > 0 ? { dependencies: [urn(i - 1)] } : {}),
-  outputs: { padding },
-}));
+const resources = largeResourceChain(urn);
 const stateOf = (list: unknown[]) => gzipSync(JSON.stringify({ version: 3, deployment: { resources: list } }), { level: 1 });
 
 let dataDir: string;
