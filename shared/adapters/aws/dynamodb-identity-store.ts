@@ -11,8 +11,9 @@ import { validateOrgName } from '../../core/names.js';
 import type { DefaultStackPermission } from '../../core/service/permissions.js';
 import { ORG_ROLES, type IdentityStore, type Membership, type OidcPolicyRecord, type OrgRecord, type OrgRole, type TeamRecord, type TokenRecord, type UserRecord } from '../../ports/identity-store.js';
 import { translateDynamoDbError } from './errors.js';
+import { OidcPolicyItems } from './oidc-policy-items.js';
 import { queryByPrefix } from './queries.js';
-import { ORG_SK, TOKEN_HASH_SK, USER_SK, memberSk, oidcPolicySk, orgMemberSk, orgPk, teamSk, tokenHashPk, userPk, userTokenSk } from './keys.js';
+import { ORG_SK, TOKEN_HASH_SK, USER_SK, memberSk, orgMemberSk, orgPk, teamSk, tokenHashPk, userPk, userTokenSk } from './keys.js';
 import { KEY, putNew } from './table.js';
 
 const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
@@ -66,10 +67,14 @@ function isConditionFailure(error: unknown): boolean {
 
 /** Users, organizations, memberships and API tokens in the Stackyard table. */
 export class DynamoDbIdentityStore implements IdentityStore {
+  private readonly oidcPolicies: OidcPolicyItems;
+
   constructor(
     private readonly documents: DynamoDBDocumentClient,
     private readonly table: string,
-  ) {}
+  ) {
+    this.oidcPolicies = new OidcPolicyItems(documents, table);
+  }
 
   async createUser(user: UserRecord): Promise<UserRecord> {
     this.checkUser(user);
@@ -240,32 +245,18 @@ export class DynamoDbIdentityStore implements IdentityStore {
     );
   }
 
-  async createOidcPolicy(policy: OidcPolicyRecord): Promise<void> {
-    const sk = oidcPolicySk(requireTokenId(policy.id));
-    await this.putNew(orgPk(validateOrgName(policy.org)), sk, policy, `OIDC trust policy ${policy.id} already exists in '${policy.org}'.`);
+  async createOidcPolicy(policy: OidcPolicyRecord, maxPerOrg: number): Promise<void> {
+    validateOrgName(policy.org);
+    requireTokenId(policy.id);
+    await this.oidcPolicies.create(policy, maxPerOrg);
   }
 
   async listOidcPolicies(org: string): Promise<OidcPolicyRecord[]> {
-    const items = await this.queryPrefix(orgPk(validateOrgName(org)), 'OIDCPOLICY#');
-    return items
-      .map((item) => strip(item) as unknown as OidcPolicyRecord)
-      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    return this.oidcPolicies.list(validateOrgName(org));
   }
 
   async deleteOidcPolicy(org: string, id: string): Promise<void> {
-    try {
-      await this.documents.send(
-        new DeleteCommand({
-          TableName: this.table,
-          Key: { [KEY.partition]: orgPk(validateOrgName(org)), [KEY.sort]: oidcPolicySk(requireTokenId(id)) },
-          ConditionExpression: EXISTS,
-          ExpressionAttributeNames: { '#pk': KEY.partition },
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) throw new NotFoundError(`OIDC trust policy ${id} of '${org}' does not exist.`, { cause: error });
-      throw translateDynamoDbError(error, 'The OIDC trust policy');
-    }
+    await this.oidcPolicies.delete(validateOrgName(org), requireTokenId(id));
   }
 
   async touchToken(tokenHash: string, at: number, minIntervalMs: number): Promise<void> {

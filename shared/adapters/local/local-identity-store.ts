@@ -1,17 +1,19 @@
-import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
+import { ConflictError, InvalidInputError, NotFoundError, OidcPolicyLimitError } from '../../core/errors.js';
 import type { DefaultStackPermission } from '../../core/service/permissions.js';
 import type { IdentityStore, Membership, OidcPolicyRecord, OrgRecord, OrgRole, TeamRecord, TokenRecord, UserRecord } from '../../ports/index.js';
 import { safeSegment, type DataDir } from './files.js';
 
 const HASH = /^[0-9a-f]{64}$/;
 const MEMBERS_LOCK = 'identity-members';
+const OIDC_POLICIES_LOCK = 'identity-oidc-policies';
 
 /**
  * `identity/users/<login>.json`, `identity/orgs/<name>.json`, `identity/members/<login>/<org>.json`,
  * `identity/tokens/<hash>.json` (looked up by hash on every request) and `identity/token-ids/<login>/<id>.json`
  * (listing and revoking by public id). Token writes hold the `identity-tokens` lock so both files change together.
  * Teams are `identity/teams/<org>/<team>.json`; membership, organization and team changes hold `identity-members`.
- * OIDC trust policies are `identity/oidc-policies/<org>/<id>.json`, created exclusively.
+ * OIDC trust policies are `identity/oidc-policies/<org>/<id>.json`, created exclusively; creates and deletes hold
+ * `identity-oidc-policies`, so the per-organization cap is counted and kept in one step.
  */
 export class LocalIdentityStore implements IdentityStore {
   constructor(private readonly dir: DataDir) {}
@@ -116,8 +118,14 @@ export class LocalIdentityStore implements IdentityStore {
     });
   }
 
-  async createOidcPolicy(policy: OidcPolicyRecord): Promise<void> {
-    await this.dir.createJson(this.oidcPolicyPath(policy.org, policy.id), policy, `OIDC trust policy ${policy.id} of '${policy.org}'`);
+  /** Counted and created under the `identity-oidc-policies` lock, so concurrent creates (any process) never pass the cap. */
+  async createOidcPolicy(policy: OidcPolicyRecord, maxPerOrg: number): Promise<void> {
+    const path = this.oidcPolicyPath(policy.org, policy.id);
+    await this.dir.withLock(OIDC_POLICIES_LOCK, async () => {
+      const existing = await this.dir.list(this.dir.path('identity', 'oidc-policies', safeSegment(policy.org, 'organization')));
+      if (existing.length >= maxPerOrg) throw new OidcPolicyLimitError(maxPerOrg);
+      await this.dir.createJson(path, policy, `OIDC trust policy ${policy.id} of '${policy.org}'`);
+    });
   }
 
   async listOidcPolicies(org: string): Promise<OidcPolicyRecord[]> {
@@ -132,7 +140,7 @@ export class LocalIdentityStore implements IdentityStore {
 
   async deleteOidcPolicy(org: string, id: string): Promise<void> {
     const path = this.oidcPolicyPath(org, id);
-    await this.dir.withLock(MEMBERS_LOCK, async () => {
+    await this.dir.withLock(OIDC_POLICIES_LOCK, async () => {
       await this.dir.mustReadJson<OidcPolicyRecord>(path, `OIDC trust policy ${id} of '${org}'`);
       await this.dir.remove(path);
     });
