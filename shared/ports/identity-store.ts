@@ -115,7 +115,9 @@ export interface IdentityStore {
   /** The organizations a user belongs to, sorted by name. */
   listMemberships(login: string): Promise<Membership[]>;
   putToken(token: TokenRecord): Promise<void>;
+  /** May still find a token that expired (it is removed some time after expiry): callers check `expiresAt`. */
   findToken(tokenHash: string): Promise<TokenRecord | undefined>;
+  /** The owner's tokens that have not expired by the store's clock: expired ones are never listed. */
   listTokens(login: string): Promise<TokenRecord[]>;
   /** Removes the token; `NotFoundError` if this user has no token with that id. */
   revokeToken(login: string, id: string): Promise<void>;

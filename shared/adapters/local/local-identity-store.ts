@@ -16,7 +16,11 @@ const OIDC_POLICIES_LOCK = 'identity-oidc-policies';
  * `identity-oidc-policies`, so the per-organization cap is counted and kept in one step.
  */
 export class LocalIdentityStore implements IdentityStore {
-  constructor(private readonly dir: DataDir) {}
+  /** `now`: the clock that decides which tokens have expired (epoch milliseconds). */
+  constructor(
+    private readonly dir: DataDir,
+    private readonly now: () => number,
+  ) {}
 
   async createUser(user: UserRecord): Promise<UserRecord> {
     await this.dir.createJson(this.userPath(user.login), user, `User '${user.login}'`);
@@ -169,6 +173,10 @@ export class LocalIdentityStore implements IdentityStore {
     return result.sort((a, b) => (a.org < b.org ? -1 : a.org > b.org ? 1 : 0));
   }
 
+  /**
+   * Also removes the owner's expired tokens: an owner that gets a token per CI login (OIDC) then keeps only those
+   * still alive, even if nobody lists them. That clean-up is housekeeping: the token is stored whatever it meets.
+   */
   async putToken(token: TokenRecord): Promise<void> {
     const hashPath = this.hashPath(token.tokenHash);
     const idPath = this.idPath(token.login, token.id);
@@ -179,6 +187,7 @@ export class LocalIdentityStore implements IdentityStore {
       await this.dir.writeJson(hashPath, token);
       await this.dir.writeJson(idPath, { tokenHash: token.tokenHash });
     });
+    await this.liveTokens(token.login).catch(() => undefined);
   }
 
   async findToken(tokenHash: string): Promise<TokenRecord | undefined> {
@@ -187,14 +196,8 @@ export class LocalIdentityStore implements IdentityStore {
   }
 
   async listTokens(login: string): Promise<TokenRecord[]> {
-    const dir = this.dir.path('identity', 'token-ids', safeSegment(login, 'login'));
-    const result: TokenRecord[] = [];
-    for (const file of await this.dir.list(dir)) {
-      const ref = await this.dir.readJson<{ tokenHash: string }>(this.dir.path('identity', 'token-ids', login, file));
-      const token = ref && (await this.findToken(ref.tokenHash));
-      if (token) result.push(token);
-    }
-    return result.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    const live = await this.liveTokens(login);
+    return live.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
   }
 
   async revokeToken(login: string, id: string): Promise<void> {
@@ -205,6 +208,32 @@ export class LocalIdentityStore implements IdentityStore {
       await this.dir.remove(this.hashPath(ref.tokenHash));
       await this.dir.remove(idPath);
     });
+  }
+
+  /**
+   * The owner's tokens that have not expired; expired ones are removed on the way (both files, under the token lock,
+   * if still there), as DynamoDB's TTL removes them in the AWS deployment. Until then `findToken` still finds an
+   * expired token, so authentication can say it expired.
+   */
+  private async liveTokens(login: string): Promise<TokenRecord[]> {
+    const dir = this.dir.path('identity', 'token-ids', safeSegment(login, 'login'));
+    const live: TokenRecord[] = [];
+    const expired: TokenRecord[] = [];
+    for (const file of await this.dir.list(dir)) {
+      const ref = await this.dir.readJson<{ tokenHash: string }>(this.dir.path('identity', 'token-ids', login, file));
+      const token = ref && (await this.findToken(ref.tokenHash));
+      if (token) (isExpired(token, this.now()) ? expired : live).push(token);
+    }
+    if (expired.length > 0) {
+      await this.dir.withLock('identity-tokens', async () => {
+        for (const token of expired) {
+          if (!(await this.dir.readJson(this.hashPath(token.tokenHash)))) continue;
+          await this.dir.remove(this.hashPath(token.tokenHash));
+          await this.dir.remove(this.idPath(token.login, token.id));
+        }
+      });
+    }
+    return live;
   }
 
   private memberPath(org: string, login: string): string {
@@ -237,4 +266,8 @@ export class LocalIdentityStore implements IdentityStore {
     }
     return this.dir.path('identity', 'tokens', `${tokenHash}.json`);
   }
+}
+
+function isExpired(token: TokenRecord, now: number): boolean {
+  return token.expiresAt !== undefined && token.expiresAt <= now;
 }

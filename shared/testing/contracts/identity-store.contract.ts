@@ -67,7 +67,7 @@ export function identityStoreContract(adapterName: string, setup: ContractSetup)
     it('stores tokens once, finds them by hash, lists and revokes them', async () => {
       const l = login();
       const t1 = token(l);
-      const t2 = token(l, { expiresAt: 99 });
+      const t2 = token(l, { expiresAt: env.clock.now() + 3_600_000 });
       await env.storage.identity.putToken(t1);
       await env.storage.identity.putToken(t2);
       await expect(env.storage.identity.putToken({ ...t1, description: 'x' })).rejects.toBeInstanceOf(ConflictError);
@@ -81,6 +81,25 @@ export function identityStoreContract(adapterName: string, setup: ContractSetup)
       await expect(env.storage.identity.revokeToken(l, t1.id)).rejects.toBeInstanceOf(NotFoundError);
       await expect(env.storage.identity.revokeToken(login(), t2.id)).rejects.toBeInstanceOf(NotFoundError);
       expect(await env.storage.identity.findToken(t2.tokenHash)).toEqual(t2);
+    });
+
+    it('never lists a token that expired, by its own clock, and may remove it; until then it still finds it', async () => {
+      const l = login();
+      const forever = token(l);
+      const expired = token(l, { expiresAt: env.clock.now() - 1 });
+      const expiring = token(l, { expiresAt: env.clock.now() + 60_000 });
+      for (const t of [forever, expired, expiring]) await env.storage.identity.putToken(t);
+
+      const listed = await env.storage.identity.listTokens(l);
+      env.clock.advance(60_000);
+      const listedLater = await env.storage.identity.listTokens(l);
+      const foundLater = await env.storage.identity.findToken(expiring.tokenHash);
+
+      expect(listed.map((t) => t.id).sort()).toEqual([forever.id, expiring.id].sort());
+      expect(listedLater.map((t) => t.id)).toEqual([forever.id]);
+      // Found (so authentication can say it expired) or already removed: never a live-looking record.
+      expect([undefined, expiring]).toContainEqual(foundLater);
+      expect(await env.storage.identity.findToken(forever.tokenHash)).toEqual(forever);
     });
 
     it('changes and removes roles in one conditional write, and lists an organization\'s members', async () => {
