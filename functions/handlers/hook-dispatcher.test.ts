@@ -60,9 +60,24 @@ async function world(table: string): Promise<World> {
   return { storage, services, alice: await services.identity.authenticate(token) };
 }
 
-/** A Lambda context whose remaining time runs down from `remainingMs`. */
-function lambdaContext(remainingMs: number): Context {
-  const deadline = Date.now() + remainingMs;
+/**
+ * The dispatcher's clock in the timing tests: it moves only when the test (or the receiver) moves it, so how long
+ * storage calls take on a loaded machine cannot change what is due or when a run stops. With the real clock a
+ * retry 50 ms out came due within the first run whenever its own storage calls took longer than that.
+ */
+function manualClock(start = Date.now()) {
+  let time = start;
+  return {
+    now: () => time,
+    advance(ms: number) {
+      time += ms;
+    },
+  };
+}
+
+/** A Lambda context whose remaining time runs down from `remainingMs` on `clock` (default: the real one). */
+function lambdaContext(remainingMs: number, clock: () => number = Date.now): Context {
+  const deadline = clock() + remainingMs;
   return {
     callbackWaitsForEmptyEventLoop: true,
     functionName: 'stackyard-hook-dispatcher',
@@ -72,7 +87,7 @@ function lambdaContext(remainingMs: number): Context {
     awsRequestId: `req-${Math.random().toString(16).slice(2)}`,
     logGroupName: '/stackyard/test/functions/HookDispatcher',
     logStreamName: 'test',
-    getRemainingTimeInMillis: () => deadline - Date.now(),
+    getRemainingTimeInMillis: () => deadline - clock(),
     done: () => {},
     fail: () => {},
     succeed: () => {},
@@ -129,15 +144,19 @@ async function outboxEventIds(table: string): Promise<string[]> {
   }
 }
 
-/** A real HTTP receiver on 127.0.0.1 answering every request with `status` after `delayMs`. */
-async function startReceiver(status: number, delayMs = 0) {
+/**
+ * A real HTTP receiver on 127.0.0.1 answering every request with `status`; `onRequest` runs before it answers
+ * (the timeout test moves the dispatcher's clock there: each delivery takes that long in the function's time).
+ */
+async function startReceiver(status: number, onRequest: () => void = () => undefined) {
   const received: string[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       received.push(Buffer.concat(chunks).toString('utf8'));
-      setTimeout(() => response.writeHead(status).end(), delayMs);
+      onRequest();
+      response.writeHead(status).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -150,8 +169,6 @@ async function startReceiver(status: number, delayMs = 0) {
     }),
   };
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 describe('hook dispatcher function', () => {
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -195,10 +212,12 @@ describe('hook dispatcher function', () => {
     cleanups.push(() => storage.close(), receiver.stop);
     await services.hooks.add(alice, { org: 'acme' }, { name: 'ci', url: receiver.url, secret: SECRET });
     await services.stacks.create(alice, ref);
+    const clock = manualClock();
+    const started = clock.now();
     const setup: HookDispatcherSetup = {
       hooks: storage.hooks,
       keys: storage.keys,
-      dispatch: { allowPrivate: true, maxAttempts: 2, baseDelayMs: 50, deliveryTimeoutMs: 2_000 },
+      dispatch: { allowPrivate: true, maxAttempts: 2, baseDelayMs: 50, deliveryTimeoutMs: 2_000, now: clock.now },
       deployment: 'Stackyard-test',
     };
     const dispatcher = createHookDispatcherHandler(new Logger({ serviceName: 'stackyard' }), () => setup);
@@ -212,14 +231,17 @@ describe('hook dispatcher function', () => {
     const stopCapture = () => spies.forEach((spy) => spy.mockRestore());
     cleanups.push(stopCapture);
 
-    const first = await dispatcher(streamEvent(await outboxEventIds(table)), lambdaContext(60_000));
+    const first = await dispatcher(streamEvent(await outboxEventIds(table)), lambdaContext(60_000, clock.now));
     const pending = await services.hooks.deliveries(alice, { org: 'acme' }, 'ci');
-    await sleep(300); // well past the 50 ms backoff, also on a loaded machine
-    const second = await dispatcher(scheduledEvent(), lambdaContext(60_000));
+    clock.advance(49);
+    const early = await dispatcher(scheduledEvent(), lambdaContext(60_000, clock.now));
+    clock.advance(1);
+    const second = await dispatcher(scheduledEvent(), lambdaContext(60_000, clock.now));
     stopCapture();
 
     expect(first).toEqual({ events: 1, attempts: 1, succeeded: 0, deadLettered: 0 });
-    expect(pending.map((d) => d.status)).toEqual(['pending']);
+    expect(pending.map((d) => [d.status, d.nextAttemptAt])).toEqual([['pending', started + 50]]);
+    expect(early).toEqual({ events: 0, attempts: 0, succeeded: 0, deadLettered: 0 });
     expect(second).toEqual({ events: 0, attempts: 1, succeeded: 0, deadLettered: 1 });
     expect(receiver.received).toHaveLength(2);
     const dead = await storage.hooks.listDeadLetters('acme', 10);
@@ -235,7 +257,7 @@ describe('hook dispatcher function', () => {
       DeadLetters: 1,
     });
     expect(lines.some((line) => line.level === 'ERROR' && line.hook === 'ci' && line.deliveryId === dead[0]!.id)).toBe(true);
-    expect(lines.filter((line) => line.trigger).map((line) => line.trigger)).toEqual(['stream', 'schedule']);
+    expect(lines.filter((line) => line.trigger).map((line) => line.trigger)).toEqual(['stream', 'schedule', 'schedule']);
     const logged = output.join('');
     expect(logged).not.toContain(SECRET);
     expect(logged).not.toContain(URL_CREDENTIAL);
@@ -245,32 +267,40 @@ describe('hook dispatcher function', () => {
   it('stops taking work before the function timeout and leaves the rest to the next run', async () => {
     const table = await standIns.createTable();
     const { storage, services, alice } = await world(table);
-    const receiver = await startReceiver(204, 500);
+    const clock = manualClock();
+    // Each delivery takes 4 s of the function's time.
+    const receiver = await startReceiver(204, () => clock.advance(4_000));
     cleanups.push(() => storage.close(), receiver.stop);
     for (const name of ['a', 'b', 'c', 'd']) {
       await services.hooks.add(alice, { org: 'acme' }, { name, url: receiver.url, events: ['stack_created'] });
     }
     await services.stacks.create(alice, ref);
-    const deliveryTimeoutMs = 1_000;
-    const reserveMs = 100;
+    const deliveryTimeoutMs = 10_000;
+    const reserveMs = 5_000;
     const dispatcher = createHookDispatcherHandler(
       new Logger({ serviceName: 'stackyard', logLevel: 'SILENT' }),
-      () => ({ hooks: storage.hooks, keys: storage.keys, dispatch: { allowPrivate: true, deliveryTimeoutMs }, deployment: 'Stackyard-test' }),
+      () => ({
+        hooks: storage.hooks,
+        keys: storage.keys,
+        dispatch: { allowPrivate: true, deliveryTimeoutMs, now: clock.now },
+        deployment: 'Stackyard-test',
+      }),
       { reserveMs },
     );
-    // Lambda would stop this invocation 600 ms after the last moment an attempt may start.
-    const remainingMs = deliveryTimeoutMs + reserveMs + 600;
+    // Attempts may start during the first 6 s; one started at the last moment still ends before the timeout. (middy
+    // also times the invocation out by the real clock, so these 21 s stay far more than the run takes in real time.)
+    const remainingMs = deliveryTimeoutMs + reserveMs + 6_000;
 
-    const started = Date.now();
-    const first = await dispatcher(scheduledEvent(), lambdaContext(remainingMs));
-    const firstMs = Date.now() - started;
-    const second = await dispatcher(scheduledEvent(), lambdaContext(60_000));
+    const started = clock.now();
+    const first = await dispatcher(scheduledEvent(), lambdaContext(remainingMs, clock.now));
+    const firstMs = clock.now() - started;
+    const second = await dispatcher(scheduledEvent(), lambdaContext(60_000, clock.now));
 
-    expect(first.events).toBe(1);
-    expect(first.attempts).toBeLessThan(4);
+    // Attempts start at 0 and 4 s; at 8 s the run takes no more work and ends.
+    expect(first).toEqual({ events: 1, attempts: 2, succeeded: 2, deadLettered: 0 });
+    expect(firstMs).toBe(8_000);
     expect(firstMs).toBeLessThan(remainingMs - reserveMs);
-    expect(first.attempts + second.attempts).toBe(4);
-    expect(second.succeeded).toBe(second.attempts);
+    expect(second).toEqual({ events: 0, attempts: 2, succeeded: 2, deadLettered: 0 });
     expect(receiver.received).toHaveLength(4);
     for (const name of ['a', 'b', 'c', 'd']) {
       const deliveries = await services.hooks.deliveries(alice, { org: 'acme' }, name);

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { InvalidInputError, TooLargeError } from '../../shared/core/errors.js';
 import { decodeBody, decodeBodyChunks, parseJsonBody, validateBody } from './decode.js';
 import { MAX_REQUEST_BODY_BYTES } from './limits.js';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /** Request bodies of the identity, access and OIDC routes (identity.ts, access.ts, oidc.ts). */
 
@@ -6,9 +6,9 @@ const ROLE = z.enum(['admin', 'member', 'viewer'], "must be 'admin', 'member' or
 
 export const createUserSchema = z.object({
   login: z.string('must be the new user\'s login'),
-  name: z.string().optional(),
-  email: z.string().optional(),
-  admin: z.boolean().optional(),
+  name: z.optional(z.string()),
+  email: z.optional(z.string()),
+  admin: z.optional(z.boolean()),
 });
 
 export const createOrgSchema = z.object({ name: z.string('must be the organization name') });
@@ -19,9 +19,9 @@ export const addMemberSchema = z.object({
 });
 
 export const createTokenSchema = z.object({
-  description: z.string('must describe what the token is for').min(1, 'must describe what the token is for'),
-  login: z.string().optional(),
-  expiresInDays: z.number().positive('must be a positive number of days').optional(),
+  description: z.string('must describe what the token is for').check(z.minLength(1, 'must describe what the token is for')),
+  login: z.optional(z.string()),
+  expiresInDays: z.optional(z.number().check(z.positive('must be a positive number of days'))),
 });
 
 export const memberRoleSchema = z.object({ role: ROLE });
@@ -32,7 +32,7 @@ export const orgSettingsSchema = z.object({
 
 export const createTeamSchema = z.object({
   name: z.string('must be the team name'),
-  description: z.string().optional(),
+  description: z.optional(z.string()),
 });
 
 /** Pulumi Cloud's team PATCH: `{"memberAction": "add"|"remove", "member": "<login>"}`. */
@@ -42,26 +42,26 @@ export const teamMemberSchema = z.object({
 });
 
 export const stackGrantSchema = z.object({
-  user: z.string().optional(),
-  team: z.string().optional(),
-  permission: z.enum(['read', 'write', 'admin'], "must be 'read', 'write', 'admin' or null").nullable(),
+  user: z.optional(z.string()),
+  team: z.optional(z.string()),
+  permission: z.nullable(z.enum(['read', 'write', 'admin'], "must be 'read', 'write', 'admin' or null")),
 });
 
 export const createOrgTokenSchema = z.object({
-  description: z.string('must describe what the token is for').min(1, 'must describe what the token is for'),
-  expiresInDays: z.number().positive('must be a positive number of days').optional(),
+  description: z.string('must describe what the token is for').check(z.minLength(1, 'must describe what the token is for')),
+  expiresInDays: z.optional(z.number().check(z.positive('must be a positive number of days'))),
 });
 
 /** `POST /api/orgs/{org}/oidc/policies`: the service checks the URL, patterns, kinds and lifetimes. */
 export const createOidcPolicySchema = z.object({
   issuer: z.string('must be the issuer URL (the tokens\' iss claim)'),
-  audiences: z.array(z.string('must be an audience'), 'must be a list of audiences').nullish(),
+  audiences: z.nullish(z.array(z.string('must be an audience'), 'must be a list of audiences')),
   claims: z.record(z.string(), z.string('must be a pattern'), 'must be an object of claim names to patterns'),
   tokenKind: z.enum(['organization', 'team', 'personal'], "must be 'organization', 'team' or 'personal'"),
-  team: z.string().optional(),
-  user: z.string().optional(),
-  maxLifetimeSeconds: z.number().int('must be a whole number of seconds').optional(),
-  description: z.string().optional(),
+  team: z.optional(z.string()),
+  user: z.optional(z.string()),
+  maxLifetimeSeconds: z.optional(z.number().check(z.int('must be a whole number of seconds'))),
+  description: z.optional(z.string()),
 });
 
 /**
@@ -69,11 +69,11 @@ export const createOidcPolicySchema = z.object({
  * the service's own checks (shared/core/oidc/exchange-request.ts) name what is missing.
  */
 export const tokenExchangeFormSchema = z.object({
-  grant_type: z.string().optional().describe('urn:ietf:params:oauth:grant-type:token-exchange'),
-  subject_token: z.string().optional().describe('The OIDC ID token (a JWT)'),
-  subject_token_type: z.string().optional().describe('urn:ietf:params:oauth:token-type:id_token'),
-  audience: z.string().optional().describe('urn:pulumi:org:<organization>'),
-  requested_token_type: z.string().optional().describe('urn:pulumi:token-type:access_token:organization|team|personal'),
-  scope: z.string().optional().describe('empty, team:<name> or user:<login>'),
-  expiration: z.string().optional().describe('Requested lifetime in seconds'),
+  grant_type: z.optional(z.string()).check(z.describe('urn:ietf:params:oauth:grant-type:token-exchange')),
+  subject_token: z.optional(z.string()).check(z.describe('The OIDC ID token (a JWT)')),
+  subject_token_type: z.optional(z.string()).check(z.describe('urn:ietf:params:oauth:token-type:id_token')),
+  audience: z.optional(z.string()).check(z.describe('urn:pulumi:org:<organization>')),
+  requested_token_type: z.optional(z.string()).check(z.describe('urn:pulumi:token-type:access_token:organization|team|personal')),
+  scope: z.optional(z.string()).check(z.describe('empty, team:<name> or user:<login>')),
+  expiration: z.optional(z.string()).check(z.describe('Requested lifetime in seconds')),
 });

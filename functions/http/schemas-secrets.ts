@@ -1,12 +1,12 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /** Request bodies of the secrets function's routes (secrets.ts). */
 
 /** Standard base64 with padding (RFC 4648 §4), which is how Go encodes `[]byte`. */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const base64String = z.string().regex(BASE64, 'must be standard base64 with padding');
+const base64String = z.string().check(z.regex(BASE64, 'must be standard base64 with padding'));
 
 export const encryptSchema = z.object({ plaintext: base64String });
 export const decryptSchema = z.object({ ciphertext: base64String });
-export const batchEncryptSchema = z.object({ plaintexts: z.array(base64String).nullable() });
-export const batchDecryptSchema = z.object({ ciphertexts: z.array(base64String).nullable() });
+export const batchEncryptSchema = z.object({ plaintexts: z.nullable(z.array(base64String)) });
+export const batchDecryptSchema = z.object({ ciphertexts: z.nullable(z.array(base64String)) });

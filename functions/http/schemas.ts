@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Request bodies as the Pulumi CLI (and Stackyard's CLI) send them. Go serializes nil maps and slices as `null`, so
@@ -13,7 +13,13 @@ import * as z from 'zod';
 export const stringMapSchema = z.record(z.string(), z.string());
 
 export const untypedDeploymentSchema = z.object({
-  version: z.number().int().min(1, 'must be a deployment schema version (1 to 4)').max(4, 'must be a deployment schema version (1 to 4)'),
-  features: z.array(z.string()).nullish(),
+  version: z
+    .number()
+    .check(
+      z.int(),
+      z.minimum(1, 'must be a deployment schema version (1 to 4)'),
+      z.maximum(4, 'must be a deployment schema version (1 to 4)'),
+    ),
+  features: z.nullish(z.array(z.string())),
   deployment: z.record(z.string(), z.unknown(), 'must be a JSON object (the deployment)'),
 });

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
@@ -40,6 +41,9 @@ let outDir: string;
 const packages = new Map<string, Set<string>>();
 const tableStores = new Map<string, string[]>();
 const schemaModules = new Map<string, string[]>();
+const allInputs = new Map<string, string[]>();
+/** Per bundle, the files that import `semver` (which LAMBDA_ALIASES narrows to `functions/lambda-semver.cjs`). */
+const semverImporters = new Map<string, string[]>();
 
 beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), 'stackyard-lambda-bundles-'));
@@ -48,6 +52,13 @@ beforeAll(async () => {
     packages.set(name, packagesIn(inputsOf(metafile)));
     tableStores.set(name, tableStoresIn(inputsOf(metafile, 1024)));
     schemaModules.set(name, inputsOf(metafile).flatMap((path) => /functions\/http\/schemas-(\w+)\.ts$/.exec(path)?.[1] ?? []).sort());
+    allInputs.set(name, inputsOf(metafile));
+    semverImporters.set(
+      name,
+      Object.entries(metafile.inputs)
+        .filter(([, input]) => input.imports.some((i) => i.original === 'semver'))
+        .map(([path]) => path),
+    );
   }
 }, 120_000);
 
@@ -92,6 +103,30 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
       stacks: ['identity', 'stacks'],
       updates: ['updates'],
     });
+  });
+
+  it("validates with zod/mini: no bundle carries classic zod's methods and JSON Schema conversion for every schema", () => {
+    for (const [name, inputs] of allInputs) {
+      expect([name, inputs.filter((path) => path.includes('node_modules/zod/v4/classic/'))]).toEqual([name, []]);
+    }
+  });
+
+  it("gets from `semver` every function its importers call: the X-Ray SDK's v2 patcher, which calls `gte` only", () => {
+    const patcher = 'node_modules/aws-xray-sdk-core/dist/lib/patchers/aws_p.js';
+    for (const [name, importers] of semverImporters) {
+      // A new importer (after an upgrade) may call more of semver: it fails here until lambda-semver.cjs gives that too.
+      expect([name, importers]).toEqual([name, [patcher]]);
+      const semverFiles = allInputs.get(name)!.filter((path) => path.startsWith('node_modules/semver/'));
+      expect([name, semverFiles.filter((path) => /\/(ranges|classes\/(range|comparator))/.test(path))]).toEqual([name, []]);
+    }
+    const source = readFileSync(patcher, 'utf8');
+    // The patcher binds the package to one name and only ever calls members of it.
+    expect(source.match(/require\('semver'\)/g)).toEqual(["require('semver')"]);
+    expect(source).toContain("var semver = require('semver');");
+    expect([...new Set([...source.matchAll(/\bsemver\.(\w+)/g)].map((m) => m[1]))]).toEqual(['gte']);
+
+    const narrowed = createRequire(import.meta.url)('../../functions/lambda-semver.cjs') as { gte: (a: string, b: string) => boolean };
+    expect([narrowed.gte('2.7.16', '2.7.15'), narrowed.gte('2.7.15', '2.7.15'), narrowed.gte('2.7.9', '2.7.15')]).toEqual([true, true, false]);
   });
 
   it('takes credentials from the environment only: no other link of the default chain is bundled', () => {

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi, type ApiHandler } from '../../functions/http/api.js';
 import { buildOpenApiDocument, documentedRoutes, UndocumentedRouteError } from '../../functions/http/openapi/document.js';

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { build, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { BUNDLING, LAMBDA_ALIASES } from '../../infra/lib/constructs/api-functions.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -13,16 +13,11 @@ export function lambdaEntries(): string[] {
     .map((name) => name.replace(/\.ts$/, ''));
 }
 
-/**
- * Bundles one entry as the CDK app does (`BUNDLING`, `LAMBDA_ALIASES`), without CDK: `<outDir>/<name>/index.mjs`.
- * Returns the file and esbuild's metafile (what the bundle holds, by input).
- */
-export async function buildLambdaBundle(name: string, outDir: string): Promise<{ file: string; metafile: Metafile }> {
-  const file = join(outDir, name, 'index.mjs');
-  const { metafile } = await build({
+/** esbuild options that bundle as the CDK app does (`BUNDLING`, `LAMBDA_ALIASES`), without CDK, into `outfile`. */
+export function lambdaBuildOptions(outfile: string): BuildOptions & { metafile: true } {
+  return {
     absWorkingDir: root,
-    entryPoints: [join(handlersDir, `${name}.ts`)],
-    outfile: file,
+    outfile,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -35,6 +30,15 @@ export async function buildLambdaBundle(name: string, outDir: string): Promise<{
     alias: { ...LAMBDA_ALIASES },
     metafile: true,
     logLevel: 'error',
-  });
+  };
+}
+
+/**
+ * Bundles one entry as the CDK app does: `<outDir>/<name>/index.mjs`.
+ * Returns the file and esbuild's metafile (what the bundle holds, by input).
+ */
+export async function buildLambdaBundle(name: string, outDir: string): Promise<{ file: string; metafile: Metafile }> {
+  const file = join(outDir, name, 'index.mjs');
+  const { metafile } = await build({ ...lambdaBuildOptions(file), entryPoints: [join(handlersDir, `${name}.ts`)] });
   return { file, metafile };
 }

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CSRF_HEADER, SESSION_COOKIE } from '../console-session.js';
 import type { Route } from '../router.js';
 import { OPERATIONS, type OperationDoc } from './operations.js';
@@ -50,7 +50,7 @@ const SECURITY: Record<OperationDoc['auth'], JsonObject[]> = {
   body: [],
 };
 
-function jsonSchema(schema: z.ZodType): JsonObject {
+function jsonSchema(schema: z.ZodMiniType): JsonObject {
   const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonObject;
   // The document's dialect (jsonSchemaDialect) applies; a `$schema` inside each component is noise.
   delete converted.$schema;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { loginCodeSchema, signInSchema } from '../routes/console.js';
 import { untypedDeploymentSchema } from '../schemas.js';
 import {
@@ -61,15 +61,15 @@ export interface OperationDoc {
   auth: OperationAuth;
   query?: readonly QueryParameter[];
   /** The JSON request body, when the route reads one; the schema the route itself validates with. */
-  body?: z.ZodType;
+  body?: z.ZodMiniType;
   /** A form-encoded request body (`application/x-www-form-urlencoded`) instead of JSON. */
-  form?: z.ZodType;
+  form?: z.ZodMiniType;
   /** The body may be omitted (the route treats no body as `{}`). */
   bodyOptional?: boolean;
   /** Success status (default 200). */
   status?: number;
   /** The success answer; `null` for a bodiless answer (HEAD). Default `{}`. */
-  response?: z.ZodType | null;
+  response?: z.ZodMiniType | null;
 }
 
 const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
@@ -95,15 +95,20 @@ const auditQuery: readonly QueryParameter[] = [
  * here is informative. Gzip (`Content-Encoding: gzip`) is accepted on every body.
  */
 const verbatimCheckpoint = z
-  .object({ version: z.number().int(), untypedDeployment: z.unknown(), sequenceNumber: z.number().int() })
-  .describe('The deployment exactly as the CLI serialised it, with its sequence number');
+  .object({ version: z.number().check(z.int()), untypedDeployment: z.unknown(), sequenceNumber: z.number().check(z.int()) })
+  .check(z.describe('The deployment exactly as the CLI serialised it, with its sequence number'));
 const deltaCheckpoint = z
-  .object({ version: z.number().int(), checkpointHash: z.string(), sequenceNumber: z.number().int(), deploymentDelta: z.unknown() })
-  .describe('A text delta against the previous checkpoint, with the hash of the result');
+  .object({
+    version: z.number().check(z.int()),
+    checkpointHash: z.string(),
+    sequenceNumber: z.number().check(z.int()),
+    deploymentDelta: z.unknown(),
+  })
+  .check(z.describe('A text delta against the previous checkpoint, with the hash of the result'));
 const journalEntries = z
   .object({ entries: z.array(z.unknown()) })
-  .describe('Journal entries (journalVersion 1), replayed onto the recorded base and checked for integrity');
-const decryptionLog = z.object({ secretName: z.string().optional(), commandName: z.string().optional() });
+  .check(z.describe('Journal entries (journalVersion 1), replayed onto the recorded base and checked for integrity'));
+const decryptionLog = z.object({ secretName: z.optional(z.string()), commandName: z.optional(z.string()) });
 
 function hookOperations(base: string, scope: string): Record<string, OperationDoc> {
   const one = `${base}/{hookName}`;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Response bodies as the routes render them (functions/http/wire.ts and the route modules), written as zod schemas
@@ -6,16 +6,16 @@ import * as z from 'zod';
  * (test/api/) hold them to the Pulumi CLI's decoders. Clients must ignore unknown fields, as the Pulumi CLI does.
  */
 
-const epochSeconds = z.number().int().describe('Unix time in seconds');
+const epochSeconds = z.number().check(z.int(), z.describe('Unix time in seconds'));
 
 /** `{"code", "message"}`: every refusal and failure (`code` repeats the HTTP status, which the Pulumi CLI reads). */
 export const errorBody = z.object({
-  code: z.number().int().describe('The HTTP status again'),
-  message: z.string().describe('What went wrong and what to do next'),
+  code: z.number().check(z.int(), z.describe('The HTTP status again')),
+  message: z.string().check(z.describe('What went wrong and what to do next')),
 });
 
 /** Routes whose answer the client ignores answer `{}`. */
-export const emptyObject = z.object({}).describe('An empty JSON object');
+export const emptyObject = z.object({}).check(z.describe('An empty JSON object'));
 
 /** A JSON object this document does not spell out field by field. */
 export const jsonObject = z.record(z.string(), z.unknown());
@@ -31,46 +31,46 @@ export const userBody = z.object({
   organizations: z.array(organization),
   identities: z.array(z.string()),
   siteAdmin: z.boolean(),
-  tokenInfo: z.object({ name: z.string(), organization: z.string(), team: z.string() }).optional(),
+  tokenInfo: z.optional(z.object({ name: z.string(), organization: z.string(), team: z.string() })),
 });
 
 export const defaultOrgBody = z.object({ GitHubLogin: z.string(), Messages: z.array(z.unknown()) });
 
 export const capabilitiesBody = z.object({
   capabilities: z.array(
-    z.object({ capability: z.string(), version: z.number().int().optional(), configuration: jsonObject.optional() }),
+    z.object({ capability: z.string(), version: z.optional(z.number().check(z.int())), configuration: z.optional(jsonObject) }),
   ),
 });
 
-export const packagesBody = z.object({ packages: z.array(z.unknown()), continuationToken: z.string().nullable() });
+export const packagesBody = z.object({ packages: z.array(z.unknown()), continuationToken: z.nullable(z.string()) });
 
 const stackSummary = z.object({
   id: z.string(),
   orgName: z.string(),
   projectName: z.string(),
   stackName: z.string(),
-  lastUpdate: epochSeconds.optional().describe('0 while an update runs'),
-  resourceCount: z.number().int().optional(),
+  lastUpdate: z.optional(epochSeconds).check(z.describe('0 while an update runs')),
+  resourceCount: z.optional(z.number().check(z.int())),
 });
 
-export const stackListBody = z.object({ stacks: z.array(stackSummary), continuationToken: z.string().optional() });
+export const stackListBody = z.object({ stacks: z.array(stackSummary), continuationToken: z.optional(z.string()) });
 
 export const stackBody = z.object({
   id: z.string(),
   orgName: z.string(),
   projectName: z.string(),
   stackName: z.string(),
-  activeUpdate: z.string().describe('The running update, or empty'),
-  currentOperation: z.object({ kind: z.string(), author: z.string(), started: epochSeconds }).optional(),
+  activeUpdate: z.string().check(z.describe('The running update, or empty')),
+  currentOperation: z.optional(z.object({ kind: z.string(), author: z.string(), started: epochSeconds })),
   tags: z.record(z.string(), z.string()),
-  version: z.number().int(),
+  version: z.number().check(z.int()),
 });
 
-export const createdStackBody = stackBody.extend({ messages: z.array(z.unknown()) });
+export const createdStackBody = z.extend(stackBody, { messages: z.array(z.unknown()) });
 
 export const untypedDeploymentBody = z.object({
-  version: z.number().int(),
-  features: z.array(z.string()).optional(),
+  version: z.number().check(z.int()),
+  features: z.optional(z.array(z.string())),
   deployment: jsonObject,
 });
 
@@ -78,16 +78,16 @@ export const updateInfoBody = z.object({
   updateID: z.string(),
   kind: z.string(),
   startTime: epochSeconds,
-  endTime: epochSeconds.optional(),
+  endTime: z.optional(epochSeconds),
   message: z.string(),
-  environment: z.record(z.string(), z.string()).optional(),
-  config: jsonObject.optional(),
+  environment: z.optional(z.record(z.string(), z.string())),
+  config: z.optional(jsonObject),
   result: z.enum(['not-started', 'in-progress', 'succeeded', 'failed']),
-  version: z.number().int().optional(),
-  resourceChanges: z.record(z.string(), z.number().int()),
-  resourceCount: z.number().int().optional(),
-  requestedBy: z.string().optional(),
-  cancelledBy: z.string().optional(),
+  version: z.optional(z.number().check(z.int())),
+  resourceChanges: z.record(z.string(), z.number().check(z.int())),
+  resourceCount: z.optional(z.number().check(z.int())),
+  requestedBy: z.optional(z.string()),
+  cancelledBy: z.optional(z.string()),
 });
 
 export const historyBody = z.object({ updates: z.array(updateInfoBody) });
@@ -100,8 +100,8 @@ export const createdUpdateBody = z.object({
 });
 
 export const startedUpdateBody = z.object({
-  version: z.number().int(),
-  token: z.string().describe('The lease token: send it as `Authorization: update-token <token>`'),
+  version: z.number().check(z.int()),
+  token: z.string().check(z.describe('The lease token: send it as `Authorization: update-token <token>`')),
   tokenExpiration: epochSeconds,
   journalVersion: z.union([z.literal(0), z.literal(1)]),
 });
@@ -111,29 +111,29 @@ export const renewedLeaseBody = z.object({ token: z.string(), tokenExpiration: e
 export const updateResultsBody = z.object({
   status: z.enum(['not started', 'running', 'succeeded', 'failed']),
   events: z.array(z.unknown()),
-  continuationToken: z.string().optional().describe('Present while the update has not finished: poll again'),
+  continuationToken: z.optional(z.string()).check(z.describe('Present while the update has not finished: poll again')),
 });
 
-export const ciphertextBody = z.object({ ciphertext: z.string().describe('base64') });
-export const plaintextBody = z.object({ plaintext: z.string().describe('base64') });
-export const ciphertextsBody = z.object({ ciphertexts: z.array(z.string().describe('base64')) });
+export const ciphertextBody = z.object({ ciphertext: z.string().check(z.describe('base64')) });
+export const plaintextBody = z.object({ plaintext: z.string().check(z.describe('base64')) });
+export const ciphertextsBody = z.object({ ciphertexts: z.array(z.string().check(z.describe('base64'))) });
 export const plaintextsBody = z.object({
-  plaintexts: z.record(z.string(), z.string()).describe('base64 plaintext by base64 ciphertext'),
+  plaintexts: z.record(z.string(), z.string()).check(z.describe('base64 plaintext by base64 ciphertext')),
 });
 
-export const newTokenBody = z.object({ id: z.string(), tokenValue: z.string().describe('Shown once; store it now') });
+export const newTokenBody = z.object({ id: z.string(), tokenValue: z.string().check(z.describe('Shown once; store it now')) });
 
 const tokenView = z.object({
   id: z.string(),
   description: z.string(),
   login: z.string(),
   kind: z.string(),
-  organization: z.string().optional(),
-  team: z.string().optional(),
-  createdBy: z.string().optional(),
+  organization: z.optional(z.string()),
+  team: z.optional(z.string()),
+  createdBy: z.optional(z.string()),
   createdAt: epochSeconds,
-  expiresAt: epochSeconds.optional(),
-  lastUsed: epochSeconds.optional(),
+  expiresAt: z.optional(epochSeconds),
+  lastUsed: z.optional(epochSeconds),
 });
 
 export const tokenListBody = z.object({ tokens: z.array(tokenView) });
@@ -147,17 +147,17 @@ export const auditLogBody = z.object({
       description: z.string(),
       user: z.object({ name: z.string(), githubLogin: z.string(), avatarUrl: z.string() }),
       sourceIP: z.string(),
-      tokenID: z.string().optional(),
-      requestID: z.string().optional(),
-      userAgent: z.string().optional(),
-      target: z.string().optional(),
-      outcome: z.string().optional(),
+      tokenID: z.optional(z.string()),
+      requestID: z.optional(z.string()),
+      userAgent: z.optional(z.string()),
+      target: z.optional(z.string()),
+      outcome: z.optional(z.string()),
     }),
   ),
-  continuationToken: z.string().optional(),
+  continuationToken: z.optional(z.string()),
 });
 
-export const teamBody = z.object({ name: z.string(), description: z.string().optional(), members: z.array(z.string()) });
+export const teamBody = z.object({ name: z.string(), description: z.optional(z.string()), members: z.array(z.string()) });
 export const teamListBody = z.object({ teams: z.array(teamBody) });
 
 /** apitype.TokenExchangeGrantResponse: what `pulumi login --oidc-token` reads. */
@@ -165,7 +165,7 @@ export const tokenExchangeBody = z.object({
   access_token: z.string(),
   issued_token_type: z.string(),
   token_type: z.literal('Bearer'),
-  expires_in: z.number().int().describe('Seconds'),
+  expires_in: z.number().check(z.int(), z.describe('Seconds')),
   scope: z.string(),
 });
 
@@ -175,11 +175,11 @@ export const oidcPolicyBody = z.object({
   audiences: z.array(z.string()),
   claims: z.record(z.string(), z.string()),
   tokenKind: z.enum(['organization', 'team', 'personal']),
-  team: z.string().optional(),
-  user: z.string().optional(),
-  maxLifetimeSeconds: z.number().int(),
+  team: z.optional(z.string()),
+  user: z.optional(z.string()),
+  maxLifetimeSeconds: z.number().check(z.int()),
   description: z.string(),
-  createdAt: z.number().int().describe('Unix time in milliseconds'),
+  createdAt: z.number().check(z.int(), z.describe('Unix time in milliseconds')),
   createdBy: z.string(),
 });
 export const oidcPolicyListBody = z.object({ policies: z.array(oidcPolicyBody) });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { InvalidInputError, UnauthorizedError } from '../../../shared/core/errors.js';
 import { CONSOLE_SESSION_MS, type ConsoleSignIn } from '../../../shared/core/console/index.js';
 import { apiToken, requestInfo } from '../auth.js';
@@ -17,15 +17,15 @@ import { updateInfo } from '../wire.js';
 const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
 
 export const signInSchema = z.union([
-  z.object({ token: z.string().min(1).max(1024) }).strict(),
-  z.object({ code: z.string().min(1).max(200) }).strict(),
+  z.strictObject({ token: z.string().check(z.minLength(1), z.maxLength(1024)) }),
+  z.strictObject({ code: z.string().check(z.minLength(1), z.maxLength(200)) }),
 ]);
 
 /** A sign-in without a token or code has no credentials, like any other call without them. */
 function hasCredential(body: unknown): boolean {
   return typeof body === 'object' && body !== null && ('token' in body || 'code' in body);
 }
-export const loginCodeSchema = z.object({ path: z.string().min(1).max(512) }).strict();
+export const loginCodeSchema = z.strictObject({ path: z.string().check(z.minLength(1), z.maxLength(512)) });
 
 function signedIn(ctx: RouteContext, signIn: ConsoleSignIn) {
   const secure = isHttps(ctx.request);

@@ -4,7 +4,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError, InvalidInputError, NotFoundError, TooLargeError } from '../../core/errors.js';
+import { ConflictError, InvalidInputError, NotFoundError, OidcPolicyLimitError, TooLargeError } from '../../core/errors.js';
 import { MAX_OBJECT_BYTES, type Storage } from '../../ports/index.js';
 import { createLocalStorage } from './index.js';
 
@@ -63,6 +63,31 @@ describe('local storage data folder', () => {
       }
     }
     await fs.rm(other, { recursive: true, force: true });
+  });
+
+  it('keeps the OIDC policy cap across instances on one folder (the file lock, not one process\'s queue)', async () => {
+    const instances = await Promise.all(Array.from({ length: 6 }, () => createLocalStorage({ dataDir })));
+    const policy = (i: number) => ({
+      org: 'acme',
+      id: `policy-${i}`,
+      issuer: 'https://gitlab.com',
+      audiences: ['urn:pulumi:org:acme'],
+      claims: { sub: `project_path:acme/p${i}:*` },
+      tokenKind: 'organization' as const,
+      maxLifetimeSeconds: 3600,
+      description: '',
+      createdAt: i,
+      createdBy: 'alice',
+    });
+    await storage.identity.createOidcPolicy(policy(0), 3);
+
+    const results = await Promise.allSettled(instances.map((s, i) => s.identity.createOidcPolicy(policy(i + 1), 3)));
+
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason)).toEqual(
+      Array.from({ length: 4 }, () => new OidcPolicyLimitError(3)),
+    );
+    expect(await storage.identity.listOidcPolicies('acme')).toHaveLength(3);
   });
 
   it('breaks a lock left by a dead process and one that expired, but waits for a live one', async () => {
