@@ -211,25 +211,31 @@ export class LocalIdentityStore implements IdentityStore {
   }
 
   /**
-   * The owner's tokens that have not expired; expired ones are removed on the way (both files, under the token lock,
-   * if still there), as DynamoDB's TTL removes them in the AWS deployment. Until then `findToken` still finds an
-   * expired token, so authentication can say it expired.
+   * The owner's tokens that have not expired; expired ones are removed on the way (both files, under the token lock),
+   * as DynamoDB's TTL removes them in the AWS deployment. Until then `findToken` still finds an expired token, so
+   * authentication can say it expired. The by-hash file goes first, so a crash in between leaves only an id file
+   * that names no token; those are removed here too (under the lock nothing else leaves one: writes put the by-hash
+   * file first, and removals take it first).
    */
   private async liveTokens(login: string): Promise<TokenRecord[]> {
     const dir = this.dir.path('identity', 'token-ids', safeSegment(login, 'login'));
     const live: TokenRecord[] = [];
-    const expired: TokenRecord[] = [];
+    const gone: { idPath: string; tokenHash: string }[] = [];
     for (const file of await this.dir.list(dir)) {
-      const ref = await this.dir.readJson<{ tokenHash: string }>(this.dir.path('identity', 'token-ids', login, file));
-      const token = ref && (await this.findToken(ref.tokenHash));
-      if (token) (isExpired(token, this.now()) ? expired : live).push(token);
+      const idPath = this.dir.path('identity', 'token-ids', login, file);
+      const ref = await this.dir.readJson<{ tokenHash: string }>(idPath);
+      if (!ref) continue;
+      const token = await this.findToken(ref.tokenHash);
+      if (token && !isExpired(token, this.now())) live.push(token);
+      else gone.push({ idPath, tokenHash: ref.tokenHash });
     }
-    if (expired.length > 0) {
+    if (gone.length > 0) {
       await this.dir.withLock('identity-tokens', async () => {
-        for (const token of expired) {
-          if (!(await this.dir.readJson(this.hashPath(token.tokenHash)))) continue;
-          await this.dir.remove(this.hashPath(token.tokenHash));
-          await this.dir.remove(this.idPath(token.login, token.id));
+        for (const { idPath, tokenHash } of gone) {
+          const token = await this.findToken(tokenHash);
+          if (token && !isExpired(token, this.now())) continue;
+          await this.dir.remove(this.hashPath(tokenHash));
+          await this.dir.remove(idPath);
         }
       });
     }
