@@ -29,12 +29,16 @@ export function replacementRefusal(urn: string, old: ResourceState, newProtect: 
   return `unable to replace resource "${urn}" as it is currently marked for protection; to unprotect it, remove the \`protect\` option and run \`stackyard up\``;
 }
 
-/** The refusal of a delete-before-replace of `rootUrn` that would first delete the protected `dependent`. */
-export function dependentReplacementRefusal(rootUrn: string, dependent: ResourceState): string | undefined {
-  if (!deleteIsProtected(dependent)) return undefined;
+/**
+ * The refusal of a delete-before-replace of `rootUrn` that would first delete a protected dependent it condemned
+ * (`own`; one condemned by an earlier replacement was checked then).
+ */
+export function dependentReplacementRefusal(rootUrn: string, dependents: readonly { state: ResourceState; own: boolean }[]): string | undefined {
+  const blocked = dependents.find((d) => d.own && deleteIsProtected(d.state))?.state.urn;
+  if (!blocked) return undefined;
   return (
-    `unable to replace resource "${dependent.urn}" as part of replacing "${rootUrn}" as it is currently marked for ` +
+    `unable to replace resource "${blocked}" as part of replacing "${rootUrn}" as it is currently marked for ` +
     `protection; to unprotect it, remove the \`protect\` option and run \`stackyard up\`, or run ` +
-    `\`stackyard state unprotect '${dependent.urn}'\``
+    `\`stackyard state unprotect '${blocked}'\``
   );
 }

@@ -29,7 +29,7 @@ import { deleteIsProtected, dependentReplacementRefusal, ProtectedDeleteError, r
 import { refreshStates, resolveBasePending } from './refresh-steps.js';
 import { ReplacementPlanner } from './replacement.js';
 import { Semaphore } from './semaphore.js';
-import { decideStep, forcedReplacement, normalizeDiff, type StepDecision } from './step-generator.js';
+import { decideStep, forcedReplacement, normalizeDiff, replacedWith, type StepDecision } from './step-generator.js';
 import {
   ShuttingDownError,
   StepError,
@@ -468,7 +468,8 @@ export class StepExecutor {
     if (!old) return this.create(goal, urn, ref, provider, inputs, 'create');
     const diff = forced
       ? undefined
-      : normalizeDiff(await this.sem.run(() => provider.diff(rref, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges)), old.inputs ?? {}, inputs);
+      : (replacedWith(goal, this.planner.replaced) ??
+        normalizeDiff(await this.sem.run(() => provider.diff(rref, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges)), old.inputs ?? {}, inputs));
     const decision = decideStep(goal, old, inputs, ref, diff);
     switch (decision.kind) {
       case 'same':
@@ -591,6 +592,7 @@ export class StepExecutor {
     // and still shows the replacement the diff asks for
     if (refusal && !this.o.preview) throw new Error(refusal);
     if (refusal) this.fail(urn, new Error(refusal), { keepGoing: true });
+    this.planner.replaced.add(urn);
     const proposed = this.newState(goal, urn, { inputs, provider: ref });
     const details = { diffKeys: d.diffKeys, replaceKeys: d.replaceKeys };
     this.emit('replace', urn, goal.type, 'start', { ...details, old, new: proposed });
@@ -600,10 +602,8 @@ export class StepExecutor {
       res = await this.create(goal, urn, ref, provider, inputs, 'create-replacement', old);
     } else if (d.deleteBeforeReplace) {
       const dependents = await this.planner.plan(old);
-      for (const dep of dependents) {
-        const blocked = dep.own ? dependentReplacementRefusal(urn, dep.state) : undefined;
-        if (blocked) throw new Error(blocked);
-      }
+      const blocked = dependentReplacementRefusal(urn, dependents);
+      if (blocked) throw new Error(blocked);
       for (const dep of dependents.reverse()) await this.deleteForReplacement(dep.state, true);
       const deleted = await this.deleteForReplacement(old, false);
       res = await this.create(goal, urn, ref, provider, inputs, 'create-replacement', deleted);
@@ -621,7 +621,7 @@ export class StepExecutor {
   private deleteForReplacement(s: ResourceState, dependent: boolean): Promise<ResourceState> {
     let p = this.replacementDeletes.get(s.urn);
     if (!p) {
-      p = this.deleteOne(s, 'delete-replaced', new Set(), true).then((marked) => {
+      p = this.deleteOne(s, 'delete-replaced', this.planner.deleting, true).then((marked) => {
         if (dependent && !this.registeredUrns.has(s.urn)) this.live.set(s.urn, marked);
         return marked;
       });
