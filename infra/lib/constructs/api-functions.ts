@@ -182,7 +182,7 @@ export class ApiFunctions extends Construct {
           id: 'AwsSolutions-IAM5',
           reason:
             'Checkpoint, history and secret objects are created per stack and update at run time, so object access ' +
-            'is scoped to this one bucket and these three object actions, not to fixed keys.',
+            'is scoped to this one bucket and these two object actions, not to fixed keys.',
           appliesTo: [{ regex: '/^Resource::<.*\\.Arn>\\/\\*$/' }],
         },
       ],
@@ -192,8 +192,9 @@ export class ApiFunctions extends Construct {
       new iam.PolicyStatement({
         sid: 'BucketObjects',
         // Objects are write-once (the checkpoint store's guarantee), so the functions get no s3:DeleteObject: a bug
-        // or a stolen role cannot remove history, and overwrites are refused by the conditional put.
-        actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'],
+        // or a stolen role cannot remove history, and overwrites are refused by the conditional put. Every object is
+        // one PutObject, so no multipart upload is ever started or aborted.
+        actions: ['s3:GetObject', 's3:PutObject'],
         resources: [bucket.arnForObjects('*')],
       }),
     );
