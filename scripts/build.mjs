@@ -4,6 +4,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildConsole } from './build-console.mjs';
 import { externals } from './externals.mjs';
+import { lazyCrypto } from './lazy-crypto.mjs';
 import { mergeStartupChunks } from './merge-startup-chunks.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -39,7 +40,7 @@ const { metafile } = await build({
   external: Object.keys(externals),
   banner: { js: BANNER },
   define: { __STACKYARD_VERSION__: JSON.stringify(version) },
-  plugins: [lazyChildProcessForCommander],
+  plugins: [lazyChildProcessForCommander, lazyCrypto],
   metafile: true,
   logLevel: 'warning',
 });

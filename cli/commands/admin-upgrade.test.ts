@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash, randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAwsClients, type AwsClients } from '../../shared/adapters/aws/clients.js';
 import { createAwsStorage } from '../../shared/adapters/aws/index.js';
-import { memberSk, userPk } from '../../shared/adapters/aws/keys.js';
-import { createStackyardTable, KEY } from '../../shared/adapters/aws/table.js';
+import { memberSk, TOKEN_HASH_SK, tokenHashPk, userPk, userTokenSk } from '../../shared/adapters/aws/keys.js';
+import { createStackyardTable, KEY, TTL_ATTRIBUTE } from '../../shared/adapters/aws/table.js';
 import type { Storage } from '../../shared/ports/index.js';
 import { applyEnv } from '../../test/support/aws-stand-ins.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../test/support/dynamodb-local.js';
@@ -71,6 +71,39 @@ describe('stackyard admin upgrade (DynamoDB Local)', () => {
       { org: 'acme', login: 'alice', role: 'admin' },
       { org: 'acme', login: 'bob', role: 'admin' },
     ]);
+  });
+
+  it('gives expiring tokens stored before tokens had a TTL the attribute, once, and leaves other tokens alone', async () => {
+    // Arrange: one expiring token as today (with its TTL), one as older releases wrote it (both copies without a
+    // TTL), and one that never expires.
+    const table = `upgrade-${randomUUID().slice(0, 8)}`;
+    await createStackyardTable(clients.dynamodb, table);
+    const storage: Storage = createAwsStorage({ table, bucket: 'unused', kmsKeyId: 'unused', clients });
+    const expiresAt = Date.parse('2030-01-01T00:00:00.250Z');
+    const token = (id: string, extra: object = {}) => ({ id, tokenHash: createHash('sha256').update(id).digest('hex'), login: 'ci', description: id, createdAt: 1, ...extra });
+    await storage.identity.putToken(token('current', { expiresAt }));
+    await storage.identity.putToken(token('lasting'));
+    const old = token('old', { expiresAt });
+    for (const [pk, sk] of [[tokenHashPk(old.tokenHash), TOKEN_HASH_SK], [userPk('ci'), userTokenSk('old')]]) {
+      await clients.documents.send(new PutCommand({ TableName: table, Item: { [KEY.partition]: pk, [KEY.sort]: sk, ...old } }));
+    }
+    const ttlOf = async (pk: string, sk: string) =>
+      (await clients.documents.send(new GetCommand({ TableName: table, Key: { [KEY.partition]: pk, [KEY.sort]: sk } }))).Item?.[TTL_ATTRIBUTE];
+
+    // Act
+    const first = captureIo();
+    const upgraded = await runAdminUpgrade({ table }, first.io);
+    const again = await runAdminUpgrade({ table }, captureIo().io);
+
+    // Assert
+    expect(upgraded.tokenTtl).toEqual({ tokens: 2, updated: 2 });
+    expect(again.tokenTtl).toEqual({ tokens: 0, updated: 0 });
+    expect(first.err.join('\n')).toContain('2 expiring token items without a TTL, 2 given one');
+    const seconds = Math.ceil(expiresAt / 1000);
+    expect(await ttlOf(tokenHashPk(old.tokenHash), TOKEN_HASH_SK)).toBe(seconds);
+    expect(await ttlOf(userPk('ci'), userTokenSk('old'))).toBe(seconds);
+    expect(await ttlOf(tokenHashPk(token('lasting').tokenHash), TOKEN_HASH_SK)).toBeUndefined();
+    expect(await storage.identity.findToken(old.tokenHash)).toEqual(old);
   });
 
   it('asks for the table', async () => {

@@ -8,6 +8,11 @@ describe('parseDurationSeconds', () => {
     expect(parseDurationSeconds('250ms')).toBe(0.25);
   });
 
+  it('reads microseconds written with the micro sign, as Go does', () => {
+    expect(parseDurationSeconds('1s500\u00b5s')).toBeCloseTo(1.0005, 9);
+    expect(parseDurationSeconds('3us')).toBeCloseTo(3e-6, 12);
+  });
+
   it('rejects empty and malformed text', () => {
     expect(parseDurationSeconds('')).toBeUndefined();
     expect(parseDurationSeconds('5 minutes')).toBeUndefined();

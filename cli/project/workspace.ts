@@ -2,10 +2,10 @@
  * The selected stack of each project, per backend, kept in `$STACKYARD_HOME/workspaces/` like Pulumi's workspace
  * files (one file per project folder, so two checkouts of one project select stacks independently).
  */
-import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { stackyardHome, writePrivateJson } from '../credentials.js';
+import { sha1Hex } from './digests.js';
 import type { Project } from './project.js';
 
 interface WorkspaceFile {
@@ -14,7 +14,8 @@ interface WorkspaceFile {
 }
 
 function workspacePath(project: Project, env: NodeJS.ProcessEnv): string {
-  const hash = createHash('sha1').update(project.file).digest('hex');
+  // Pulumi's name: the SHA-1 of the project file's path.
+  const hash = sha1Hex(project.file);
   return join(stackyardHome(env), 'workspaces', `${project.name}-${hash}-workspace.json`);
 }
 

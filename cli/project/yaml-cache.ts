@@ -8,11 +8,11 @@
  * on every read, as without the cache), and a cache file that cannot be read back is a miss. Writing is best
  * effort and never creates `$STACKYARD_HOME` itself.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
 import { stackyardHome } from '../credentials.js';
+import { sha256Hex } from './digests.js';
 
 interface CacheEntry {
   value: unknown;
@@ -21,10 +21,11 @@ interface CacheEntry {
 /** The YAML document `text` parsed as the `yaml` package's `parse` does (and throwing what it throws). */
 export async function parseYamlCached(text: string, env: NodeJS.ProcessEnv = process.env): Promise<unknown> {
   const home = stackyardHome(env);
-  const file = join(home, 'cache', 'yaml', `${createHash('sha256').update(text, 'utf8').digest('hex')}.json`);
+  const file = join(home, 'cache', 'yaml', `${sha256Hex(text)}.json`);
   const cached = await readEntry(file);
   if (cached) return cached.value;
-  const { parse, warnsOn } = await import('./yaml-parser.js');
+  // Only a miss needs the parser and node:util (whose ES-module facade loads worker_threads and more on Node 22).
+  const [{ parse, warnsOn }, { isDeepStrictEqual }] = await Promise.all([import('./yaml-parser.js'), import('node:util')]);
   const value: unknown = parse(text);
   const json = JSON.stringify({ value } satisfies CacheEntry);
   if (isDeepStrictEqual((JSON.parse(json) as CacheEntry).value, value) && !warnsOn(text)) await writeEntry(home, file, json);

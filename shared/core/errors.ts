@@ -105,6 +105,19 @@ export class LeaseHeldError extends ConflictError {
   }
 }
 
+/**
+ * An organization already has the most OIDC trust policies it may have. The stores raise it from the same atomic
+ * write that would have added the policy, so concurrent adds never pass the cap and a refused add changes nothing.
+ */
+export class OidcPolicyLimitError extends InvalidInputError {
+  constructor(
+    readonly limit: number,
+    options?: ErrorOptions,
+  ) {
+    super(`An organization has at most ${limit} OIDC trust policies: remove one first.`, options);
+  }
+}
+
 /** A precondition the operator set up refused the request (a hook gate denied an update, or could not answer). */
 export class PreconditionFailedError extends DomainError {
   readonly kind = 'precondition-failed';

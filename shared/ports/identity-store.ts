@@ -115,7 +115,9 @@ export interface IdentityStore {
   /** The organizations a user belongs to, sorted by name. */
   listMemberships(login: string): Promise<Membership[]>;
   putToken(token: TokenRecord): Promise<void>;
+  /** May still find a token that expired (it is removed some time after expiry): callers check `expiresAt`. */
   findToken(tokenHash: string): Promise<TokenRecord | undefined>;
+  /** The owner's tokens that have not expired by the store's clock: expired ones are never listed. */
   listTokens(login: string): Promise<TokenRecord[]>;
   /** Removes the token; `NotFoundError` if this user has no token with that id. */
   revokeToken(login: string, id: string): Promise<void>;
@@ -136,10 +138,14 @@ export interface IdentityStore {
   deleteTeam(org: string, name: string): Promise<void>;
   /** Adds or removes one member atomically (no read-modify-write); `NotFoundError` for a missing team. */
   changeTeamMember(org: string, name: string, login: string, action: 'add' | 'remove'): Promise<void>;
-  /** Create-if-absent by `(org, id)` (`ConflictError`). */
-  createOidcPolicy(policy: OidcPolicyRecord): Promise<void>;
+  /**
+   * Create-if-absent by `(org, id)` (`ConflictError`); `OidcPolicyLimitError` when the organization already has
+   * `maxPerOrg` policies. The count is checked in the same atomic step as the create, so concurrent creates (other
+   * processes included) never leave more than `maxPerOrg`, and a refused create stores nothing.
+   */
+  createOidcPolicy(policy: OidcPolicyRecord, maxPerOrg: number): Promise<void>;
   /** The organization's trust policies, oldest first. */
   listOidcPolicies(org: string): Promise<OidcPolicyRecord[]>;
-  /** `NotFoundError` when the organization has no policy with that id (one conditional delete). */
+  /** `NotFoundError` when the organization has no policy with that id; frees its place under the cap in the same step. */
   deleteOidcPolicy(org: string, id: string): Promise<void>;
 }

@@ -5,9 +5,9 @@
  * `cancel`); and `refresh` + `up` finally converge on the program's 50 resources. About 2 min: each cycle is a CLI
  * start, a wait for the killed run's 2 s lease, a refresh and one or two creates.
  */
-import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeSandboxes, until } from '../cli/cli-harness.js';
+import { worldIds } from '../support/testprov-world.js';
 import { E2eService, SHORT_LEASE, nameOf, type E2eProject } from './e2e-harness.js';
 
 const COUNT = 50;
@@ -68,7 +68,7 @@ describe('an `up` killed at random points through `stackyard serve`', () => {
     const up = await project.cli('up', '--yes', '--skip-preview');
     const final = await project.export();
     const things = (final.deployment.resources ?? []).filter((r) => r.type === 'testprov:index:Thing');
-    const world = new Set(readdirSync(project.world).map((f) => f.replace(/\.json$/, '')));
+    const world = new Set(worldIds(project.world));
 
     expect(kills).toBe(KILLS);
     expect(pendingSeen).toBeGreaterThan(0);

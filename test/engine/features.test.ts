@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadDeployment, type ResourceState } from '../../cli/engine/deployment.js';
 import type { StackConfig } from '../../cli/engine/language-host.js';
+import { worldIds } from '../support/testprov-world.js';
 import { FIXTURES, TestStack, type RunRecord } from './engine-harness.js';
 
 const PROGRAM = join(FIXTURES, 'programs/features');
@@ -79,7 +80,7 @@ describe('engine features: resource options, reads, invokes, providers, stack re
     const deletes = secondCalls.filter((c) => c.op === 'delete').map((c) => c.urn.split('::').pop());
     expect(byName(second, 'retained')).toBeUndefined();
     expect(deletes).not.toContain('retained');
-    expect(readdirSync(stack.world).some((f) => f.startsWith('retained-'))).toBe(true);
+    expect(worldIds(stack.world).some((id) => id.startsWith('retained-'))).toBe(true);
     expect(byName(second, 'owned')).toBeUndefined();
     expect(byName(second, 'owner')).toBeUndefined();
     expect(deletes).toContain('owner');

@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DeploymentV3, UntypedDeployment } from '../../cli/engine/deployment.js';
 import { runOperation, type OperationBackend, type OperationCommand, type OperationFlags, type OperationOutcome } from '../../cli/engine/operation.js';
 import { tsxNodeArgs } from '../support/processes.js';
+import { deleteFromWorld } from '../support/testprov-world.js';
 import { TESTPROV_DIR } from './engine-harness.js';
 
 const RUNNER = join(import.meta.dirname, 'interrupt-runner.ts');
@@ -183,7 +184,7 @@ describe('interrupting a running update (real child process)', () => {
       { resource: byName('after'), type: 'deleting' },
     ];
     writeFileSync(f.state, JSON.stringify({ version: 3, deployment: d }));
-    unlinkSync(join(f.world, `${byName('after').id}.json`));
+    deleteFromWorld(f.world, byName('after').id);
     const before = calls(f).length;
     const resolved = await runHere(f, 'refresh');
     expect(resolved.code).toBe(0);

@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ResourceState } from '../../cli/engine/deployment.js';
 import type { StackConfig } from '../../cli/engine/language-host.js';
+import { changeInWorld, deleteFromWorld, worldIds, worldResource } from '../support/testprov-world.js';
 import { FIXTURES, TestStack, type RunRecord } from './engine-harness.js';
 
 const PROGRAM = join(FIXTURES, 'programs/scenario');
@@ -32,10 +33,6 @@ function providerCalls(stack: TestStack): { op: string; urn: string; id?: string
   const lines = readFileSync(stack.log, 'utf8').trim().split('\n').filter(Boolean);
   writeFileSync(stack.log, '');
   return lines.map((l) => JSON.parse(l) as { op: string; urn: string; id?: string });
-}
-
-function worldIds(stack: TestStack): string[] {
-  return readdirSync(stack.world).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
 }
 
 describe('engine scenario: create, change, replace, fail, recover, destroy', () => {
@@ -129,7 +126,7 @@ describe('engine scenario: create, change, replace, fail, recover, destroy', () 
     const r = runs[6];
     expect(r.result.ok).toBe(true);
     expect(resources(r)).toEqual([]);
-    expect(worldIds(stack)).toEqual([]);
+    expect(worldIds(stack.world)).toEqual([]);
   });
 });
 
@@ -157,7 +154,7 @@ describe('engine: protect and preview', () => {
     expect(r.steps.every((s) => s.preview)).toBe(true);
     expect(providerCalls(stack).filter((c) => c.op === 'create' || c.op === 'update')).toEqual([]);
     expect(r.saves).toEqual([]);
-    expect(worldIds(stack)).toEqual([]);
+    expect(worldIds(stack.world)).toEqual([]);
   }, 60_000);
 });
 
@@ -168,9 +165,8 @@ describe('engine: refresh', () => {
     expect(created.result.ok).toBe(true);
     const c = thing(created, 'c')!;
     const d = thing(created, 'd')!;
-    const fileOf = (id: string) => join(stack.world, `${id}.json`);
-    writeFileSync(fileOf(d.id!), JSON.stringify({ ...JSON.parse(readFileSync(fileOf(d.id!), 'utf8')), serial: 42 }));
-    unlinkSync(fileOf(c.id!));
+    changeInWorld(stack.world, d.id!, { ...worldResource(stack.world, d.id!), serial: 42 });
+    deleteFromWorld(stack.world, c.id!);
 
     const preview = await stack.run('refresh', config(1), { dryRun: true });
     expect(preview.saves).toEqual([]);

@@ -14,7 +14,7 @@ import {
   UnavailableError,
 } from '../../core/errors.js';
 import type { Storage } from '../../ports/index.js';
-import { createAwsStorage } from './index.js';
+import { createAwsStorage, TTL_ATTRIBUTE } from './index.js';
 import { S3CheckpointStore } from './s3-checkpoint-store.js';
 
 let standIns: AwsStandIns;
@@ -285,5 +285,23 @@ describe('identity store', () => {
     await storage.identity.revokeToken(login, 't1');
     expect(await storage.identity.findToken(token.tokenHash)).toBeUndefined();
     expect(await rejection(storage.identity.revokeToken(login, 't1'))).toBeInstanceOf(NotFoundError);
+  });
+
+  it('gives both items of an expiring token the TTL attribute the table sweeps, in epoch seconds, and no other token one', async () => {
+    const login = `u${randomUUID().slice(0, 8)}`;
+    const expiring = { id: 'oidc-1', tokenHash: randomBytes(32).toString('hex'), login, description: 'OIDC repo:acme/infra', createdAt: clock, expiresAt: clock + 3_600_500 };
+    const lasting = { id: 'ci-1', tokenHash: randomBytes(32).toString('hex'), login, description: 'ci', createdAt: clock };
+    await storage.identity.putToken(expiring);
+    await storage.identity.putToken(lasting);
+
+    const item = async (pk: string, sk: string) => (await ddb.send(new GetItemCommand({ TableName: standIns.table, Key: { pk: { S: pk }, sk: { S: sk } } }))).Item;
+    const byHash = await item(`APITOKEN#${expiring.tokenHash}`, 'APITOKEN');
+    const byId = await item(`USER#${login}`, 'APITOKEN#oidc-1');
+    const lastingByHash = await item(`APITOKEN#${lasting.tokenHash}`, 'APITOKEN');
+
+    const ttl = String(Math.ceil((clock + 3_600_500) / 1000));
+    expect([byHash?.[TTL_ATTRIBUTE]?.N, byId?.[TTL_ATTRIBUTE]?.N]).toEqual([ttl, ttl]);
+    expect(lastingByHash).toBeDefined();
+    expect(lastingByHash).not.toHaveProperty(TTL_ATTRIBUTE);
   });
 });

@@ -11,9 +11,10 @@ import { validateOrgName } from '../../core/names.js';
 import type { DefaultStackPermission } from '../../core/service/permissions.js';
 import { ORG_ROLES, type IdentityStore, type Membership, type OidcPolicyRecord, type OrgRecord, type OrgRole, type TeamRecord, type TokenRecord, type UserRecord } from '../../ports/identity-store.js';
 import { translateDynamoDbError } from './errors.js';
+import { OidcPolicyItems } from './oidc-policy-items.js';
 import { queryByPrefix } from './queries.js';
-import { ORG_SK, TOKEN_HASH_SK, USER_SK, memberSk, oidcPolicySk, orgMemberSk, orgPk, teamSk, tokenHashPk, userPk, userTokenSk } from './keys.js';
-import { KEY, putNew } from './table.js';
+import { ORG_SK, TOKEN_HASH_SK, USER_SK, memberSk, orgMemberSk, orgPk, teamSk, tokenHashPk, userPk, userTokenSk } from './keys.js';
+import { KEY, putNew, TTL_ATTRIBUTE } from './table.js';
 
 const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const TOKEN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
@@ -66,10 +67,16 @@ function isConditionFailure(error: unknown): boolean {
 
 /** Users, organizations, memberships and API tokens in the Stackyard table. */
 export class DynamoDbIdentityStore implements IdentityStore {
+  private readonly oidcPolicies: OidcPolicyItems;
+
+  /** `now`: the clock that decides which tokens have expired (epoch milliseconds). */
   constructor(
     private readonly documents: DynamoDBDocumentClient,
     private readonly table: string,
-  ) {}
+    private readonly now: () => number,
+  ) {
+    this.oidcPolicies = new OidcPolicyItems(documents, table);
+  }
 
   async createUser(user: UserRecord): Promise<UserRecord> {
     this.checkUser(user);
@@ -240,32 +247,18 @@ export class DynamoDbIdentityStore implements IdentityStore {
     );
   }
 
-  async createOidcPolicy(policy: OidcPolicyRecord): Promise<void> {
-    const sk = oidcPolicySk(requireTokenId(policy.id));
-    await this.putNew(orgPk(validateOrgName(policy.org)), sk, policy, `OIDC trust policy ${policy.id} already exists in '${policy.org}'.`);
+  async createOidcPolicy(policy: OidcPolicyRecord, maxPerOrg: number): Promise<void> {
+    validateOrgName(policy.org);
+    requireTokenId(policy.id);
+    await this.oidcPolicies.create(policy, maxPerOrg);
   }
 
   async listOidcPolicies(org: string): Promise<OidcPolicyRecord[]> {
-    const items = await this.queryPrefix(orgPk(validateOrgName(org)), 'OIDCPOLICY#');
-    return items
-      .map((item) => strip(item) as unknown as OidcPolicyRecord)
-      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    return this.oidcPolicies.list(validateOrgName(org));
   }
 
   async deleteOidcPolicy(org: string, id: string): Promise<void> {
-    try {
-      await this.documents.send(
-        new DeleteCommand({
-          TableName: this.table,
-          Key: { [KEY.partition]: orgPk(validateOrgName(org)), [KEY.sort]: oidcPolicySk(requireTokenId(id)) },
-          ConditionExpression: EXISTS,
-          ExpressionAttributeNames: { '#pk': KEY.partition },
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) throw new NotFoundError(`OIDC trust policy ${id} of '${org}' does not exist.`, { cause: error });
-      throw translateDynamoDbError(error, 'The OIDC trust policy');
-    }
+    await this.oidcPolicies.delete(validateOrgName(org), requireTokenId(id));
   }
 
   async touchToken(tokenHash: string, at: number, minIntervalMs: number): Promise<void> {
@@ -292,19 +285,21 @@ export class DynamoDbIdentityStore implements IdentityStore {
     return items.map((item) => strip(item) as unknown as Membership);
   }
 
+  /** Both items of an expiring token carry the TTL attribute, so DynamoDB removes them some time after expiry. */
   async putToken(token: TokenRecord): Promise<void> {
     requireLogin(token.login);
     requireHash(token.tokenHash);
     if (typeof token.id !== 'string' || !TOKEN_ID.test(token.id)) throw new InvalidInputError('Invalid token id.');
+    const ttl = token.expiresAt === undefined ? {} : { [TTL_ATTRIBUTE]: tokenTtl(token.expiresAt) };
     try {
       await this.documents.send(
         new TransactWriteCommand({
           TransactItems: [
             {
-              Put: putNew(this.table, { [KEY.partition]: userPk(token.login), [KEY.sort]: userTokenSk(token.id), ...token }),
+              Put: putNew(this.table, { [KEY.partition]: userPk(token.login), [KEY.sort]: userTokenSk(token.id), ...token, ...ttl }),
             },
             {
-              Put: putNew(this.table, { [KEY.partition]: tokenHashPk(token.tokenHash), [KEY.sort]: TOKEN_HASH_SK, ...token }),
+              Put: putNew(this.table, { [KEY.partition]: tokenHashPk(token.tokenHash), [KEY.sort]: TOKEN_HASH_SK, ...token, ...ttl }),
             },
           ],
         }),
@@ -315,15 +310,18 @@ export class DynamoDbIdentityStore implements IdentityStore {
     }
   }
 
+  /** An expired token is still found until DynamoDB's TTL removes it, so the caller can say it expired. */
   async findToken(tokenHash: string): Promise<TokenRecord | undefined> {
     if (typeof tokenHash !== 'string' || !SHA256_HEX.test(tokenHash)) return undefined;
     const item = await this.get(tokenHashPk(tokenHash), TOKEN_HASH_SK);
-    return item ? (item as unknown as TokenRecord) : undefined;
+    return item ? toToken(item) : undefined;
   }
 
+  /** TTL removes expired tokens days late at worst; they are never listed meanwhile. */
   async listTokens(login: string): Promise<TokenRecord[]> {
     const items = await this.queryPrefix(userPk(requireLogin(login)), 'APITOKEN#');
-    return items.map((item) => strip(item) as unknown as TokenRecord);
+    const now = this.now();
+    return items.map((item) => toToken(strip(item))).filter((token) => token.expiresAt === undefined || token.expiresAt > now);
   }
 
   async revokeToken(login: string, id: string): Promise<void> {
@@ -420,6 +418,16 @@ export class DynamoDbIdentityStore implements IdentityStore {
       throw translateDynamoDbError(error, what);
     }
   }
+}
+
+/** DynamoDB's TTL reads epoch seconds; a token lives until its `expiresAt` in milliseconds. */
+export function tokenTtl(expiresAt: number): number {
+  return Math.ceil(expiresAt / 1000);
+}
+
+function toToken(item: Record<string, unknown>): TokenRecord {
+  const { [TTL_ATTRIBUTE]: _ttl, ...token } = item;
+  return token as unknown as TokenRecord;
 }
 
 function toTeam(item: Record<string, unknown>): TeamRecord {

@@ -10,6 +10,7 @@ export { createStackyardTable, stackyardTableDefinition, STACKS_BY_NAME_INDEX, T
 export { OBJECT_LAYOUT_VERSION } from './s3-checkpoint-store.js';
 export { hashToken } from './dynamodb-lease-store.js';
 export { backfillMemberMirrors, type MemberMirrorBackfill } from './member-mirrors.js';
+export { backfillTokenTtl, type TokenTtlBackfill } from './token-ttl-backfill.js';
 
 export { awsStorageOptionsFromEnv, type AwsStorageOptions } from './options.js';
 

@@ -21,7 +21,10 @@ export const ORG_SK = 'ORG';
 /** An organization's mirror of a membership (the user partition holds the other), for listing its members. */
 export const orgMemberSk = (login: string) => `MEMBER#${login}`;
 export const teamSk = (name: string) => `TEAM#${name}`;
-export const oidcPolicySk = (id: string) => `OIDCPOLICY#${id}`;
+export const OIDC_POLICY_PREFIX = 'OIDCPOLICY#';
+export const oidcPolicySk = (id: string) => `${OIDC_POLICY_PREFIX}${id}`;
+/** An organization's count of trust policies, changed in the same transaction as each policy (the cap's guard). */
+export const OIDC_POLICY_COUNT_SK = 'OIDCPOLICYCOUNT';
 export const hooksPk = (org: string) => `HOOKS#${org}`;
 /** `org` for an organization's hooks, `stack:<id>` for one stack's. */
 export const hookScopeKey = (stackId: string | undefined) => (stackId === undefined ? 'org' : `stack:${stackId}`);

@@ -20,7 +20,7 @@ export type TableStore = (documents: DynamoDBDocumentClient, table: string, now:
 export const stackTable: TableStore = (documents, table) => ({ stacks: new DynamoDbStackStore(documents, table) });
 export const updateTable: TableStore = (documents, table) => ({ updates: new DynamoDbUpdateStore(documents, table) });
 export const leaseTable: TableStore = (documents, table, now) => ({ leases: new DynamoDbLeaseStore(documents, table, now) });
-export const identityTable: TableStore = (documents, table) => ({ identity: new DynamoDbIdentityStore(documents, table) });
+export const identityTable: TableStore = (documents, table, now) => ({ identity: new DynamoDbIdentityStore(documents, table, now) });
 export const hookTable: TableStore = (documents, table) => ({ hooks: new DynamoDbHookStore(documents, table) });
 export const consoleSessionTable: TableStore = (documents, table, now) => ({
   consoleSessions: new DynamoDbConsoleSessionStore(documents, table, now),

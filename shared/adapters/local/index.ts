@@ -54,7 +54,7 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
     updates: new LocalUpdateStore(dir, outbox),
     leases: new LocalLeaseStore(dir, now),
     keys: new LocalKeyService(dir),
-    identity: new LocalIdentityStore(dir),
+    identity: new LocalIdentityStore(dir, now),
     hooks: new LocalHookStore(dir, outbox),
     consoleSessions: new LocalConsoleSessionStore(dir, now),
     audit: new LocalAuditStore(dir),

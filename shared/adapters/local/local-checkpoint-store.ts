@@ -1,15 +1,22 @@
 import { createReadStream, promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { ConflictError, InvalidInputError, NotFoundError, TooLargeError } from '../../core/errors.js';
 import { INFLATE_CHUNK_BYTES, MAX_OBJECT_BYTES, type CheckpointStore, type ObjectKey, type PreparedObject } from '../../ports/index.js';
 import { code, safeSegment, type DataDir } from './files.js';
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 const SUFFIX = '.gz';
-/** Compression and streams, loaded by the first object read or write: a command that lists stacks needs neither. */
+/**
+ * Compression and streams, loaded by the first object read or write: a command that lists stacks needs neither (nor
+ * node:util, whose ES-module facade loads worker_threads and more on Node 22).
+ */
 async function loadCodec() {
-  const [zlib, stream, streamPromises] = await Promise.all([import('node:zlib'), import('node:stream'), import('node:stream/promises')]);
+  const [zlib, stream, streamPromises, { promisify }] = await Promise.all([
+    import('node:zlib'),
+    import('node:stream'),
+    import('node:stream/promises'),
+    import('node:util'),
+  ]);
   return { gzip: promisify(zlib.gzip), createGunzip: zlib.createGunzip, Writable: stream.Writable, pipeline: streamPromises.pipeline };
 }
 let codecLoaded: ReturnType<typeof loadCodec> | undefined;

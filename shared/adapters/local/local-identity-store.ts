@@ -1,20 +1,26 @@
-import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
+import { ConflictError, InvalidInputError, NotFoundError, OidcPolicyLimitError } from '../../core/errors.js';
 import type { DefaultStackPermission } from '../../core/service/permissions.js';
 import type { IdentityStore, Membership, OidcPolicyRecord, OrgRecord, OrgRole, TeamRecord, TokenRecord, UserRecord } from '../../ports/index.js';
 import { safeSegment, type DataDir } from './files.js';
 
 const HASH = /^[0-9a-f]{64}$/;
 const MEMBERS_LOCK = 'identity-members';
+const OIDC_POLICIES_LOCK = 'identity-oidc-policies';
 
 /**
  * `identity/users/<login>.json`, `identity/orgs/<name>.json`, `identity/members/<login>/<org>.json`,
  * `identity/tokens/<hash>.json` (looked up by hash on every request) and `identity/token-ids/<login>/<id>.json`
  * (listing and revoking by public id). Token writes hold the `identity-tokens` lock so both files change together.
  * Teams are `identity/teams/<org>/<team>.json`; membership, organization and team changes hold `identity-members`.
- * OIDC trust policies are `identity/oidc-policies/<org>/<id>.json`, created exclusively.
+ * OIDC trust policies are `identity/oidc-policies/<org>/<id>.json`, created exclusively; creates and deletes hold
+ * `identity-oidc-policies`, so the per-organization cap is counted and kept in one step.
  */
 export class LocalIdentityStore implements IdentityStore {
-  constructor(private readonly dir: DataDir) {}
+  /** `now`: the clock that decides which tokens have expired (epoch milliseconds). */
+  constructor(
+    private readonly dir: DataDir,
+    private readonly now: () => number,
+  ) {}
 
   async createUser(user: UserRecord): Promise<UserRecord> {
     await this.dir.createJson(this.userPath(user.login), user, `User '${user.login}'`);
@@ -116,8 +122,14 @@ export class LocalIdentityStore implements IdentityStore {
     });
   }
 
-  async createOidcPolicy(policy: OidcPolicyRecord): Promise<void> {
-    await this.dir.createJson(this.oidcPolicyPath(policy.org, policy.id), policy, `OIDC trust policy ${policy.id} of '${policy.org}'`);
+  /** Counted and created under the `identity-oidc-policies` lock, so concurrent creates (any process) never pass the cap. */
+  async createOidcPolicy(policy: OidcPolicyRecord, maxPerOrg: number): Promise<void> {
+    const path = this.oidcPolicyPath(policy.org, policy.id);
+    await this.dir.withLock(OIDC_POLICIES_LOCK, async () => {
+      const existing = await this.dir.list(this.dir.path('identity', 'oidc-policies', safeSegment(policy.org, 'organization')));
+      if (existing.length >= maxPerOrg) throw new OidcPolicyLimitError(maxPerOrg);
+      await this.dir.createJson(path, policy, `OIDC trust policy ${policy.id} of '${policy.org}'`);
+    });
   }
 
   async listOidcPolicies(org: string): Promise<OidcPolicyRecord[]> {
@@ -132,7 +144,7 @@ export class LocalIdentityStore implements IdentityStore {
 
   async deleteOidcPolicy(org: string, id: string): Promise<void> {
     const path = this.oidcPolicyPath(org, id);
-    await this.dir.withLock(MEMBERS_LOCK, async () => {
+    await this.dir.withLock(OIDC_POLICIES_LOCK, async () => {
       await this.dir.mustReadJson<OidcPolicyRecord>(path, `OIDC trust policy ${id} of '${org}'`);
       await this.dir.remove(path);
     });
@@ -161,6 +173,10 @@ export class LocalIdentityStore implements IdentityStore {
     return result.sort((a, b) => (a.org < b.org ? -1 : a.org > b.org ? 1 : 0));
   }
 
+  /**
+   * Also removes the owner's expired tokens: an owner that gets a token per CI login (OIDC) then keeps only those
+   * still alive, even if nobody lists them. That clean-up is housekeeping: the token is stored whatever it meets.
+   */
   async putToken(token: TokenRecord): Promise<void> {
     const hashPath = this.hashPath(token.tokenHash);
     const idPath = this.idPath(token.login, token.id);
@@ -171,6 +187,7 @@ export class LocalIdentityStore implements IdentityStore {
       await this.dir.writeJson(hashPath, token);
       await this.dir.writeJson(idPath, { tokenHash: token.tokenHash });
     });
+    await this.liveTokens(token.login).catch(() => undefined);
   }
 
   async findToken(tokenHash: string): Promise<TokenRecord | undefined> {
@@ -179,14 +196,8 @@ export class LocalIdentityStore implements IdentityStore {
   }
 
   async listTokens(login: string): Promise<TokenRecord[]> {
-    const dir = this.dir.path('identity', 'token-ids', safeSegment(login, 'login'));
-    const result: TokenRecord[] = [];
-    for (const file of await this.dir.list(dir)) {
-      const ref = await this.dir.readJson<{ tokenHash: string }>(this.dir.path('identity', 'token-ids', login, file));
-      const token = ref && (await this.findToken(ref.tokenHash));
-      if (token) result.push(token);
-    }
-    return result.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    const live = await this.liveTokens(login);
+    return live.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
   }
 
   async revokeToken(login: string, id: string): Promise<void> {
@@ -197,6 +208,38 @@ export class LocalIdentityStore implements IdentityStore {
       await this.dir.remove(this.hashPath(ref.tokenHash));
       await this.dir.remove(idPath);
     });
+  }
+
+  /**
+   * The owner's tokens that have not expired; expired ones are removed on the way (both files, under the token lock),
+   * as DynamoDB's TTL removes them in the AWS deployment. Until then `findToken` still finds an expired token, so
+   * authentication can say it expired. The by-hash file goes first, so a crash in between leaves only an id file
+   * that names no token; those are removed here too (under the lock nothing else leaves one: writes put the by-hash
+   * file first, and removals take it first).
+   */
+  private async liveTokens(login: string): Promise<TokenRecord[]> {
+    const dir = this.dir.path('identity', 'token-ids', safeSegment(login, 'login'));
+    const live: TokenRecord[] = [];
+    const gone: { idPath: string; tokenHash: string }[] = [];
+    for (const file of await this.dir.list(dir)) {
+      const idPath = this.dir.path('identity', 'token-ids', login, file);
+      const ref = await this.dir.readJson<{ tokenHash: string }>(idPath);
+      if (!ref) continue;
+      const token = await this.findToken(ref.tokenHash);
+      if (token && !isExpired(token, this.now())) live.push(token);
+      else gone.push({ idPath, tokenHash: ref.tokenHash });
+    }
+    if (gone.length > 0) {
+      await this.dir.withLock('identity-tokens', async () => {
+        for (const { idPath, tokenHash } of gone) {
+          const token = await this.findToken(tokenHash);
+          if (token && !isExpired(token, this.now())) continue;
+          await this.dir.remove(this.hashPath(tokenHash));
+          await this.dir.remove(idPath);
+        }
+      });
+    }
+    return live;
   }
 
   private memberPath(org: string, login: string): string {
@@ -229,4 +272,8 @@ export class LocalIdentityStore implements IdentityStore {
     }
     return this.dir.path('identity', 'tokens', `${tokenHash}.json`);
   }
+}
+
+function isExpired(token: TokenRecord, now: number): boolean {
+  return token.expiresAt !== undefined && token.expiresAt <= now;
 }

@@ -4,7 +4,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError, InvalidInputError, NotFoundError, TooLargeError } from '../../core/errors.js';
+import { ConflictError, InvalidInputError, NotFoundError, OidcPolicyLimitError, TooLargeError } from '../../core/errors.js';
 import { MAX_OBJECT_BYTES, type Storage } from '../../ports/index.js';
 import { createLocalStorage } from './index.js';
 
@@ -63,6 +63,65 @@ describe('local storage data folder', () => {
       }
     }
     await fs.rm(other, { recursive: true, force: true });
+  });
+
+  it('keeps the OIDC policy cap across instances on one folder (the file lock, not one process\'s queue)', async () => {
+    const instances = await Promise.all(Array.from({ length: 6 }, () => createLocalStorage({ dataDir })));
+    const policy = (i: number) => ({
+      org: 'acme',
+      id: `policy-${i}`,
+      issuer: 'https://gitlab.com',
+      audiences: ['urn:pulumi:org:acme'],
+      claims: { sub: `project_path:acme/p${i}:*` },
+      tokenKind: 'organization' as const,
+      maxLifetimeSeconds: 3600,
+      description: '',
+      createdAt: i,
+      createdBy: 'alice',
+    });
+    await storage.identity.createOidcPolicy(policy(0), 3);
+
+    const results = await Promise.allSettled(instances.map((s, i) => s.identity.createOidcPolicy(policy(i + 1), 3)));
+
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason)).toEqual(
+      Array.from({ length: 4 }, () => new OidcPolicyLimitError(3)),
+    );
+    expect(await storage.identity.listOidcPolicies('acme')).toHaveLength(3);
+  });
+
+  it('removes expired tokens, and id files left naming no token, when tokens are listed or the owner gets one', async () => {
+    let clock = 1_000;
+    const timed = await createLocalStorage({ dataDir, now: () => clock });
+    const token = (id: string, expiresAt?: number) => ({
+      id,
+      tokenHash: Buffer.from(id.padEnd(32, '-')).toString('hex'),
+      login: 'ci',
+      description: id,
+      createdAt: 1,
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
+    });
+    const files = async () => (await fs.readdir(join(dataDir, 'identity'), { recursive: true })).filter((f) => f.endsWith('.json')).sort();
+    await timed.identity.putToken(token('lasting'));
+    await timed.identity.putToken(token('expiring', 2_000));
+    // What a crash between the two removals of a revoke leaves: an id file whose token is gone.
+    await fs.writeFile(join(dataDir, 'identity', 'token-ids', 'ci', 'crashed.json'), JSON.stringify({ tokenHash: 'f'.repeat(64) }));
+    const before = await files();
+
+    clock = 2_000;
+    const listed = await timed.identity.listTokens('ci');
+    const afterListing = await files();
+    await timed.identity.putToken(token('short', 2_500));
+    clock = 2_500;
+    await timed.identity.putToken(token('next'));
+    const afterPut = await files();
+
+    const hashFile = (id: string) => join('tokens', `${token(id).tokenHash}.json`);
+    const idFile = (id: string) => join('token-ids', 'ci', `${id}.json`);
+    expect(before).toEqual([hashFile('expiring'), hashFile('lasting'), idFile('crashed'), idFile('expiring'), idFile('lasting')].sort());
+    expect(listed.map((t) => t.id)).toEqual(['lasting']);
+    expect(afterListing).toEqual([hashFile('lasting'), idFile('lasting')].sort());
+    expect(afterPut).toEqual([hashFile('lasting'), hashFile('next'), idFile('lasting'), idFile('next')].sort());
   });
 
   it('breaks a lock left by a dead process and one that expired, but waits for a live one', async () => {

@@ -25,8 +25,6 @@ export interface LockRecord extends LockOwner {
   nonce: string;
 }
 
-const INSTANCE = randomBytes(8).toString('hex');
-
 function readText(path: string): string | undefined {
   try {
     return readFileSync(path, 'utf8');
@@ -46,14 +44,17 @@ export function processStart(pid: number | 'self'): string | undefined {
 
 let self: LockOwner | undefined;
 
-/** This process as a lock holder (read once). */
+/**
+ * This process as a lock holder (read once). Its random instance id is drawn here, not when the module loads: a
+ * command that takes no lock then never loads `node:crypto` (the CLI bundle requires it on first use).
+ */
 export function lockOwner(): LockOwner {
   self ??= {
     pid: process.pid,
     host: hostname(),
     ...optional('boot', readText('/proc/sys/kernel/random/boot_id')?.trim()),
     ...optional('start', processStart('self')),
-    instance: INSTANCE,
+    instance: randomBytes(8).toString('hex'),
   };
   return self;
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ForbiddenError, InvalidInputError, UnauthorizedError } from '../errors.js';
+import { ForbiddenError, InvalidInputError, OidcPolicyLimitError, UnauthorizedError } from '../errors.js';
 import { serviceFixture, type ServiceFixture } from '../service/test-fixture.js';
 import type { Principal } from '../service/types.js';
 import { newSigningKey, TestIssuer } from '../../testing/oidc-issuer.js';
@@ -85,6 +85,27 @@ describe('OIDC trust policies and the token exchange', () => {
     expect((await fx.identity.listTokens(admin)).map((t) => t.createdBy)).toContain(personal.record.createdBy);
     expect(await fx.identity.authenticate(organization.accessToken)).toMatchObject({ login: 'acme.org', token: { kind: 'organization', org: 'acme' } });
     expect(await refusal(await issuer.sign({ sub: 'repo:acme/tools:ref:refs/heads/main', aud: AUDIENCE }), 'user:bob')).toMatch(/policy .*: it issues personal \(user 'alice'\) tokens, not the requested personal \(user 'bob'\) token/);
+  });
+
+  it('never lets an issued token authenticate once it expires, stops listing it and removes it', async () => {
+    const issued = await exchange(await issuer.sign({ sub: SUB, aud: AUDIENCE }), 'team:ops', 600);
+    const listedAlive = (await fx.access.listOrgTokens(admin, 'acme', 'ops')).map((t) => t.id);
+    fx.advance(599_999);
+    const lastMoment = await fx.identity.authenticate(issued.accessToken);
+    fx.advance(1);
+
+    const refused = await fx.identity.authenticate(issued.accessToken).then(() => undefined, (e: unknown) => e);
+    const listedExpired = (await fx.access.listOrgTokens(admin, 'acme', 'ops')).map((t) => t.id);
+    const refusedAfterRemoval = await fx.identity.authenticate(issued.accessToken).then(() => undefined, (e: unknown) => e);
+
+    expect(listedAlive).toContain(issued.record.id);
+    expect(lastMoment.token).toMatchObject({ kind: 'team', team: 'ops' });
+    expect(refused).toBeInstanceOf(UnauthorizedError);
+    expect(listedExpired).not.toContain(issued.record.id);
+    expect(await fx.storage.identity.findToken(issued.record.tokenHash)).toBeUndefined();
+    expect(refusedAfterRemoval).toBeInstanceOf(UnauthorizedError);
+    const failures = (await fx.storage.audit.list({ org: 'acme' })).entries.filter((e) => e.event === 'auth.failed');
+    expect(failures.map((e) => [e.description, e.tokenId])).toEqual([[`expired access token ${issued.record.id}`, issued.record.id]]);
   });
 
   it('verifies ES256 tokens and tokens without a kid when the issuer has one key of that type', async () => {
@@ -197,6 +218,19 @@ describe('OIDC trust policies and the token exchange', () => {
     expect((await oidc.listPolicies(admin, 'acme')).map((p) => p.id)).not.toContain(created.id);
     const events = (await fx.storage.audit.list({ org: 'acme' })).entries.map((e) => e.event);
     expect(events.filter((e) => e.startsWith('oidc.policy')).sort()).toEqual(['oidc.policy-created', 'oidc.policy-created', 'oidc.policy-deleted']);
+  });
+
+  it('refuses a policy past the 50 of an organization with a 400, changing nothing', async () => {
+    const policy = (i: number) => ({ issuer: ISSUER, claims: { sub: `repo:acme/repo${i}:*` }, tokenKind: 'organization' as const });
+    for (let i = 1; i < 50; i += 1) await oidc.createPolicy(admin, 'acme', policy(i));
+    const before = await fx.snapshot();
+
+    const refused = await oidc.createPolicy(admin, 'acme', policy(50)).then(() => undefined, (e: unknown) => e);
+
+    expect(refused).toBeInstanceOf(OidcPolicyLimitError);
+    expect(refused).toMatchObject({ status: 400, message: 'An organization has at most 50 OIDC trust policies: remove one first.' });
+    expect(await fx.snapshot()).toEqual(before);
+    expect(await oidc.listPolicies(admin, 'acme')).toHaveLength(50);
   });
 
   it('refuses malformed exchange requests as the caller\'s mistake', () => {

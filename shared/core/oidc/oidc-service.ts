@@ -24,6 +24,7 @@ import { IssuerUnavailableError, OidcRefusalError } from './refusal.js';
 import { PULUMI_TOKEN_TYPES } from './types.js';
 import { verifyIdToken } from './verify.js';
 
+/** Trust policies per organization; every exchange reads them all. */
 const MAX_POLICIES = 50;
 const DEFAULT_CLOCK_SKEW_SECONDS = 60;
 const DEFAULT_KEYS_CACHE_MS = 10 * 60 * 1000;
@@ -117,11 +118,12 @@ export function createOidcService(deps: ServiceDeps): OidcService {
       };
       await requireOrg(org);
       await requireTarget(org, tokenKind, policy.team, policy.user);
-      if ((await identity.listOidcPolicies(org)).length >= MAX_POLICIES) {
-        throw new InvalidInputError(`An organization has at most ${MAX_POLICIES} OIDC trust policies: remove one first.`);
-      }
       const description = `trusted OIDC issuer ${policy.issuer} for ${describeKind(policy)} tokens (policy ${policy.id}, claims ${JSON.stringify(policy.claims).slice(0, 300)})`;
-      await audited(deps, principal, { org, event: 'oidc.policy-created', target: `oidc policy ${policy.id}`, description }, () => identity.createOidcPolicy(policy));
+      // The store enforces the cap in the write itself (OidcPolicyLimitError): a count read first would let
+      // concurrent adds all pass it.
+      await audited(deps, principal, { org, event: 'oidc.policy-created', target: `oidc policy ${policy.id}`, description }, () =>
+        identity.createOidcPolicy(policy, MAX_POLICIES),
+      );
       return policy;
     },
 

@@ -67,7 +67,7 @@ export function identityStoreContract(adapterName: string, setup: ContractSetup)
     it('stores tokens once, finds them by hash, lists and revokes them', async () => {
       const l = login();
       const t1 = token(l);
-      const t2 = token(l, { expiresAt: 99 });
+      const t2 = token(l, { expiresAt: env.clock.now() + 3_600_000 });
       await env.storage.identity.putToken(t1);
       await env.storage.identity.putToken(t2);
       await expect(env.storage.identity.putToken({ ...t1, description: 'x' })).rejects.toBeInstanceOf(ConflictError);
@@ -81,6 +81,25 @@ export function identityStoreContract(adapterName: string, setup: ContractSetup)
       await expect(env.storage.identity.revokeToken(l, t1.id)).rejects.toBeInstanceOf(NotFoundError);
       await expect(env.storage.identity.revokeToken(login(), t2.id)).rejects.toBeInstanceOf(NotFoundError);
       expect(await env.storage.identity.findToken(t2.tokenHash)).toEqual(t2);
+    });
+
+    it('never lists a token that expired, by its own clock, and may remove it; until then it still finds it', async () => {
+      const l = login();
+      const forever = token(l);
+      const expired = token(l, { expiresAt: env.clock.now() - 1 });
+      const expiring = token(l, { expiresAt: env.clock.now() + 60_000 });
+      for (const t of [forever, expired, expiring]) await env.storage.identity.putToken(t);
+
+      const listed = await env.storage.identity.listTokens(l);
+      env.clock.advance(60_000);
+      const listedLater = await env.storage.identity.listTokens(l);
+      const foundLater = await env.storage.identity.findToken(expiring.tokenHash);
+
+      expect(listed.map((t) => t.id).sort()).toEqual([forever.id, expiring.id].sort());
+      expect(listedLater.map((t) => t.id)).toEqual([forever.id]);
+      // Found (so authentication can say it expired) or already removed: never a live-looking record.
+      expect([undefined, expiring]).toContainEqual(foundLater);
+      expect(await env.storage.identity.findToken(forever.tokenHash)).toEqual(forever);
     });
 
     it('changes and removes roles in one conditional write, and lists an organization\'s members', async () => {
@@ -167,9 +186,9 @@ export function identityStoreContract(adapterName: string, setup: ContractSetup)
       const second = policy(uniqueId(), 20, { tokenKind: 'team', team: 'ops', claims: {} });
       const first = policy(uniqueId(), 10);
 
-      await env.storage.identity.createOidcPolicy(second);
-      await env.storage.identity.createOidcPolicy(first);
-      await expect(env.storage.identity.createOidcPolicy({ ...first, description: 'again' })).rejects.toBeInstanceOf(ConflictError);
+      await env.storage.identity.createOidcPolicy(second, 50);
+      await env.storage.identity.createOidcPolicy(first, 50);
+      await expect(env.storage.identity.createOidcPolicy({ ...first, description: 'again' }, 50)).rejects.toBeInstanceOf(ConflictError);
 
       expect(await env.storage.identity.listOidcPolicies(org)).toEqual([first, second]);
       expect(await env.storage.identity.listOidcPolicies(uniqueOrg())).toEqual([]);
@@ -177,6 +196,42 @@ export function identityStoreContract(adapterName: string, setup: ContractSetup)
       await expect(env.storage.identity.deleteOidcPolicy(org, first.id)).rejects.toBeInstanceOf(NotFoundError);
       await expect(env.storage.identity.deleteOidcPolicy(uniqueOrg(), second.id)).rejects.toBeInstanceOf(NotFoundError);
       expect(await env.storage.identity.listOidcPolicies(org)).toEqual([second]);
+    });
+
+    it('never lets concurrent creates pass the per-organization cap, and frees a place on each delete', async () => {
+      const org = uniqueOrg();
+      const policy = (createdAt: number): OidcPolicyRecord => ({
+        org,
+        id: uniqueId(),
+        issuer: 'https://gitlab.com',
+        audiences: [`urn:pulumi:org:${org}`],
+        claims: { sub: `project_path:acme/p${createdAt}:*` },
+        tokenKind: 'organization',
+        maxLifetimeSeconds: 3600,
+        description: '',
+        createdAt,
+        createdBy: 'alice',
+      });
+      const createAll = (policies: OidcPolicyRecord[]) => Promise.allSettled(policies.map((p) => env.storage.identity.createOidcPolicy(p, 4)));
+      const outcome = (results: PromiseSettledResult<void>[]) => results.map((r) => (r.status === 'fulfilled' ? 'ok' : (r.reason as Error).constructor.name));
+      const kept = await createAll([policy(1), policy(2)]);
+
+      const atTheCap = await createAll(Array.from({ length: 6 }, (_, i) => policy(10 + i)));
+      const afterTheCap = await env.storage.identity.listOidcPolicies(org);
+      const gone = afterTheCap[0]!;
+      const deletes = await Promise.allSettled(Array.from({ length: 4 }, () => env.storage.identity.deleteOidcPolicy(org, gone.id)));
+      const afterDelete = await createAll(Array.from({ length: 3 }, (_, i) => policy(20 + i)));
+
+      expect(outcome(kept)).toEqual(['ok', 'ok']);
+      expect(outcome(atTheCap).sort()).toEqual(['OidcPolicyLimitError', 'OidcPolicyLimitError', 'OidcPolicyLimitError', 'OidcPolicyLimitError', 'ok', 'ok']);
+      expect((atTheCap.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({
+        status: 400,
+        message: 'An organization has at most 4 OIDC trust policies: remove one first.',
+      });
+      expect(afterTheCap).toHaveLength(4);
+      expect(outcome(deletes).sort()).toEqual(['NotFoundError', 'NotFoundError', 'NotFoundError', 'ok']);
+      expect(outcome(afterDelete).sort()).toEqual(['OidcPolicyLimitError', 'OidcPolicyLimitError', 'ok']);
+      expect(await env.storage.identity.listOidcPolicies(org)).toHaveLength(4);
     });
   });
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { CliSandbox, TESTPROV_DIR, removeSandboxes, type CliResult } from '../../cli/cli-harness.js';
+import { deleteFromWorld, worldIds } from '../../support/testprov-world.js';
 
 const PROGRAM = readFileSync(join(import.meta.dirname, 'fixtures/flags/index.js'), 'utf8');
 const pulumiYaml = `name: flags\nruntime: nodejs\nplugins:\n  providers:\n    - name: testprov\n      path: ${TESTPROV_DIR}\n`;
@@ -140,7 +141,7 @@ describe('pulumi operation flags through the CLI (--local)', () => {
   it('preview --refresh previews against refreshed state: a resource deleted out of band is to be created again, nothing saved', async () => {
     const before = await exported();
     const a = before.deployment.resources!.find((r) => r.urn.endsWith('::a'))!;
-    rmSync(join(world, `${a.id}.json`));
+    deleteFromWorld(world, a.id!);
     writeFileSync(log, '');
 
     const stale = await cli(['preview']);
@@ -160,7 +161,7 @@ describe('pulumi operation flags through the CLI (--local)', () => {
     const ids = (await exported()).deployment.resources!.filter((r) => r.type === 'testprov:index:Thing').map((r) => r.id!);
 
     expect(up.status, up.stderr).toBe(0);
-    expect(ids.every((id) => existsSync(join(world, `${id}.json`)))).toBe(true);
+    expect(ids.every((id) => worldIds(world).includes(id))).toBe(true);
   });
 
   it('refuses a flag it does not implement with exit 2 and the reason, before anything runs', async () => {

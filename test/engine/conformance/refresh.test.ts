@@ -2,9 +2,8 @@
  * Refresh with targets, from Pulumi's `refresh.go` and `step_generator.go`: only targeted resources are read back;
  * the rest keep their recorded state.
  */
-import { unlinkSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { deleteFromWorld, worldIds } from '../../support/testprov-world.js';
 import { conformanceStack, opsOf, type ProgramSpec } from './conformance-harness.js';
 
 const spec: ProgramSpec = { resources: [{ name: 'a', props: { value: 1 } }, { name: 'b', props: { value: 1 } }] };
@@ -13,7 +12,7 @@ describe('conformance: refresh', () => {
   it('--target refreshes only the target', async () => {
     const stack = conformanceStack();
     await stack.deploy('update', spec);
-    for (const f of readdirSync(stack.world).filter((f) => f.endsWith('.json'))) unlinkSync(join(stack.world, f));
+    for (const id of worldIds(stack.world)) deleteFromWorld(stack.world, id);
 
     const run = await stack.deploy('refresh', spec, { targeting: { targets: [stack.urn('a')] } });
 
@@ -27,7 +26,7 @@ describe('conformance: refresh', () => {
   it('--exclude leaves the excluded resource unread', async () => {
     const stack = conformanceStack();
     await stack.deploy('update', spec);
-    for (const f of readdirSync(stack.world).filter((f) => f.endsWith('.json'))) unlinkSync(join(stack.world, f));
+    for (const id of worldIds(stack.world)) deleteFromWorld(stack.world, id);
 
     const run = await stack.deploy('refresh', spec, { targeting: { excludes: [stack.urn('a')] } });
 
