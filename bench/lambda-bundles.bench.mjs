@@ -6,7 +6,7 @@
 //   packages, and which SDK clients it carries;
 // - lambda-cold-import: for each API function, the time a fresh Node process takes to import its bundle, divided by
 //   the time a fresh process takes to import, unbundled from node_modules, the SDK clients that bundle carries (of
-//   client-dynamodb, lib-dynamodb, client-s3, lib-storage, client-kms, client-lambda); the worst function is printed.
+//   client-dynamodb, lib-dynamodb, client-s3, client-kms, client-lambda); the worst function is printed.
 //   Medians of ROUNDS interleaved runs; only the import is timed, not Node's own start.
 // - lambda-cold-import-cpu: the same imports, timed in CPU time (user + system, process.cpuUsage) instead of wall
 //   time. Printed alongside, not instead: on a machine shared with other work the wall-clock ratio swings with the
@@ -26,13 +26,12 @@ import { buildLambdaBundle, lambdaBuildOptions, lambdaEntries } from '../test/su
 const BUDGET = 600 * 1024;
 const ROUNDS = Number(process.env.BENCH_BUNDLE_ROUNDS ?? 9);
 const API_FUNCTIONS = ['identity', 'stacks', 'updates', 'secrets'];
-const SDK_CLIENTS = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/lib-storage', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'];
+const SDK_CLIENTS = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'];
 /** The class each SDK client package is used through: what the floor bundle keeps of that package. */
 const CLIENT_CLASSES = {
   '@aws-sdk/client-dynamodb': 'DynamoDBClient',
   '@aws-sdk/lib-dynamodb': 'DynamoDBDocumentClient',
   '@aws-sdk/client-s3': 'S3Client',
-  '@aws-sdk/lib-storage': 'Upload',
   '@aws-sdk/client-kms': 'KMSClient',
   '@aws-sdk/client-lambda': 'LambdaClient',
 };

@@ -8,7 +8,7 @@ import type { Storage } from '../shared/ports/index.js';
  * One optional part of a Lambda function's storage (storage-parts/: S3, KMS); the table is always there. Each entry
  * under handlers/ imports only the parts its routes use, so esbuild leaves the other clients out of that bundle
  * (docs/deploy.md, "What each function bundles"). Each part is its own module because a module a bundle imports is
- * kept with its imports' side effects (lib-storage has some) even when nothing in it is called. Parts are built once
+ * kept with its imports' side effects (the SDK clients' modules have some) even when nothing in it is called. Parts are built once
  * per cold start, on the first request.
  */
 export type StorageParts = (

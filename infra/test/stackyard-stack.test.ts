@@ -91,13 +91,12 @@ describe('StackyardStack', () => {
       UpdateTimeToLiveCommand: undefined,
       GetObjectCommand: 's3:GetObject',
       PutObjectCommand: 's3:PutObject',
-      Upload: 's3:PutObject',
       ListObjectsV2Command: 's3:ListBucket',
       DeleteObjectCommand: 's3:DeleteObject',
       GenerateDataKeyCommand: 'kms:GenerateDataKey',
       DecryptCommand: 'kms:Decrypt',
     };
-    const used = new Set([...source.matchAll(/\bnew (\w+Command|Upload)\(/g)].map((m) => m[1]!));
+    const used = new Set([...source.matchAll(/\bnew (\w+Command)\(/g)].map((m) => m[1]!));
     const unknown = [...used].filter((command) => !(command in iamActionOf));
     const needed = [...used].map((command) => iamActionOf[command]).filter((a): a is string => Boolean(a));
 
@@ -107,9 +106,7 @@ describe('StackyardStack', () => {
     expect(needed.filter((action) => !granted.has(action))).toEqual([]);
     // Lambda's poller reads the table's stream with the dispatcher's role; no adapter calls these.
     const streamPolling = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'];
-    const storageActions = [...granted].filter(
-      (a) => /^(dynamodb|s3|kms):/.test(a) && a !== 's3:AbortMultipartUpload' && !streamPolling.includes(a),
-    );
+    const storageActions = [...granted].filter((a) => /^(dynamodb|s3|kms):/.test(a) && !streamPolling.includes(a));
     expect(storageActions.filter((a) => !needed.includes(a))).toEqual([]);
     const functionsDir = fileURLToPath(new URL('../../functions/', import.meta.url));
     const functionSources = readdirSync(functionsDir, { recursive: true, encoding: 'utf8' })

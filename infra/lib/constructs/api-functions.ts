@@ -53,10 +53,14 @@ export interface ApiFunctionsProps {
  *   and SSO clients they carry) is about 100 KB no invocation runs.
  * - `semver` becomes its own `gte`, the only function its one importer in the bundles (the X-Ray SDK's v2 SDK
  *   patcher, loaded by the Powertools Tracer) calls: about 20 KB less in every bundle.
+ * - The event-stream codec becomes a marshaller and serde that refuse to be used: only S3's SelectObjectContent and
+ *   Lambda's InvokeWithResponseStream stream events, no function sends either, and every bundle carried the codec
+ *   (about 15 KB) because the clients and protocols name it whether or not an operation streams.
  */
 export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': fileURLToPath(new URL('../../../functions/lambda-credentials.ts', import.meta.url)),
   semver: fileURLToPath(new URL('../../../functions/lambda-semver.cjs', import.meta.url)),
+  '@smithy/core/event-streams': fileURLToPath(new URL('../../../functions/lambda-event-streams.ts', import.meta.url)),
 };
 
 /**
@@ -178,7 +182,7 @@ export class ApiFunctions extends Construct {
           id: 'AwsSolutions-IAM5',
           reason:
             'Checkpoint, history and secret objects are created per stack and update at run time, so object access ' +
-            'is scoped to this one bucket and these three object actions, not to fixed keys.',
+            'is scoped to this one bucket and these two object actions, not to fixed keys.',
           appliesTo: [{ regex: '/^Resource::<.*\\.Arn>\\/\\*$/' }],
         },
       ],
@@ -188,8 +192,9 @@ export class ApiFunctions extends Construct {
       new iam.PolicyStatement({
         sid: 'BucketObjects',
         // Objects are write-once (the checkpoint store's guarantee), so the functions get no s3:DeleteObject: a bug
-        // or a stolen role cannot remove history, and overwrites are refused by the conditional put.
-        actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'],
+        // or a stolen role cannot remove history, and overwrites are refused by the conditional put. Every object is
+        // one PutObject, so no multipart upload is ever started or aborted.
+        actions: ['s3:GetObject', 's3:PutObject'],
         resources: [bucket.arnForObjects('*')],
       }),
     );

@@ -95,7 +95,7 @@ describe('ApiFunctions', () => {
           }),
           Match.objectLike({
             Sid: 'BucketObjects',
-            Action: ['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject'],
+            Action: ['s3:GetObject', 's3:PutObject'],
             Resource: { 'Fn::Join': ['', [arnOf('StateBucket'), '/*']] },
           }),
           Match.objectLike({ Sid: 'BucketList', Action: 's3:ListBucket', Resource: arnOf('StateBucket') }),

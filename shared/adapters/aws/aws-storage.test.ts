@@ -15,6 +15,7 @@ import {
 } from '../../core/errors.js';
 import type { Storage } from '../../ports/index.js';
 import { createAwsStorage, TTL_ATTRIBUTE } from './index.js';
+import { S3CheckpointStore } from './s3-checkpoint-store.js';
 
 let standIns: AwsStandIns;
 let restoreEnv: () => void;
@@ -122,10 +123,23 @@ describe('checkpoint store', () => {
     expect(Buffer.from(await storage.checkpoints.get({ stackId, name: 'checkpoints/1.json' }))).toEqual(body);
   });
 
-  it('writes a 50 MB object through multipart upload and reads it back', async () => {
+  it('writes a 50 MB object in one conditional PutObject and reads it back', async () => {
     const stackId = randomUUID();
     const body = randomBytes(50 * 1024 * 1024);
-    await storage.checkpoints.put({ stackId, name: 'big' }, body);
+    const sent: string[] = [];
+    s3.middlewareStack.add(
+      (next, context) => (args) => {
+        sent.push(context.commandName!);
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordCommands' },
+    );
+    try {
+      await new S3CheckpointStore(s3, standIns.bucket).put({ stackId, name: 'big' }, body);
+    } finally {
+      s3.middlewareStack.remove('recordCommands');
+    }
+    expect(sent).toEqual(['PutObjectCommand']);
     expect(Buffer.from(await storage.checkpoints.get({ stackId, name: 'big' })).equals(body)).toBe(true);
     expect(await rejection(storage.checkpoints.put({ stackId, name: 'big' }, body))).toBeInstanceOf(ConflictError);
     expect(await rejection(storage.checkpoints.put({ stackId, name: 'huge' }, Buffer.alloc(50 * 1024 * 1024 + 1)))).toBeInstanceOf(

@@ -1,5 +1,4 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
@@ -21,7 +20,6 @@ import { errorName, isTransient } from './errors.js';
  */
 export const OBJECT_LAYOUT_VERSION = 'v1';
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
-const PART_SIZE = 8 * 1024 * 1024;
 /*
  * Checkpoint saves sit on the update's critical path: the fastest level costs half the CPU of the default for
  * about 7% more bytes on typical deployment JSON.
@@ -86,7 +84,12 @@ export class S3CheckpointStore implements CheckpointStore {
   async put(key: ObjectKey, body: Uint8Array | PreparedObject): Promise<void> {
     const objectKey = this.objectKey(key);
     const { gzipped } = body instanceof Uint8Array ? await this.prepare(body) : requirePrepared(body);
-    // Objects are immutable: S3 refuses the write if the key exists (also on CompleteMultipartUpload).
+    /*
+     * Objects are immutable: S3 refuses the write if the key exists. One PutObject whatever the size: a body is at
+     * most MAX_OBJECT_BYTES (50 MB) before gzip, so at most a few bytes more after it, a hundredth of PutObject's
+     * 5 GB limit, and it is already in memory, so a multipart upload would only add requests (and leave parts behind
+     * when it fails half-way).
+     */
     const params = {
       Bucket: this.bucket,
       Key: objectKey,
@@ -95,12 +98,7 @@ export class S3CheckpointStore implements CheckpointStore {
       IfNoneMatch: '*',
     };
     try {
-      if (gzipped.byteLength <= PART_SIZE) {
-        await this.s3.send(new PutObjectCommand(params));
-      } else {
-        const upload = new Upload({ client: this.s3, params, partSize: PART_SIZE, queueSize: 2, leavePartsOnError: false });
-        await upload.done();
-      }
+      await this.s3.send(new PutObjectCommand(params));
     } catch (error) {
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
       const name = errorName(error);
