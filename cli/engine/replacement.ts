@@ -2,7 +2,8 @@
  * Replacement planning for delete-before-replace, as Pulumi's `calculateDependentReplacements`: before a resource is
  * deleted to be replaced, every not-yet-registered resource whose inputs depend on it, and whose provider says a
  * change there forces a replacement, must go first (transitively). Plans run one at a time and claim what they
- * condemn, so two replacements sharing a dependent delete it once and both wait for that delete.
+ * condemn, so two replacements sharing a dependent delete it once and both wait for that delete. It also keeps the
+ * run's replacement bookkeeping that `deletedWith` needs: what is replaced, and what is deleted for a replacement.
  */
 import type { ResourceState } from './deployment.js';
 import { withUnknownKeys } from './properties.js';
@@ -24,6 +25,13 @@ export class ReplacementPlanner {
   private queue: Promise<unknown> = Promise.resolve();
   /** Dependents already condemned by an earlier plan of this run, by URN. */
   private readonly condemned = new Map<string, ResourceState>();
+  /** URNs replaced this run: what is deleted with one of them is replaced too (Pulumi's `sg.replaces`). */
+  readonly replaced = new Set<string>();
+  /**
+   * URNs deleted by a delete-before-replace this run, roots and condemned dependents (Pulumi's `sg.deletes`): a
+   * resource deleted with one of them needs no Delete call of its own.
+   */
+  readonly deleting = new Set<string>();
 
   /**
    * `candidates` returns the old states not registered yet this run (checked at plan time); `claim` removes a
@@ -60,6 +68,7 @@ export class ReplacementPlanner {
         grew = true;
       }
     }
+    for (const urn of replaceSet) this.deleting.add(urn);
     for (const f of found) {
       if (!f.own) continue;
       this.condemned.set(f.state.urn, f.state);

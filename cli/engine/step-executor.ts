@@ -25,10 +25,11 @@ import {
   type PropertyMap,
 } from './properties.js';
 import { unknownOutputMessage, withoutUnknowns } from './output-policy.js';
+import { deleteIsProtected, dependentReplacementRefusal, ProtectedDeleteError, replacementRefusal } from './protection.js';
 import { refreshStates, resolveBasePending } from './refresh-steps.js';
 import { ReplacementPlanner } from './replacement.js';
 import { Semaphore } from './semaphore.js';
-import { decideStep, forcedReplacement, normalizeDiff, type StepDecision } from './step-generator.js';
+import { decideStep, forcedReplacement, normalizeDiff, replacedWith, type StepDecision } from './step-generator.js';
 import {
   ShuttingDownError,
   StepError,
@@ -467,7 +468,8 @@ export class StepExecutor {
     if (!old) return this.create(goal, urn, ref, provider, inputs, 'create');
     const diff = forced
       ? undefined
-      : normalizeDiff(await this.sem.run(() => provider.diff(rref, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges)), old.inputs ?? {}, inputs);
+      : (replacedWith(goal, this.planner.replaced) ??
+        normalizeDiff(await this.sem.run(() => provider.diff(rref, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges)), old.inputs ?? {}, inputs));
     const decision = decideStep(goal, old, inputs, ref, diff);
     switch (decision.kind) {
       case 'same':
@@ -585,10 +587,12 @@ export class StepExecutor {
     old: ResourceState,
     d: Extract<StepDecision, { kind: 'replace' }>,
   ): Promise<RegisterResult> {
-    // unprotecting and replacing in one run is allowed, as in Pulumi
-    if (old.protect && goal.protect) {
-      throw new Error(`unable to replace resource "${urn}" as it is currently marked for protection; to unprotect it, remove the \`protect\` option and run \`stackyard up\``);
-    }
+    const refusal = replacementRefusal(urn, old, goal.protect);
+    // as Pulumi: an update stops here, before a create-before-delete creates anything; a preview reports the error
+    // and still shows the replacement the diff asks for
+    if (refusal && !this.o.preview) throw new Error(refusal);
+    if (refusal) this.fail(urn, new Error(refusal), { keepGoing: true });
+    this.planner.replaced.add(urn);
     const proposed = this.newState(goal, urn, { inputs, provider: ref });
     const details = { diffKeys: d.diffKeys, replaceKeys: d.replaceKeys };
     this.emit('replace', urn, goal.type, 'start', { ...details, old, new: proposed });
@@ -597,7 +601,10 @@ export class StepExecutor {
       // deleted by an earlier delete-before-replace already: only the create is left
       res = await this.create(goal, urn, ref, provider, inputs, 'create-replacement', old);
     } else if (d.deleteBeforeReplace) {
-      for (const dep of (await this.planner.plan(old)).reverse()) await this.deleteForReplacement(dep.state, true);
+      const dependents = await this.planner.plan(old);
+      const blocked = dependentReplacementRefusal(urn, dependents);
+      if (blocked) throw new Error(blocked);
+      for (const dep of dependents.reverse()) await this.deleteForReplacement(dep.state, true);
       const deleted = await this.deleteForReplacement(old, false);
       res = await this.create(goal, urn, ref, provider, inputs, 'create-replacement', deleted);
     } else {
@@ -614,7 +621,7 @@ export class StepExecutor {
   private deleteForReplacement(s: ResourceState, dependent: boolean): Promise<ResourceState> {
     let p = this.replacementDeletes.get(s.urn);
     if (!p) {
-      p = this.deleteOne(s, 'delete-replaced', new Set(), true).then((marked) => {
+      p = this.deleteOne(s, 'delete-replaced', this.planner.deleting, true).then((marked) => {
         if (dependent && !this.registeredUrns.has(s.urn)) this.live.set(s.urn, marked);
         return marked;
       });
@@ -765,9 +772,7 @@ export class StepExecutor {
   private async deleteOne(s: ResourceState, op: 'delete' | 'delete-replaced', deletingUrns: ReadonlySet<string>, forReplacement = false): Promise<ResourceState> {
     const urn = s.urn;
     try {
-      if (s.protect && !s.delete) {
-        throw new ProtectedDeleteError(`unable to delete resource "${urn}" as it is currently marked for protection; to unprotect it, set \`protect: false\` and run \`stackyard up\`, or use \`stackyard state unprotect\``);
-      }
+      if (!forReplacement && deleteIsProtected(s)) throw new ProtectedDeleteError(urn);
       this.assertRunning();
       this.emit(op, urn, s.type, 'start', { old: s });
       const callProvider =
@@ -797,11 +802,6 @@ export class StepExecutor {
       throw this.fail(urn, err);
     }
   }
-}
-
-/** A delete refused because the resource is protected (no provider call was made). */
-class ProtectedDeleteError extends Error {
-  override readonly name = 'ProtectedDeleteError';
 }
 
 function formatFailures(failures: { property: string; reason: string }[]): string {

@@ -23,6 +23,15 @@ export function forcedReplacement(old: ResourceState, replaceTarget: boolean): b
   return replaceTarget || old.taint === true || old.pendingReplacement === true;
 }
 
+/**
+ * The diff of a resource replaced because the resource it is deleted with is replaced this run (Pulumi's
+ * `stepGenerator.diff`): it must go too, whatever its own inputs say, so the provider is not asked.
+ */
+export function replacedWith(goal: RegisterGoal, replaced: ReadonlySet<string>): DiffResult | undefined {
+  if (!goal.deletedWith || !replaced.has(goal.deletedWith)) return undefined;
+  return { changes: 'some', changedKeys: [], replaces: ['deletedWith'], deleteBeforeReplace: false };
+}
+
 /** Normalizes a provider diff: an unknown answer is decided by comparing inputs, as Pulumi does. */
 export function normalizeDiff(diff: DiffResult, oldInputs: PropertyMap, newInputs: PropertyMap): DiffResult {
   if (diff.changes !== 'unknown') return diff;

@@ -25,6 +25,9 @@ export interface ResourceSpec {
   deleteBeforeReplace?: boolean;
   retainOnDelete?: boolean;
   replaceOnChanges?: string[];
+  ignoreChanges?: string[];
+  /** The `deletedWith` resource option: the name of a resource declared earlier. */
+  deletedWith?: string;
   aliases?: (string | { name?: string; type?: string; parent?: string | null })[];
   id?: string;
   /** The `import` resource option: adopt the existing resource with this id. */
