@@ -3,7 +3,7 @@
  * token per service URL. Never Pulumi's files, so `stackyard` and `pulumi` logins do not interfere.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -39,7 +39,10 @@ function credentialsPath(env: NodeJS.ProcessEnv): string {
 export async function readCredentials(env: NodeJS.ProcessEnv = process.env): Promise<Credentials> {
   let text: string;
   try {
-    text = await fs.readFile(credentialsPath(env), 'utf8');
+    // Read synchronously, like the other small files a command reads before it starts its work (the project file, its
+    // parsed-YAML cache entry, the workspace file): an asynchronous read is four thread-pool round trips (open, stat,
+    // read, close), and these reads come one after another on every start.
+    text = readFileSync(credentialsPath(env), 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { accessTokens: {}, accounts: {} };
     throw error;

@@ -10,6 +10,7 @@
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { compileModuleBodiesEagerly } from './compile-eagerly.mjs';
 
 /**
  * The parts `stack ls` on a local backend loads lazily besides the entry: the command context, the command, the
@@ -81,6 +82,7 @@ export async function mergeStartupChunks(root, entry, metafile, banner) {
       },
     ],
   });
+  writeFileSync(entryPath, compileModuleBodiesEagerly(readFileSync(entryPath, 'utf8')).text);
   for (const [i, path] of chunks.entries()) {
     const names = outputs[path].exports;
     const from = JSON.stringify(relative(dirname(path), entry).replace(/^(?!\.)/, './'));

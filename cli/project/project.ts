@@ -2,7 +2,7 @@
  * The Pulumi project around the current directory: `Pulumi.yaml` found the way `pulumi` finds it (this folder or
  * the nearest parent), and where each stack's `Pulumi.<stack>.yaml` lives.
  */
-import { promises as fs } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { validateProjectName } from '../../shared/core/names.js';
 import { UserError } from '../output/errors.js';
@@ -31,11 +31,16 @@ export async function findProject(cwd: string, env: NodeJS.ProcessEnv = process.
   for (;;) {
     for (const name of PROJECT_FILES) {
       const file = join(dir, name);
-      const text = await fs.readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
+      // Synchronously, as readCredentials explains.
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (error) {
+        const { code } = error as NodeJS.ErrnoException;
+        if (code === 'ENOENT' || code === 'ENOTDIR') continue;
         throw error;
-      });
-      if (text !== undefined) return parseProject(file, text, env);
+      }
+      return parseProject(file, text, env);
     }
     const parent = dirname(dir);
     if (parent === dir) return undefined;

@@ -2,7 +2,7 @@
  * The selected stack of each project, per backend, kept in `$STACKYARD_HOME/workspaces/` like Pulumi's workspace
  * files (one file per project folder, so two checkouts of one project select stacks independently).
  */
-import { promises as fs } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stackyardHome, writePrivateJson } from '../credentials.js';
 import { sha1Hex } from './digests.js';
@@ -19,9 +19,10 @@ function workspacePath(project: Project, env: NodeJS.ProcessEnv): string {
   return join(stackyardHome(env), 'workspaces', `${project.name}-${hash}-workspace.json`);
 }
 
-async function readWorkspace(project: Project, env: NodeJS.ProcessEnv): Promise<WorkspaceFile> {
+/** Synchronously, as readCredentials (credentials.ts) explains. */
+function readWorkspace(project: Project, env: NodeJS.ProcessEnv): WorkspaceFile {
   try {
-    const parsed = JSON.parse(await fs.readFile(workspacePath(project, env), 'utf8')) as Partial<WorkspaceFile>;
+    const parsed = JSON.parse(readFileSync(workspacePath(project, env), 'utf8')) as Partial<WorkspaceFile>;
     return { stacks: parsed.stacks ?? {} };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { stacks: {} };
@@ -31,12 +32,12 @@ async function readWorkspace(project: Project, env: NodeJS.ProcessEnv): Promise<
 
 /** The stack selected for this project on this backend (fully qualified), if any. */
 export async function selectedStack(project: Project, backendUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  return (await readWorkspace(project, env)).stacks[backendUrl];
+  return readWorkspace(project, env).stacks[backendUrl];
 }
 
 /** Selects a stack (fully qualified name), or clears the selection with `undefined`. */
 export async function selectStack(project: Project, backendUrl: string, stack: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const workspace = await readWorkspace(project, env);
+  const workspace = readWorkspace(project, env);
   if (stack === undefined) delete workspace.stacks[backendUrl];
   else workspace.stacks[backendUrl] = stack;
   await writePrivateJson(workspacePath(project, env), workspace);

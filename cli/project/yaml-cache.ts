@@ -9,7 +9,7 @@
  * effort and never creates `$STACKYARD_HOME` itself.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stackyardHome } from '../credentials.js';
 import { sha256Hex } from './digests.js';
@@ -22,7 +22,7 @@ interface CacheEntry {
 export async function parseYamlCached(text: string, env: NodeJS.ProcessEnv = process.env): Promise<unknown> {
   const home = stackyardHome(env);
   const file = join(home, 'cache', 'yaml', `${sha256Hex(text)}.json`);
-  const cached = await readEntry(file);
+  const cached = readEntry(file);
   if (cached) return cached.value;
   // Only a miss needs the parser and node:util (whose ES-module facade loads worker_threads and more on Node 22).
   const [{ parse, warnsOn }, { isDeepStrictEqual }] = await Promise.all([import('./yaml-parser.js'), import('node:util')]);
@@ -32,9 +32,10 @@ export async function parseYamlCached(text: string, env: NodeJS.ProcessEnv = pro
   return value;
 }
 
-async function readEntry(file: string): Promise<CacheEntry | undefined> {
+/** Synchronously, as readCredentials (credentials.ts) explains. */
+function readEntry(file: string): CacheEntry | undefined {
   try {
-    const entry = JSON.parse(await fs.readFile(file, 'utf8')) as unknown;
+    const entry = JSON.parse(readFileSync(file, 'utf8')) as unknown;
     return entry !== null && typeof entry === 'object' && 'value' in entry ? (entry as CacheEntry) : undefined;
   } catch {
     return undefined;
