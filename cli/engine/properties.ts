@@ -167,6 +167,33 @@ export function changedKeys(olds: PropertyMap, news: PropertyMap): string[] {
   return [...keys].filter((k) => !deepEqual(olds[k], news[k]));
 }
 
+/**
+ * The paths of the values that differ between two input maps, down to the leaves (secrets unwrapped), as Pulumi's
+ * detailed diff of an object diff names them: `a.b`, `list[2]`, `tags["k.with.dots"]`.
+ */
+export function changedPaths(olds: PropertyMap, news: PropertyMap): string[] {
+  const out: string[] = [];
+  const walk = (a: PropertyValue | undefined, b: PropertyValue | undefined, path: string): void => {
+    if (isSecret(a)) a = (a as PropertyObject).value;
+    if (isSecret(b)) b = (b as PropertyObject).value;
+    if (deepEqual(a, b)) return;
+    if (isObject(a) && isObject(b) && !(SIG_KEY in a) && !(SIG_KEY in b)) {
+      for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) walk(a[k], b[k], path + pathKey(k, path === ''));
+    } else if (Array.isArray(a) && Array.isArray(b)) {
+      for (let i = 0; i < Math.max(a.length, b.length); i++) walk(a[i], b[i], `${path}[${i}]`);
+    } else {
+      out.push(path);
+    }
+  };
+  walk(olds, news, '');
+  return out;
+}
+
+function pathKey(key: string, first: boolean): string {
+  if (/^[^.[\]"*]+$/.test(key)) return first ? key : `.${key}`;
+  return `[${JSON.stringify(key)}]`;
+}
+
 /** Splits a property path such as `a.b[0]["c.d"]` into segments. */
 export function parsePropertyPath(path: string): (string | number)[] {
   const out: (string | number)[] = [];
@@ -178,56 +205,6 @@ export function parsePropertyPath(path: string): (string | number)[] {
     else out.push(m[3].replace(/\\(.)/g, '$1'));
   }
   return out;
-}
-
-/**
- * Applies `ignoreChanges`: for each path, the old input value (or its absence) is kept in the new inputs, so the
- * provider never sees a change there.
- */
-export function applyIgnoreChanges(olds: PropertyMap, news: PropertyMap, paths: readonly string[]): PropertyMap {
-  if (paths.length === 0) return news;
-  let result = structuredClone(news) as PropertyValue;
-  for (const p of paths) {
-    const segs = parsePropertyPath(p);
-    if (segs.length === 0) continue;
-    result = copyPath(olds, result, segs);
-  }
-  return result as PropertyMap;
-}
-
-function copyPath(src: PropertyValue | undefined, dst: PropertyValue, segs: (string | number)[]): PropertyValue {
-  const [head, ...rest] = segs;
-  const s = unwrapSecret(src);
-  const container = unwrapSecret(dst);
-  if (head === '*') {
-    if (Array.isArray(container) && Array.isArray(s)) return container.map((x, i) => (i < s.length ? (rest.length ? copyPath(s[i], x, rest) : s[i]) : x));
-    if (isObject(container) && isObject(s)) {
-      const out: PropertyObject = { ...container };
-      for (const k of Object.keys(out)) if (k in s) out[k] = rest.length ? copyPath(s[k], out[k], rest) : s[k];
-      return out;
-    }
-    return dst;
-  }
-  const srcChild = s === undefined || s === null ? undefined : (s as Record<string | number, PropertyValue>)[head];
-  if (Array.isArray(container) && typeof head === 'number') {
-    const out = [...container];
-    if (rest.length === 0) { if (srcChild !== undefined) out[head] = srcChild; return out; }
-    if (head < out.length) out[head] = copyPath(srcChild, out[head], rest);
-    return out;
-  }
-  const obj: PropertyObject = isObject(container) ? { ...container } : {};
-  const key = String(head);
-  if (rest.length === 0) {
-    if (srcChild === undefined) delete obj[key]; else obj[key] = srcChild;
-    return obj;
-  }
-  if (srcChild === undefined && !(key in obj)) return obj;
-  obj[key] = copyPath(srcChild, obj[key] ?? {}, rest);
-  return obj;
-}
-
-function unwrapSecret(v: PropertyValue | undefined): PropertyValue | undefined {
-  return isSecret(v) ? (v as PropertyObject).value : v;
 }
 
 /** Replaces the values of the named top-level keys with the unknown sentinel (dependent-replacement diffs). */

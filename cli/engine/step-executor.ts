@@ -14,7 +14,6 @@ import { ResourceInitError, type ResourceRef } from './provider-client.js';
 import { pluginDownloadUrlOf, withPluginDownloadUrl } from './provider-internals.js';
 import { defaultProviderUrn, ProviderRegistry, versionOf, type Provider } from './provider-registry.js';
 import {
-  applyIgnoreChanges,
   changedKeys,
   containsUnknowns,
   deepEqual,
@@ -25,6 +24,7 @@ import {
   type PropertyMap,
 } from './properties.js';
 import { unknownOutputMessage, withoutUnknowns } from './output-policy.js';
+import { applyIgnoreChanges, invalidIgnoreChangesMessage } from './ignore-changes.js';
 import { deleteIsProtected, dependentReplacementRefusal, ProtectedDeleteError, replacementRefusal } from './protection.js';
 import { refreshStates, resolveBasePending } from './refresh-steps.js';
 import { ReplacementPlanner } from './replacement.js';
@@ -458,7 +458,9 @@ export class StepExecutor {
     const forced = old !== undefined && forcedReplacement(old, this.targeting.isReplaceTarget(urn));
     // a forced replacement starts from the program's inputs alone, as a new resource would
     const olds = old && !forced ? (old.inputs ?? {}) : {};
-    const proposed = old && !forced ? applyIgnoreChanges(olds, rawInputs, goal.ignoreChanges) : rawInputs;
+    const ignored = old && !forced ? applyIgnoreChanges(olds, rawInputs, goal.ignoreChanges) : { inputs: rawInputs, invalidPaths: [] };
+    if (ignored.invalidPaths.length) this.o.events.diag?.({ severity: 'info', urn, message: invalidIgnoreChangesMessage(ignored.invalidPaths) });
+    const proposed = ignored.inputs;
     const checked = await this.sem.admit(() => provider.check(rref, olds, proposed, randomBytes(32)));
     if (checked.failures.length) throw new Error(`Check failed: ${formatFailures(checked.failures)}`);
     const inputs = checked.inputs;

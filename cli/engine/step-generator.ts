@@ -5,7 +5,7 @@
  */
 import type { ResourceState } from './deployment.js';
 import type { DiffResult } from './provider-client.js';
-import { changedKeys, parsePropertyPath, type PropertyMap } from './properties.js';
+import { changedKeys, changedPaths, parsePropertyPath, type PropertyMap } from './properties.js';
 import type { RegisterGoal } from './step-types.js';
 import { parseProviderRef } from './urn.js';
 
@@ -32,26 +32,36 @@ export function replacedWith(goal: RegisterGoal, replaced: ReadonlySet<string>):
   return { changes: 'some', changedKeys: [], replaces: ['deletedWith'], deleteBeforeReplace: false };
 }
 
-/** Normalizes a provider diff: an unknown answer is decided by comparing inputs, as Pulumi does. */
-export function normalizeDiff(diff: DiffResult, oldInputs: PropertyMap, newInputs: PropertyMap): DiffResult {
+/** A provider diff ready for a decision; `paths` are the changed input paths of an answer the engine worked out. */
+export type NormalizedDiff = DiffResult & { paths?: string[] };
+
+/**
+ * Normalizes a provider diff: an unknown answer is decided by comparing inputs, as Pulumi does, which also gives
+ * the changed paths (Pulumi's detailed diff of the object diff) that `replaceOnChanges` is matched against.
+ */
+export function normalizeDiff(diff: DiffResult, oldInputs: PropertyMap, newInputs: PropertyMap): NormalizedDiff {
   if (diff.changes !== 'unknown') return diff;
   const keys = changedKeys(oldInputs, newInputs);
-  return { changes: keys.length ? 'some' : 'none', changedKeys: keys, replaces: diff.replaces, deleteBeforeReplace: diff.deleteBeforeReplace };
+  const paths = changedPaths(oldInputs, newInputs);
+  return { changes: keys.length ? 'some' : 'none', changedKeys: keys, paths, replaces: diff.replaces, deleteBeforeReplace: diff.deleteBeforeReplace };
 }
 
 /**
  * Decides the step for `goal` against `old`. `diff` is the provider's (normalized) answer, absent when the
  * replacement is forced; `providerRef` is the provider the new state will use.
  */
-export function decideStep(goal: RegisterGoal, old: ResourceState, inputs: PropertyMap, providerRef: string, diff: DiffResult | undefined): StepDecision {
+export function decideStep(goal: RegisterGoal, old: ResourceState, inputs: PropertyMap, providerRef: string, diff: NormalizedDiff | undefined): StepDecision {
   const deleteOld = !old.pendingReplacement;
   if (!diff) {
     return { kind: 'replace', diffKeys: [], replaceKeys: ['id'], deleteBeforeReplace: goal.deleteBeforeReplace === true, deleteOld };
   }
   const replaceKeys = new Set(diff.replaces);
-  if (goal.replaceOnChanges.length) {
-    const changed = diff.changedKeys.length ? diff.changedKeys : changedKeys(old.inputs ?? {}, inputs);
-    for (const k of changed) if (matchesAny(k, goal.replaceOnChanges)) replaceKeys.add(k);
+  // as Pulumi's applyReplaceOnChanges: only a diff with changes, and a path replaces when a replaceOnChanges path
+  // contains it (`a` contains `a.b`, `a.b` does not contain `a`). A provider that says "changed" but names no key
+  // gets the changed input paths instead of no replacement at all: a deliberate difference (docs/cli.md)
+  if (goal.replaceOnChanges.length && diff.changes === 'some') {
+    const changed = diff.paths ?? (diff.changedKeys.length ? diff.changedKeys : changedPaths(old.inputs ?? {}, inputs));
+    for (const p of changed) if (goal.replaceOnChanges.some((pattern) => pathContains(pattern, p))) replaceKeys.add(p);
   }
   if (old.provider && parseProviderRef(old.provider).urn !== parseProviderRef(providerRef).urn) replaceKeys.add('provider');
   if (replaceKeys.size > 0) {
@@ -62,10 +72,10 @@ export function decideStep(goal: RegisterGoal, old: ResourceState, inputs: Prope
   return { kind: 'update', diffKeys: diff.changedKeys };
 }
 
-/** True when a changed top-level key is covered by one of the `replaceOnChanges` paths. */
-function matchesAny(key: string, paths: readonly string[]): boolean {
-  return paths.some((p) => {
-    const first = parsePropertyPath(p)[0];
-    return first === '*' || first === key;
-  });
+/** Pulumi's `PropertyPath.Contains`: `path` lies at or under `pattern` (`*` matching any one element). */
+export function pathContains(pattern: string, path: string): boolean {
+  const want = parsePropertyPath(pattern);
+  const got = parsePropertyPath(path);
+  if (got.length < want.length) return false;
+  return want.every((seg, i) => seg === '*' || seg === got[i]);
 }
