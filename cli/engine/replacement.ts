@@ -6,8 +6,11 @@
  * run's replacement bookkeeping that `deletedWith` needs: what is replaced, and what is deleted for a replacement.
  */
 import type { ResourceState } from './deployment.js';
+import { applyIgnoreChanges } from './ignore-changes.js';
 import { withUnknownKeys } from './properties.js';
-import { isProviderType, parseProviderRef } from './urn.js';
+import type { Provider } from './provider-registry.js';
+import { normalizeDiff, replaceKeysOf } from './step-generator.js';
+import { isProviderType, parseProviderRef, urnName } from './urn.js';
 
 /** Asks a dependent's provider whether unknown values in `keys` force its replacement. */
 export type ReplaceCheck = (dependent: ResourceState, keys: string[]) => Promise<boolean>;
@@ -18,6 +21,22 @@ export function inputsAssumingReplaced(r: ResourceState, urns: ReadonlySet<strin
     .filter(([, deps]) => deps.some((d) => urns.has(d)))
     .map(([k]) => k);
   return { keys, inputs: withUnknownKeys(r.inputs ?? {}, keys) };
+}
+
+/**
+ * The check of Pulumi's `calculateDependentReplacements`: the dependent's provider diffs its inputs with the keys
+ * made unknown, an unknown answer is worked out from the inputs (ignoreChanges applied), and the dependent's own
+ * `replaceOnChanges` applies. `slot` runs the provider call under the run's parallelism bound.
+ */
+export function providerReplaceCheck(providerOf: (ref: string) => Promise<Provider>, slot: <T>(call: () => Promise<T>) => Promise<T>): ReplaceCheck {
+  return async (d, keys) => {
+    const provider = await providerOf(d.provider ?? '');
+    const olds = d.inputs ?? {};
+    const news = withUnknownKeys(olds, keys);
+    const diff = await slot(() => provider.diff({ urn: d.urn, name: urnName(d.urn), type: d.type }, d.id ?? '', d.outputs ?? {}, olds, news, d.ignoreChanges ?? []));
+    const compared = applyIgnoreChanges(olds, news, d.ignoreChanges ?? []).inputs;
+    return replaceKeysOf(normalizeDiff(diff, olds, compared), d.replaceOnChanges ?? [], olds, compared).length > 0;
+  };
 }
 
 /** Plans the dependent deletes of delete-before-replace steps for one run. */

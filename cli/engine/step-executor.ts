@@ -20,14 +20,13 @@ import {
   markSecretOutputs,
   resolveOutputValues,
   UNKNOWN,
-  withUnknownKeys,
   type PropertyMap,
 } from './properties.js';
 import { unknownOutputMessage, withoutUnknowns } from './output-policy.js';
 import { applyIgnoreChanges, invalidIgnoreChangesMessage } from './ignore-changes.js';
 import { deleteIsProtected, dependentReplacementRefusal, ProtectedDeleteError, replacementRefusal } from './protection.js';
 import { refreshStates, resolveBasePending } from './refresh-steps.js';
-import { ReplacementPlanner } from './replacement.js';
+import { providerReplaceCheck, ReplacementPlanner } from './replacement.js';
 import { Semaphore } from './semaphore.js';
 import { decideStep, forcedReplacement, normalizeDiff, replacedWith, type StepDecision } from './step-generator.js';
 import {
@@ -94,7 +93,7 @@ export class StepExecutor {
     this.planner = new ReplacementPlanner(
       () => this.live.values(),
       (r) => this.live.delete(r.urn),
-      (d, keys) => this.diffForcesReplacement(d, keys),
+      providerReplaceCheck((ref) => this.providerByRef(ref), (call) => this.sem.run(call)),
     );
   }
 
@@ -630,13 +629,6 @@ export class StepExecutor {
       this.replacementDeletes.set(s.urn, p);
     }
     return p;
-  }
-
-  /** Whether unknown values in `keys` force the replacement of `d` (its provider's diff says so). */
-  private async diffForcesReplacement(d: ResourceState, keys: string[]): Promise<boolean> {
-    const provider = await this.providerByRef(d.provider ?? '');
-    const diff = await this.sem.run(() => provider.diff({ urn: d.urn, name: urnName(d.urn), type: d.type }, d.id ?? '', d.outputs ?? {}, d.inputs ?? {}, withUnknownKeys(d.inputs ?? {}, keys), d.ignoreChanges ?? []));
-    return diff.replaces.length > 0;
   }
 
   // ----- reads and invokes -----

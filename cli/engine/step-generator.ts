@@ -55,14 +55,7 @@ export function decideStep(goal: RegisterGoal, old: ResourceState, inputs: Prope
   if (!diff) {
     return { kind: 'replace', diffKeys: [], replaceKeys: ['id'], deleteBeforeReplace: goal.deleteBeforeReplace === true, deleteOld };
   }
-  const replaceKeys = new Set(diff.replaces);
-  // as Pulumi's applyReplaceOnChanges: only a diff with changes, and a path replaces when a replaceOnChanges path
-  // contains it (`a` contains `a.b`, `a.b` does not contain `a`). A provider that says "changed" but names no key
-  // gets the changed input paths instead of no replacement at all: a deliberate difference (docs/cli.md)
-  if (goal.replaceOnChanges.length && diff.changes === 'some') {
-    const changed = diff.paths ?? (diff.changedKeys.length ? diff.changedKeys : changedPaths(old.inputs ?? {}, inputs));
-    for (const p of changed) if (goal.replaceOnChanges.some((pattern) => pathContains(pattern, p))) replaceKeys.add(p);
-  }
+  const replaceKeys = new Set(replaceKeysOf(diff, goal.replaceOnChanges, old.inputs ?? {}, inputs));
   if (old.provider && parseProviderRef(old.provider).urn !== parseProviderRef(providerRef).urn) replaceKeys.add('provider');
   if (replaceKeys.size > 0) {
     const deleteBeforeReplace = goal.deleteBeforeReplace ?? diff.deleteBeforeReplace ?? false;
@@ -70,6 +63,21 @@ export function decideStep(goal: RegisterGoal, old: ResourceState, inputs: Prope
   }
   if (diff.changes === 'none') return { kind: 'same' };
   return { kind: 'update', diffKeys: diff.changedKeys };
+}
+
+/**
+ * The keys a diff replaces on, with `replaceOnChanges` applied as Pulumi's `applyReplaceOnChanges` does: only a
+ * diff with changes, and a changed path replaces when a `replaceOnChanges` path contains it (`a` contains `a.b`,
+ * `a.b` does not contain `a`). A provider that says "changed" but names no key gets the changed input paths
+ * instead of no replacement at all: a deliberate difference (docs/cli.md).
+ */
+export function replaceKeysOf(diff: NormalizedDiff, replaceOnChanges: readonly string[], oldInputs: PropertyMap, newInputs: PropertyMap): string[] {
+  const keys = new Set(diff.replaces);
+  if (replaceOnChanges.length && diff.changes === 'some') {
+    const changed = diff.paths ?? (diff.changedKeys.length ? diff.changedKeys : changedPaths(oldInputs, newInputs));
+    for (const p of changed) if (replaceOnChanges.some((pattern) => pathContains(pattern, p))) keys.add(p);
+  }
+  return [...keys];
 }
 
 /** Pulumi's `PropertyPath.Contains`: `path` lies at or under `pattern` (`*` matching any one element). */

@@ -97,7 +97,8 @@ describe('conformance: protect', () => {
     expect(stack.resources().filter((r) => r.delete || r.pendingReplacement)).toEqual([]);
   });
 
-  // TestIgnoreProtectDBRChain (without --ignore-protect): a protected dependent stops the delete-before-replace chain
+  // TestIgnoreProtectDBRChain (without --ignore-protect) and TestDBRProtect (delete_before_replace_test.go): a protected
+  // dependent stops the delete-before-replace chain
   it('a delete-before-replace whose dependent is protected is refused, and nothing is deleted', async () => {
     const stack = conformanceStack();
     const spec = (key: string): ProgramSpec => ({
