@@ -120,4 +120,33 @@ describe('conformance: protect', () => {
     expect([stack.resource('resA')?.id, stack.resource('resB')?.id]).toEqual(ids);
     expect(stack.resources().filter((r) => r.delete || r.pendingReplacement)).toEqual([]);
   });
+
+  // TestProtectedDeleteChainsWithDuplicateDeletedResources
+  it('a destroy blocked by a protected resource still deletes a pending delete of a resource it depends on', async () => {
+    const stack = conformanceStack();
+    const spec = (key: string, fail?: string): ProgramSpec => ({
+      resources: [
+        { name: 'resA', props: { r_key: key, ...(fail ? { fail } : {}) } },
+        { name: 'resB', props: { value: 1 }, dependsOn: ['resA'], protect: true },
+      ],
+    });
+    await stack.deploy('update', spec('one', 'delete'));
+    const failedReplace = await stack.deploy('update', spec('two'));
+    const pendingDelete = stack.resources().find((r) => r.urn === stack.urn('resA') && r.delete)!;
+    // the provider of Pulumi's destroy step deletes without error
+    delete pendingDelete.outputs!.fail;
+    stack.calls();
+
+    const destroy = await stack.deploy('destroy', spec('two'));
+
+    expect(failedReplace.result.ok).toBe(false);
+    expect(destroy.result.ok).toBe(false);
+    expect(errorsOf(destroy).some((e) => e.includes(`resource "${stack.urn('resB')}" cannot be deleted`))).toBe(true);
+    expect(stack.calls().filter((c) => c.op === 'delete').map((c) => c.id)).toEqual([pendingDelete.id]);
+    const things = stack.resources().filter((r) => r.type === 'testprov:index:Thing');
+    expect(things.map((r) => [r.urn, r.delete ?? false])).toEqual([
+      [stack.urn('resA'), false],
+      [stack.urn('resB'), false],
+    ]);
+  });
 });
