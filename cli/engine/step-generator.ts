@@ -55,13 +55,15 @@ export function decideStep(goal: RegisterGoal, old: ResourceState, inputs: Prope
   if (!diff) {
     return { kind: 'replace', diffKeys: [], replaceKeys: ['id'], deleteBeforeReplace: goal.deleteBeforeReplace === true, deleteOld };
   }
-  const replaceKeys = new Set(replaceKeysOf(diff, goal.replaceOnChanges, old.inputs ?? {}, inputs));
+  const initErrors = (old.initErrors?.length ?? 0) > 0;
+  const replaceKeys = new Set(replaceKeysOf(diff, goal.replaceOnChanges, old.inputs ?? {}, inputs, initErrors));
   if (old.provider && parseProviderRef(old.provider).urn !== parseProviderRef(providerRef).urn) replaceKeys.add('provider');
   if (replaceKeys.size > 0) {
     const deleteBeforeReplace = goal.deleteBeforeReplace ?? diff.deleteBeforeReplace ?? false;
     return { kind: 'replace', diffKeys: diff.changedKeys, replaceKeys: [...replaceKeys], deleteBeforeReplace, deleteOld };
   }
-  if (diff.changes === 'none') return { kind: 'same' };
+  // a resource that did not finish initializing gets an update even without changes, so its provider can go on
+  if (diff.changes === 'none' && !initErrors) return { kind: 'same' };
   return { kind: 'update', diffKeys: diff.changedKeys };
 }
 
@@ -69,16 +71,21 @@ export function decideStep(goal: RegisterGoal, old: ResourceState, inputs: Prope
  * The keys a diff replaces on, with `replaceOnChanges` applied as Pulumi's `applyReplaceOnChanges` does: only a
  * diff with changes, and a changed path replaces when a `replaceOnChanges` path contains it (`a` contains `a.b`,
  * `a.b` does not contain `a`). A provider that says "changed" but names no key gets the changed input paths
- * instead of no replacement at all: a deliberate difference (docs/cli.md).
+ * instead of no replacement at all: a deliberate difference (docs/cli.md). `initErrors`: the old state did not
+ * finish initializing.
  */
-export function replaceKeysOf(diff: NormalizedDiff, replaceOnChanges: readonly string[], oldInputs: PropertyMap, newInputs: PropertyMap): string[] {
+export function replaceKeysOf(diff: NormalizedDiff, replaceOnChanges: readonly string[], oldInputs: PropertyMap, newInputs: PropertyMap, initErrors = false): string[] {
   const keys = new Set(diff.replaces);
   if (replaceOnChanges.length && diff.changes === 'some') {
     const changed = diff.paths ?? (diff.changedKeys.length ? diff.changedKeys : changedPaths(oldInputs, newInputs));
     for (const p of changed) if (replaceOnChanges.some((pattern) => pathContains(pattern, p))) keys.add(p);
   }
+  // Pulumi's special key: a replaceOnChanges path covering it (`*`) replaces a resource left with init errors
+  if (initErrors && replaceOnChanges.some((pattern) => pathContains(pattern, INIT_ERROR_KEY))) keys.add(INIT_ERROR_KEY);
   return [...keys];
 }
+
+const INIT_ERROR_KEY = '#initerror';
 
 /** Pulumi's `PropertyPath.Contains`: `path` lies at or under `pattern` (`*` matching any one element). */
 export function pathContains(pattern: string, path: string): boolean {
