@@ -32,6 +32,24 @@ describe('conformance: protect', () => {
     expect(stack.resource('resB')?.protect).toBe(true);
   });
 
+  // generateSteps: protect is not an input, so changing it alone is a same step whose new state carries the flag
+  it('changing only protect is a same step, stored without any provider call', async () => {
+    const stack = conformanceStack();
+    const spec = (protect: boolean): ProgramSpec => ({ resources: [{ name: 'resA', props: { value: 1 }, protect }] });
+    await stack.deploy('update', spec(false));
+    stack.calls();
+
+    const protectedRun = await stack.deploy('update', spec(true));
+    const afterProtect = stack.resource('resA')?.protect;
+    const unprotectedRun = await stack.deploy('update', spec(false));
+
+    expect(opsOf(protectedRun, 'resA')).toEqual(['same']);
+    expect(afterProtect).toBe(true);
+    expect(opsOf(unprotectedRun, 'resA')).toEqual(['same']);
+    expect(stack.resource('resA')?.protect).toBeFalsy();
+    expect(stack.calls().filter((c) => c.op !== 'read')).toEqual([]);
+  });
+
   // TestProtectInheritance (the Node SDK passes the parent's protect down; the engine stores what it is given)
   it('children of a protected component are protected unless they say protect: false', async () => {
     const stack = conformanceStack();
