@@ -4,6 +4,7 @@
  * create-before-delete or delete-before-replace). Pure: the executor runs what this decides.
  */
 import type { ResourceState } from './deployment.js';
+import { maskSecrets } from './engine-events.js';
 import type { DiffResult } from './provider-client.js';
 import { changedKeys, changedPaths, parsePropertyPath, type PropertyMap } from './properties.js';
 import type { RegisterGoal } from './step-types.js';
@@ -86,6 +87,17 @@ export function replaceKeysOf(diff: NormalizedDiff, replaceOnChanges: readonly s
 }
 
 const INIT_ERROR_KEY = '#initerror';
+
+/**
+ * Pulumi's refusal to replace a resource whose program still gives the `import` option: the replacement would
+ * change the id the program names. Lists each replacing key as `key: old => new`, secrets masked.
+ */
+export function importedReplacementRefusal(goal: RegisterGoal, old: ResourceState, inputs: PropertyMap, replaceKeys: readonly string[]): string | undefined {
+  if (!goal.importId) return undefined;
+  const shown = (v: PropertyMap[string] | undefined) => (v === undefined ? 'undefined' : JSON.stringify(maskSecrets(v)));
+  const lines = replaceKeys.map((k) => `${k}: ${shown(old.inputs?.[k])} => ${shown(inputs[k])}`);
+  return ['previously-imported resources that still specify an ID may not be replaced; please remove the `import` declaration from your program;', ...lines].join('\n');
+}
 
 /** Pulumi's `PropertyPath.Contains`: `path` lies at or under `pattern` (`*` matching any one element). */
 export function pathContains(pattern: string, path: string): boolean {
