@@ -60,6 +60,9 @@ export interface ProviderTimeouts {
 /** Default deadlines. */
 export const DEFAULT_TIMEOUTS: ProviderTimeouts = { callMs: 120_000, operationMs: 20 * 60_000, launchMs: 30_000 };
 
+/** The detailed-diff kinds that mean a replacement. */
+const REPLACE_KINDS: ReadonlySet<number> = new Set([provproto.PropertyDiff.Kind.ADD_REPLACE, provproto.PropertyDiff.Kind.DELETE_REPLACE, provproto.PropertyDiff.Kind.UPDATE_REPLACE]);
+
 /** Identity of a resource in provider calls. */
 export interface ResourceRef {
   urn: string;
@@ -195,10 +198,16 @@ export class ProviderClient {
     req.setIgnorechangesList([...ignoreChanges]);
     const res = await this.call('Diff', this.client.diff, req, this.timeouts.callMs);
     const kinds = { 0: 'unknown', 1: 'none', 2: 'some' } as const;
-    const detailed = [...res.getDetaileddiffMap().toArray()].map(([k]) => String(k));
+    const detailed: string[] = [];
+    const detailedReplaces: string[] = [];
+    res.getDetaileddiffMap().forEach((d, k) => {
+      detailed.push(String(k));
+      // as Pulumi's DiffResult.Replace: a replace kind in the detailed diff replaces as a replace key does
+      if (res.getHasdetaileddiff() && REPLACE_KINDS.has(d.getKind())) detailedReplaces.push(String(k));
+    });
     return {
       changes: kinds[res.getChanges() as 0 | 1 | 2] ?? 'unknown',
-      replaces: res.getReplacesList(),
+      replaces: [...new Set([...res.getReplacesList(), ...detailedReplaces])],
       deleteBeforeReplace: res.getDeletebeforereplace(),
       changedKeys: res.getHasdetaileddiff() ? detailed : res.getDiffsList(),
     };

@@ -28,7 +28,7 @@ import { deleteIsProtected, dependentReplacementRefusal, ProtectedDeleteError, r
 import { refreshStates, resolveBasePending } from './refresh-steps.js';
 import { providerReplaceCheck, ReplacementPlanner } from './replacement.js';
 import { Semaphore } from './semaphore.js';
-import { decideStep, forcedReplacement, normalizeDiff, replacedWith, type StepDecision } from './step-generator.js';
+import { decideStep, forcedReplacement, importedReplacementRefusal, normalizeDiff, replacedWith, type StepDecision } from './step-generator.js';
 import {
   ShuttingDownError,
   StepError,
@@ -249,6 +249,7 @@ export class StepExecutor {
       customTimeouts: goal.customTimeouts,
       retainOnDelete: goal.retainOnDelete || undefined,
       deletedWith: goal.deletedWith || undefined,
+      importID: goal.importId || undefined,
       ignoreChanges: goal.ignoreChanges.length ? goal.ignoreChanges : undefined,
       replaceOnChanges: goal.replaceOnChanges.length ? goal.replaceOnChanges : undefined,
       sourcePosition: goal.sourcePosition || undefined,
@@ -448,7 +449,9 @@ export class StepExecutor {
     const { ref, provider } = await this.providerFor(goal.type, goal.provider, goal.version, goal.pluginDownloadURL);
     const alone = this.leftAlone(this.newState(goal, urn, { provider: ref }), old);
     if (alone) return alone;
-    if (goal.importId && old?.importID !== goal.importId) {
+    // as Pulumi's generateSteps: the option names a resource already adopted when the state's import id (or, without
+    // one, its id) is the same
+    if (goal.importId && (!old || old.external || (old.importID || old.id) !== goal.importId)) {
       // creating it instead would silently make a second resource next to the one the program meant to adopt
       throw new Error(`the \`import\` resource option is not supported by stackyard yet; remove it and run again (the resource it names was left untouched)`);
     }
@@ -593,6 +596,9 @@ export class StepExecutor {
     // and still shows the replacement the diff asks for
     if (refusal && !this.o.preview) throw new Error(refusal);
     if (refusal) this.fail(urn, new Error(refusal), { keepGoing: true });
+    const importRefusal = importedReplacementRefusal(goal, old, inputs, d.replaceKeys);
+    if (importRefusal && !this.o.preview) throw new Error(importRefusal);
+    if (importRefusal) this.o.events.diag?.({ severity: 'warning', urn, message: importRefusal });
     this.planner.replaced.add(urn);
     const proposed = this.newState(goal, urn, { inputs, provider: ref });
     const details = { diffKeys: d.diffKeys, replaceKeys: d.replaceKeys };

@@ -4,6 +4,7 @@
  * create-before-delete or delete-before-replace). Pure: the executor runs what this decides.
  */
 import type { ResourceState } from './deployment.js';
+import { maskSecrets } from './engine-events.js';
 import type { DiffResult } from './provider-client.js';
 import { changedKeys, changedPaths, parsePropertyPath, type PropertyMap } from './properties.js';
 import type { RegisterGoal } from './step-types.js';
@@ -55,13 +56,15 @@ export function decideStep(goal: RegisterGoal, old: ResourceState, inputs: Prope
   if (!diff) {
     return { kind: 'replace', diffKeys: [], replaceKeys: ['id'], deleteBeforeReplace: goal.deleteBeforeReplace === true, deleteOld };
   }
-  const replaceKeys = new Set(replaceKeysOf(diff, goal.replaceOnChanges, old.inputs ?? {}, inputs));
+  const initErrors = (old.initErrors?.length ?? 0) > 0;
+  const replaceKeys = new Set(replaceKeysOf(diff, goal.replaceOnChanges, old.inputs ?? {}, inputs, initErrors));
   if (old.provider && parseProviderRef(old.provider).urn !== parseProviderRef(providerRef).urn) replaceKeys.add('provider');
   if (replaceKeys.size > 0) {
     const deleteBeforeReplace = goal.deleteBeforeReplace ?? diff.deleteBeforeReplace ?? false;
     return { kind: 'replace', diffKeys: diff.changedKeys, replaceKeys: [...replaceKeys], deleteBeforeReplace, deleteOld };
   }
-  if (diff.changes === 'none') return { kind: 'same' };
+  // a resource that did not finish initializing gets an update even without changes, so its provider can go on
+  if (diff.changes === 'none' && !initErrors) return { kind: 'same' };
   return { kind: 'update', diffKeys: diff.changedKeys };
 }
 
@@ -69,15 +72,31 @@ export function decideStep(goal: RegisterGoal, old: ResourceState, inputs: Prope
  * The keys a diff replaces on, with `replaceOnChanges` applied as Pulumi's `applyReplaceOnChanges` does: only a
  * diff with changes, and a changed path replaces when a `replaceOnChanges` path contains it (`a` contains `a.b`,
  * `a.b` does not contain `a`). A provider that says "changed" but names no key gets the changed input paths
- * instead of no replacement at all: a deliberate difference (docs/cli.md).
+ * instead of no replacement at all: a deliberate difference (docs/cli.md). `initErrors`: the old state did not
+ * finish initializing.
  */
-export function replaceKeysOf(diff: NormalizedDiff, replaceOnChanges: readonly string[], oldInputs: PropertyMap, newInputs: PropertyMap): string[] {
+export function replaceKeysOf(diff: NormalizedDiff, replaceOnChanges: readonly string[], oldInputs: PropertyMap, newInputs: PropertyMap, initErrors = false): string[] {
   const keys = new Set(diff.replaces);
   if (replaceOnChanges.length && diff.changes === 'some') {
     const changed = diff.paths ?? (diff.changedKeys.length ? diff.changedKeys : changedPaths(oldInputs, newInputs));
     for (const p of changed) if (replaceOnChanges.some((pattern) => pathContains(pattern, p))) keys.add(p);
   }
+  // Pulumi's special key: a replaceOnChanges path covering it (`*`) replaces a resource left with init errors
+  if (initErrors && replaceOnChanges.some((pattern) => pathContains(pattern, INIT_ERROR_KEY))) keys.add(INIT_ERROR_KEY);
   return [...keys];
+}
+
+const INIT_ERROR_KEY = '#initerror';
+
+/**
+ * Pulumi's refusal to replace a resource whose program still gives the `import` option: the replacement would
+ * change the id the program names. Lists each replacing key as `key: old => new`, secrets masked.
+ */
+export function importedReplacementRefusal(goal: RegisterGoal, old: ResourceState, inputs: PropertyMap, replaceKeys: readonly string[]): string | undefined {
+  if (!goal.importId) return undefined;
+  const shown = (v: PropertyMap[string] | undefined) => (v === undefined ? 'undefined' : JSON.stringify(maskSecrets(v)));
+  const lines = replaceKeys.map((k) => `${k}: ${shown(old.inputs?.[k])} => ${shown(inputs[k])}`);
+  return ['previously-imported resources that still specify an ID may not be replaced; please remove the `import` declaration from your program;', ...lines].join('\n');
 }
 
 /** Pulumi's `PropertyPath.Contains`: `path` lies at or under `pattern` (`*` matching any one element). */

@@ -27,7 +27,7 @@ describe('installPlugin', () => {
     const result = await installPlugin(SPEC, { from: 'file', path: archive }, { env });
 
     expect(result.installed).toBe(true);
-    expect(readdirSync(dir).sort()).toEqual(['provider.cjs', 'pulumi-resource-testprov']);
+    expect(readdirSync(dir).sort()).toEqual(['provider.cjs', 'pulumi-resource-testprov', 'world.cjs']);
     expect(existsSync(`${dir}.partial`)).toBe(false);
     expect(listInstalledPlugins(env).map((p) => p.version)).toEqual(['1.0.0']);
   });

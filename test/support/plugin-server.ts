@@ -17,12 +17,13 @@ export function platform(): string {
 }
 
 /**
- * A plugin folder for the Node test provider: `provider.cjs` and the executable `pulumi-resource-testprov`, which
- * runs it with this repository's node_modules on NODE_PATH.
+ * A plugin folder for the Node test provider: `provider.cjs` with the `world.cjs` it requires, and the executable
+ * `pulumi-resource-testprov`, which runs it with this repository's node_modules on NODE_PATH.
  */
 export function testprovPluginDir(into: string, kind = 'resource', name = 'testprov'): string {
   mkdirSync(into, { recursive: true });
   copyFileSync(TESTPROV_SOURCE, join(into, 'provider.cjs'));
+  copyFileSync(join(TESTPROV_SOURCE, '..', 'world.cjs'), join(into, 'world.cjs'));
   const bin = join(into, `pulumi-${kind}-${name}`);
   writeFileSync(bin, `#!/bin/sh\nNODE_PATH="${join(REPO, 'node_modules')}" exec "${process.execPath}" "$(dirname "$0")/provider.cjs" "$@"\n`);
   chmodSync(bin, 0o755);
@@ -60,7 +61,7 @@ export async function testLanguageArchive(): Promise<Buffer> {
 /** The test provider packed as `pulumi-resource-testprov-v<version>-<os>-<arch>.tar.gz`. */
 export async function testprovArchive(): Promise<Buffer> {
   const dir = testprovPluginDir(mkdtempSync(join(tmpdir(), 'stackyard-testprov-')));
-  return packPlugin(dir, ['pulumi-resource-testprov', 'provider.cjs']);
+  return packPlugin(dir, ['pulumi-resource-testprov', 'provider.cjs', 'world.cjs']);
 }
 
 /** A running release server. */

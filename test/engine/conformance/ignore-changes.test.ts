@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyIgnoreChanges } from '../../../cli/engine/ignore-changes.js';
 import { makeSecret, type PropertyMap } from '../../../cli/engine/properties.js';
+import { conformanceStack } from './conformance-harness.js';
 
 interface Case {
   name: string;
@@ -76,5 +77,19 @@ describe('conformance: ignoreChanges and secrets (PropertyPath.Reset)', () => {
 
     expect(result.inputs).toEqual({ cfg: { password: makeSecret('old'), user: 'u' } });
     expect(result.invalidPaths).toEqual([]);
+  });
+});
+
+describe('conformance: ignoreChanges in a run (Pulumi TestIgnoreChangesInvalidPaths, first step)', () => {
+  it('a path under a removed parent is reported as information, and the parent stays removed', async () => {
+    const stack = conformanceStack();
+    await stack.deploy('update', { resources: [{ name: 'resA', props: { foo: { bar: 'baz' }, qux: ['zed'] } }] });
+
+    const run = await stack.deploy('update', { resources: [{ name: 'resA', props: {}, ignoreChanges: ['foo.bar'] }] });
+
+    expect(run.result.errors).toEqual([]);
+    const infos = run.diags.filter((d) => d.severity === 'info' && d.urn === stack.urn('resA')).map((d) => d.message);
+    expect(infos).toEqual(['cannot ignore changes in added or removed elements of the path: "foo.bar"']);
+    expect(stack.resource('resA')?.inputs).toEqual({});
   });
 });

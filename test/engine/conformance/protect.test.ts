@@ -32,6 +32,24 @@ describe('conformance: protect', () => {
     expect(stack.resource('resB')?.protect).toBe(true);
   });
 
+  // generateSteps: protect is not an input, so changing it alone is a same step whose new state carries the flag
+  it('changing only protect is a same step, stored without any provider call', async () => {
+    const stack = conformanceStack();
+    const spec = (protect: boolean): ProgramSpec => ({ resources: [{ name: 'resA', props: { value: 1 }, protect }] });
+    await stack.deploy('update', spec(false));
+    stack.calls();
+
+    const protectedRun = await stack.deploy('update', spec(true));
+    const afterProtect = stack.resource('resA')?.protect;
+    const unprotectedRun = await stack.deploy('update', spec(false));
+
+    expect(opsOf(protectedRun, 'resA')).toEqual(['same']);
+    expect(afterProtect).toBe(true);
+    expect(opsOf(unprotectedRun, 'resA')).toEqual(['same']);
+    expect(stack.resource('resA')?.protect).toBeFalsy();
+    expect(stack.calls().filter((c) => c.op !== 'read')).toEqual([]);
+  });
+
   // TestProtectInheritance (the Node SDK passes the parent's protect down; the engine stores what it is given)
   it('children of a protected component are protected unless they say protect: false', async () => {
     const stack = conformanceStack();
@@ -119,5 +137,34 @@ describe('conformance: protect', () => {
     expect(stack.calls().filter((c) => c.op === 'create' || c.op === 'delete')).toEqual([]);
     expect([stack.resource('resA')?.id, stack.resource('resB')?.id]).toEqual(ids);
     expect(stack.resources().filter((r) => r.delete || r.pendingReplacement)).toEqual([]);
+  });
+
+  // TestProtectedDeleteChainsWithDuplicateDeletedResources
+  it('a destroy blocked by a protected resource still deletes a pending delete of a resource it depends on', async () => {
+    const stack = conformanceStack();
+    const spec = (key: string, fail?: string): ProgramSpec => ({
+      resources: [
+        { name: 'resA', props: { r_key: key, ...(fail ? { fail } : {}) } },
+        { name: 'resB', props: { value: 1 }, dependsOn: ['resA'], protect: true },
+      ],
+    });
+    await stack.deploy('update', spec('one', 'delete'));
+    const failedReplace = await stack.deploy('update', spec('two'));
+    const pendingDelete = stack.resources().find((r) => r.urn === stack.urn('resA') && r.delete)!;
+    // the provider of Pulumi's destroy step deletes without error
+    delete pendingDelete.outputs!.fail;
+    stack.calls();
+
+    const destroy = await stack.deploy('destroy', spec('two'));
+
+    expect(failedReplace.result.ok).toBe(false);
+    expect(destroy.result.ok).toBe(false);
+    expect(errorsOf(destroy).some((e) => e.includes(`resource "${stack.urn('resB')}" cannot be deleted`))).toBe(true);
+    expect(stack.calls().filter((c) => c.op === 'delete').map((c) => c.id)).toEqual([pendingDelete.id]);
+    const things = stack.resources().filter((r) => r.type === 'testprov:index:Thing');
+    expect(things.map((r) => [r.urn, r.delete ?? false])).toEqual([
+      [stack.urn('resA'), false],
+      [stack.urn('resB'), false],
+    ]);
   });
 });

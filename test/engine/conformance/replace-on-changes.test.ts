@@ -71,3 +71,22 @@ describe('conformance: replaceOnChanges (Pulumi TestReplaceOnChanges)', () => {
     expect(pathContains('list[0]', 'list[1]')).toBe(false);
   });
 });
+
+// generateStepsFromDiff's `hasInitErrors` branches and applyReplaceOnChanges' `#initerror` key
+describe('conformance: a resource left with init errors', () => {
+  const failed: ResourceState = { ...old(before), initErrors: ['timed out waiting for readiness'] };
+
+  it('gets an update even when its diff has no changes', () => {
+    expect(decideStep(goal([]), failed, before, PROVIDER, providerDiff([])).kind).toBe('update');
+  });
+
+  it('is replaced when a replaceOnChanges path covers the init error ("*")', () => {
+    const decision = decideStep(goal(['*']), failed, before, PROVIDER, providerDiff([]));
+
+    expect(decision).toMatchObject({ kind: 'replace', replaceKeys: ['#initerror'] });
+  });
+
+  it('is only updated when replaceOnChanges names other properties', () => {
+    expect(decideStep(goal(['a']), failed, before, PROVIDER, providerDiff([])).kind).toBe('update');
+  });
+});
