@@ -96,6 +96,7 @@ const SYMBOL: Record<StepOp, string> = {
   'create-replacement': '++',
   'delete-replaced': '--',
   read: '>',
+  import: '=',
   refresh: '~',
   discard: '-',
 };
@@ -116,6 +117,7 @@ const OP_COLOR: Record<StepOp, number | undefined> = {
   'create-replacement': GREEN,
   'delete-replaced': RED,
   read: CYAN,
+  import: CYAN,
   refresh: YELLOW,
   discard: RED,
 };
@@ -130,6 +132,7 @@ const VERBS: Record<StepOp, [string, string, string]> = {
   'create-replacement': ['creating replacement', 'created replacement', 'create replacement'],
   'delete-replaced': ['deleting original', 'deleted original', 'delete original'],
   read: ['reading', 'read', 'read'],
+  import: ['importing', 'imported', 'import'],
   refresh: ['refreshing', 'refreshed', 'refresh'],
   discard: ['discarding', 'discarded', 'discard'],
 };
@@ -162,7 +165,7 @@ export function propertyDiffLines(e: StepEvent, color?: boolean, indent = '     
   const olds: PropertyMap = e.old?.inputs ?? {};
   const news: PropertyMap = e.new?.inputs ?? {};
   const removing = e.op === 'delete' || e.op === 'delete-replaced';
-  const adding = e.op === 'create' || e.op === 'create-replacement' || e.op === 'read';
+  const adding = e.op === 'create' || e.op === 'create-replacement' || e.op === 'read' || e.op === 'import';
   const keys = [...new Set([...Object.keys(removing ? {} : news), ...Object.keys(adding ? {} : olds)])].filter((k) => !k.startsWith('__'));
   const lines: string[] = [];
   for (const k of keys) {
@@ -183,7 +186,7 @@ export function summaryLines(s: Partial<Record<StepOp, number>>, preview: boolea
     const [, past, future] = VERBS[op];
     if (n > 0) lines.push(`    ${paint(color, OP_COLOR[op], SYMBOL[op].padEnd(2))}${n} ${preview ? `to ${future}` : past}`);
   };
-  for (const op of ['create', 'update', 'delete', 'replace', 'read'] as const) row(op);
+  for (const op of ['create', 'update', 'delete', 'replace', 'read', 'import'] as const) row(op);
   if (s.same) lines.push(`    ${s.same} unchanged`);
   if (lines.length === 0) lines.push('    no changes');
   return lines.join('\n') + '\n';

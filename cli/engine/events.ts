@@ -11,6 +11,7 @@ export type StepOp =
   | 'create-replacement'
   | 'delete-replaced'
   | 'read'
+  | 'import'
   | 'refresh'
   | 'discard';
 

@@ -26,6 +26,11 @@ export interface CheckFailure {
   reason: string;
 }
 
+/** Check failures as one line: `property: reason; …`. */
+export function formatCheckFailures(failures: readonly CheckFailure[]): string {
+  return failures.map((f) => (f.property ? `${f.property}: ${f.reason}` : f.reason)).join('; ');
+}
+
 /** Result of Diff. */
 export interface DiffResult {
   changes: 'unknown' | 'none' | 'some';

@@ -10,7 +10,7 @@ import { defaultProviderInputs } from './config.js';
 import type { ResourceState } from './deployment.js';
 import { runDeletes } from './delete-order.js';
 import type { ChangeSummary, StepOp } from './events.js';
-import { ResourceInitError, type ResourceRef } from './provider-client.js';
+import { formatCheckFailures, ResourceInitError, type ResourceRef } from './provider-client.js';
 import { pluginDownloadUrlOf, withPluginDownloadUrl } from './provider-internals.js';
 import { defaultProviderUrn, ProviderRegistry, versionOf, type Provider } from './provider-registry.js';
 import {
@@ -24,6 +24,7 @@ import {
 } from './properties.js';
 import { unknownOutputMessage, withoutUnknowns } from './output-policy.js';
 import { applyIgnoreChanges, invalidIgnoreChangesMessage } from './ignore-changes.js';
+import { importResource } from './import-step.js';
 import { deleteIsProtected, dependentReplacementRefusal, ProtectedDeleteError, replacementRefusal } from './protection.js';
 import { refreshStates, resolveBasePending } from './refresh-steps.js';
 import { providerReplaceCheck, ReplacementPlanner } from './replacement.js';
@@ -258,7 +259,8 @@ export class StepExecutor {
 
   /** Records a state of this run; `supersedes` (the old state) leaves the snapshot. */
   private record(urn: string, state: ResourceState, supersedes?: ResourceState): void {
-    if (supersedes && this.carried.has(supersedes)) {
+    // a state recorded earlier this run (kept unchanged, or imported) is replaced where it stands
+    if (supersedes && (this.carried.has(supersedes) || this.registered.get(urn) === supersedes)) {
       this.carried.delete(supersedes);
       this.o.snapshots.replaceNew(supersedes, state);
     } else {
@@ -386,7 +388,7 @@ export class StepExecutor {
     const launched = this.o.registry.launch(pkg, versionOf(inputs), pluginDownloadUrlOf(inputs));
     const provider = await launched;
     const checked = await provider.checkConfig(ref, old?.inputs ?? {}, inputs);
-    if (checked.failures.length) throw new Error(`provider configuration is invalid: ${formatFailures(checked.failures)}`);
+    if (checked.failures.length) throw new Error(`provider configuration is invalid: ${formatCheckFailures(checked.failures)}`);
     const op: StepOp = !old ? 'create' : deepEqual(old.inputs ?? {}, checked.inputs) ? 'same' : 'update';
     const id = old?.id ?? (this.o.preview ? UNKNOWN : ProviderRegistry.newId());
     const state = this.newState(goal, urn, { id, inputs: checked.inputs, outputs: checked.inputs });
@@ -451,10 +453,13 @@ export class StepExecutor {
     if (alone) return alone;
     // as Pulumi's generateSteps: the option names a resource already adopted when the state's import id (or, without
     // one, its id) is the same
-    if (goal.importId && (!old || old.external || (old.importID || old.id) !== goal.importId)) {
-      // creating it instead would silently make a second resource next to the one the program meant to adopt
-      throw new Error(`the \`import\` resource option is not supported by stackyard yet; remove it and run again (the resource it names was left untouched)`);
+    if (goal.importId && old && (old.external || (old.importID || old.id) !== goal.importId)) {
+      // Pulumi would import the named resource as a replacement of this one; creating it instead would silently
+      // make a second resource
+      throw new Error(`the \`import\` resource option naming another id than the resource in the state is not supported by stackyard yet; remove it and run again (the resource it names was left untouched)`);
     }
+    const imported = goal.importId !== undefined && !old;
+    if (imported) old = await importResource(this.context(), goal, urn, provider, (extra) => this.newState(goal, urn, { ...extra, provider: ref }), (state) => this.record(urn, state));
     const rref: ResourceRef = { urn, name: goal.name, type: goal.type };
     const rawInputs = resolveOutputValues(goal.inputs);
     const forced = old !== undefined && forcedReplacement(old, this.targeting.isReplaceTarget(urn));
@@ -464,7 +469,7 @@ export class StepExecutor {
     if (ignored.invalidPaths.length) this.o.events.diag?.({ severity: 'info', urn, message: invalidIgnoreChangesMessage(ignored.invalidPaths) });
     const proposed = ignored.inputs;
     const checked = await this.sem.admit(() => provider.check(rref, olds, proposed, randomBytes(32)));
-    if (checked.failures.length) throw new Error(`Check failed: ${formatFailures(checked.failures)}`);
+    if (checked.failures.length) throw new Error(`Check failed: ${formatCheckFailures(checked.failures)}`);
     const inputs = checked.inputs;
     if (!this.o.preview && containsUnknowns(inputs)) {
       throw new Error(`inputs of ${urn} still hold unknown values outside a preview; refusing to create or update it with them`);
@@ -477,7 +482,8 @@ export class StepExecutor {
     const decision = decideStep(goal, old, inputs, ref, diff);
     switch (decision.kind) {
       case 'same':
-        return this.same(goal, urn, ref, inputs, old);
+        // as Pulumi: an import the program's inputs agree with is resolved with the imported state, no same step
+        return imported ? { urn, id: old.id ?? '', outputs: old.outputs ?? {}, result: 'success' } : this.same(goal, urn, ref, inputs, old);
       case 'update':
         return this.update(goal, urn, ref, provider, inputs, old, decision.diffKeys);
       case 'replace':
@@ -802,8 +808,4 @@ export class StepExecutor {
       throw this.fail(urn, err);
     }
   }
-}
-
-function formatFailures(failures: { property: string; reason: string }[]): string {
-  return failures.map((f) => (f.property ? `${f.property}: ${f.reason}` : f.reason)).join('; ');
 }

@@ -46,7 +46,7 @@ describe('conformance: reads', () => {
     expect(stack.outputs().copied).toBe(7);
   });
 
-  it('refuses the `import` resource option clearly instead of creating a second resource', async () => {
+  it('refuses the `import` resource option with a provider that cannot import, instead of creating a second resource', async () => {
     const stack = conformanceStack();
     await stack.deploy('update', { resources: [{ name: 'a', props: { value: 7 } }] });
     const id = stack.resource('a')?.id;
@@ -60,7 +60,7 @@ describe('conformance: reads', () => {
     });
 
     expect(run.result.ok).toBe(false);
-    expect(run.result.errors.join('\n')).toContain('the `import` resource option is not supported by stackyard yet');
+    expect(run.result.errors.join('\n')).toContain("provider does not support importing resources; please try updating the 'testprov' plugin");
     expect(stack.calls().filter((c) => c.op === 'create')).toEqual([]);
     expect(stack.resource('adopted')).toBeUndefined();
   });
