@@ -1,7 +1,8 @@
-import { ScanCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { cancellationCodes } from './conditional-update.js';
 import { translateDynamoDbError } from './errors.js';
 import { orgMemberSk, orgPk } from './keys.js';
+import { scanItems } from './table-scan.js';
 import { KEY } from './table.js';
 
 /** What one backfill did: memberships read, and organization mirrors it wrote. */
@@ -21,27 +22,18 @@ export interface MemberMirrorBackfill {
  */
 export async function backfillMemberMirrors(documents: DynamoDBDocumentClient, table: string): Promise<MemberMirrorBackfill> {
   const result: MemberMirrorBackfill = { memberships: 0, added: 0 };
-  let startKey: Record<string, unknown> | undefined;
+  const userCopies = {
+    expression: 'begins_with(#pk, :user) AND begins_with(#sk, :member)',
+    names: { '#pk': KEY.partition, '#sk': KEY.sort },
+    values: { ':user': 'USER#', ':member': 'MEMBER#' },
+  };
   try {
-    do {
-      const page = await documents.send(
-        new ScanCommand({
-          TableName: table,
-          FilterExpression: 'begins_with(#pk, :user) AND begins_with(#sk, :member)',
-          ExpressionAttributeNames: { '#pk': KEY.partition, '#sk': KEY.sort },
-          ExpressionAttributeValues: { ':user': 'USER#', ':member': 'MEMBER#' },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        const { org, login, role } = item as { org?: unknown; login?: unknown; role?: unknown };
-        if (typeof org !== 'string' || typeof login !== 'string' || typeof role !== 'string') continue;
-        result.memberships += 1;
-        if (await writeMirror(documents, table, item, { org, login, role })) result.added += 1;
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    for await (const item of scanItems(documents, table, userCopies)) {
+      const { org, login, role } = item as { org?: unknown; login?: unknown; role?: unknown };
+      if (typeof org !== 'string' || typeof login !== 'string' || typeof role !== 'string') continue;
+      result.memberships += 1;
+      if (await writeMirror(documents, table, item, { org, login, role })) result.added += 1;
+    }
   } catch (error) {
     throw translateDynamoDbError(error, 'The membership backfill');
   }

@@ -1,6 +1,7 @@
-import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { tokenTtl } from './dynamodb-identity-store.js';
 import { translateDynamoDbError } from './errors.js';
+import { scanItems } from './table-scan.js';
 import { KEY, TTL_ATTRIBUTE } from './table.js';
 
 /** What one backfill did: expiring token items read without a TTL attribute, and those it gave one. */
@@ -17,28 +18,19 @@ export interface TokenTtlBackfill {
  */
 export async function backfillTokenTtl(documents: DynamoDBDocumentClient, table: string): Promise<TokenTtlBackfill> {
   const result: TokenTtlBackfill = { tokens: 0, updated: 0 };
-  let startKey: Record<string, unknown> | undefined;
+  const expiringTokens = {
+    expression:
+      '(begins_with(#pk, :token) OR (begins_with(#pk, :user) AND begins_with(#sk, :token))) AND ' +
+      'attribute_exists(#expiresAt) AND attribute_not_exists(#ttl)',
+    names: { '#pk': KEY.partition, '#sk': KEY.sort, '#expiresAt': 'expiresAt', '#ttl': TTL_ATTRIBUTE },
+    values: { ':token': 'APITOKEN', ':user': 'USER#' },
+  };
   try {
-    do {
-      const page = await documents.send(
-        new ScanCommand({
-          TableName: table,
-          FilterExpression:
-            '(begins_with(#pk, :token) OR (begins_with(#pk, :user) AND begins_with(#sk, :token))) AND ' +
-            'attribute_exists(#expiresAt) AND attribute_not_exists(#ttl)',
-          ExpressionAttributeNames: { '#pk': KEY.partition, '#sk': KEY.sort, '#expiresAt': 'expiresAt', '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':token': 'APITOKEN', ':user': 'USER#' },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        if (typeof item.expiresAt !== 'number') continue;
-        result.tokens += 1;
-        if (await setTtl(documents, table, item, item.expiresAt)) result.updated += 1;
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    for await (const item of scanItems(documents, table, expiringTokens)) {
+      if (typeof item.expiresAt !== 'number') continue;
+      result.tokens += 1;
+      if (await setTtl(documents, table, item, item.expiresAt)) result.updated += 1;
+    }
   } catch (error) {
     throw translateDynamoDbError(error, 'The token TTL backfill');
   }

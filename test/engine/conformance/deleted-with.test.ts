@@ -19,14 +19,18 @@ function chain(key: string, dbr: boolean): ProgramSpec {
 }
 
 describe('conformance: deletedWith', () => {
-  // TestDeletedWithDependentReplacedOnDeleteBeforeReplace, TestDeletedWithTransitiveChain
-  it('a delete-before-replace of T replaces everything deleted with it, transitively, and only T is deleted by the provider', async () => {
+  // TestDeletedWithDependentReplacedOnDeleteBeforeReplace with TestDeletedWithTransitiveChain, and
+  // TestDeletedWithDependentReplacedOnCreateBeforeDelete
+  it.each([
+    ['a delete-before-replace', true],
+    ['a create-before-delete replacement', false],
+  ])('%s of T replaces everything deleted with it, transitively, and only T is deleted by the provider', async (_, deleteBeforeReplace) => {
     const stack = conformanceStack();
-    await stack.deploy('update', chain('one', true));
+    await stack.deploy('update', chain('one', deleteBeforeReplace));
     const oldIds = ['resT', 'resD', 'resD2'].map((n) => stack.resource(n)?.id);
     stack.calls();
 
-    const run = await stack.deploy('update', chain('two', true));
+    const run = await stack.deploy('update', chain('two', deleteBeforeReplace));
 
     expect(run.result.errors).toEqual([]);
     const calls = stack.calls();
@@ -35,24 +39,6 @@ describe('conformance: deletedWith', () => {
     const newIds = ['resT', 'resD', 'resD2'].map((n) => stack.resource(n)?.id);
     for (const [i, id] of newIds.entries()) expect(id).not.toBe(oldIds[i]);
     expect(stack.resource('resD')?.deletedWith).toBe(stack.urn('resT'));
-    expect(stack.resources().filter((r) => r.delete || r.pendingReplacement)).toEqual([]);
-  });
-
-  // TestDeletedWithDependentReplacedOnCreateBeforeDelete
-  it('a create-before-delete replacement of T replaces D too, and only T is deleted by the provider', async () => {
-    const stack = conformanceStack();
-    await stack.deploy('update', chain('one', false));
-    const oldIds = ['resT', 'resD', 'resD2'].map((n) => stack.resource(n)?.id);
-    stack.calls();
-
-    const run = await stack.deploy('update', chain('two', false));
-
-    expect(run.result.errors).toEqual([]);
-    const calls = stack.calls();
-    expect(calls.filter((c) => c.op === 'delete').map((c) => c.id)).toEqual([oldIds[0]]);
-    expect(calls.filter((c) => c.op === 'create')).toHaveLength(3);
-    const newIds = ['resT', 'resD', 'resD2'].map((n) => stack.resource(n)?.id);
-    for (const [i, id] of newIds.entries()) expect(id).not.toBe(oldIds[i]);
     expect(stack.resources().filter((r) => r.delete || r.pendingReplacement)).toEqual([]);
   });
 
