@@ -5,35 +5,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAwsClients, type AwsClients } from '../../shared/adapters/aws/clients.js';
 import { createAwsStorage } from '../../shared/adapters/aws/index.js';
-import { createStackyardTable } from '../../shared/adapters/aws/table.js';
 import { createServices } from '../../shared/core/service/index.js';
 import type { Principal, Services } from '../../shared/core/service/types.js';
-import { applyEnv } from '../support/aws-stand-ins.js';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
+import { startRaceTable, type RaceTable } from '../support/race-table.js';
 
 const INSTANCES = 8;
 const ADMIN_TOKEN = `sy_${randomUUID()}`;
 const ref = { org: 'acme', project: 'web', stack: 'prod' };
 
-let dynamodb: DynamoDbLocal;
-let restoreEnv: () => void;
-let clients: AwsClients[] = [];
+let race: RaceTable;
 let instances: Services[] = [];
 let admin: Principal;
 
 beforeAll(async () => {
-  dynamodb = await startDynamoDbLocal();
-  restoreEnv = applyEnv({
-    AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-  });
-  const table = `race-${randomUUID().slice(0, 8)}`;
-  clients = Array.from({ length: INSTANCES }, () => createAwsClients());
-  await createStackyardTable(clients[0]!.dynamodb, table);
+  race = await startRaceTable(INSTANCES);
+  const { table, clients } = race;
   // Nothing here touches S3 or KMS: stacks without state and grants live in the table only.
   instances = clients.map((c) => createServices(createAwsStorage({ table, bucket: 'unused', kmsKeyId: 'unused', clients: c })));
   const first = instances[0]!;
@@ -50,9 +37,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of clients) c.destroy();
-  restoreEnv?.();
-  await dynamodb?.stop();
+  await race?.stop();
 });
 
 describe('concurrent stack grants on DynamoDB', () => {

@@ -1,42 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAwsClients, type AwsClients } from '../../shared/adapters/aws/clients.js';
 import { DynamoDbLeaseStore } from '../../shared/adapters/aws/dynamodb-lease-store.js';
-import { createStackyardTable } from '../../shared/adapters/aws/table.js';
 import { ForbiddenError, LeaseHeldError } from '../../shared/core/errors.js';
 import type { TokenRef } from '../../shared/ports/lease-store.js';
-import { applyEnv } from '../support/aws-stand-ins.js';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
+import { startRaceTable, type RaceTable } from '../support/race-table.js';
 
 const ROUNDS = 100;
 const ACQUIRERS = 20;
 const DURATION_MS = 10_000;
 
-let dynamodb: DynamoDbLocal;
-let restoreEnv: () => void;
-let clients: AwsClients[] = [];
+let race: RaceTable;
 let stores: DynamoDbLeaseStore[] = [];
 let clock = Date.now();
 
 beforeAll(async () => {
-  dynamodb = await startDynamoDbLocal();
-  restoreEnv = applyEnv({
-    AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-  });
-  const table = `race-${randomUUID().slice(0, 8)}`;
-  // One client (and so one connection pool) per acquirer, as separate Lambda instances would have.
-  clients = Array.from({ length: ACQUIRERS }, () => createAwsClients());
-  await createStackyardTable(clients[0].dynamodb, table);
+  race = await startRaceTable(ACQUIRERS);
+  const { table, clients } = race;
   stores = clients.map((c) => new DynamoDbLeaseStore(c.documents, table, () => clock));
 });
 
 afterAll(async () => {
-  for (const c of clients) c.destroy();
-  restoreEnv?.();
-  await dynamodb?.stop();
+  await race?.stop();
 });
 
 async function expectForbidden(promise: Promise<unknown>): Promise<void> {

@@ -7,39 +7,26 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAwsClients, type AwsClients } from '../../shared/adapters/aws/clients.js';
 import { createAwsStorage } from '../../shared/adapters/aws/index.js';
 import { OIDC_POLICY_COUNT_SK, oidcPolicySk, orgPk } from '../../shared/adapters/aws/keys.js';
-import { createStackyardTable, KEY } from '../../shared/adapters/aws/table.js';
+import { KEY } from '../../shared/adapters/aws/table.js';
 import { OidcPolicyLimitError } from '../../shared/core/errors.js';
 import type { OidcPolicyInput } from '../../shared/core/oidc/policies.js';
 import { createServices } from '../../shared/core/service/index.js';
 import type { Principal, Services } from '../../shared/core/service/types.js';
-import { applyEnv } from '../support/aws-stand-ins.js';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
+import { startRaceTable, type RaceTable } from '../support/race-table.js';
 
 const INSTANCES = 8;
 const CAP = 50;
 const ADMIN_TOKEN = `sy_${randomUUID()}`;
 
-let dynamodb: DynamoDbLocal;
-let restoreEnv: () => void;
-let clients: AwsClients[] = [];
+let race: RaceTable;
 let instances: Services[] = [];
-let table: string;
 let admin: Principal;
 
 beforeAll(async () => {
-  dynamodb = await startDynamoDbLocal();
-  restoreEnv = applyEnv({
-    AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-  });
-  table = `race-${randomUUID().slice(0, 8)}`;
-  clients = Array.from({ length: INSTANCES }, () => createAwsClients());
-  await createStackyardTable(clients[0]!.dynamodb, table);
+  race = await startRaceTable(INSTANCES);
+  const { table, clients } = race;
   // Policies, organizations and the audit log live in the table only: no S3 or KMS.
   instances = clients.map((c) => createServices(createAwsStorage({ table, bucket: 'unused', kmsKeyId: 'unused', clients: c })));
   await instances[0]!.identity.ensureAdmin('root', ADMIN_TOKEN);
@@ -50,9 +37,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of clients) c.destroy();
-  restoreEnv?.();
-  await dynamodb?.stop();
+  await race?.stop();
 });
 
 let policyNumber = 0;
@@ -67,8 +52,8 @@ async function addFromEveryInstance(org: string): Promise<PromiseSettledResult<u
 }
 
 async function storedCount(org: string): Promise<unknown> {
-  const { Item } = await clients[0]!.documents.send(
-    new GetCommand({ TableName: table, Key: { [KEY.partition]: orgPk(org), [KEY.sort]: OIDC_POLICY_COUNT_SK }, ConsistentRead: true }),
+  const { Item } = await race.clients[0]!.documents.send(
+    new GetCommand({ TableName: race.table, Key: { [KEY.partition]: orgPk(org), [KEY.sort]: OIDC_POLICY_COUNT_SK }, ConsistentRead: true }),
   );
   return Item?.policies;
 }
@@ -122,7 +107,7 @@ describe('the OIDC trust policy cap under concurrency (DynamoDB Local)', () => {
     for (let i = 0; i < CAP - 2; i += 1) {
       const id = randomUUID();
       const policy = { org: 'legacy', id, issuer: 'https://gitlab.com', audiences: ['urn:pulumi:org:legacy'], claims: { sub: `project_path:legacy/p${i}:*` }, tokenKind: 'organization', maxLifetimeSeconds: 3600, description: '', createdAt: i, createdBy: 'root' };
-      await clients[0]!.documents.send(new PutCommand({ TableName: table, Item: { [KEY.partition]: orgPk('legacy'), [KEY.sort]: oidcPolicySk(id), ...policy } }));
+      await race.clients[0]!.documents.send(new PutCommand({ TableName: race.table, Item: { [KEY.partition]: orgPk('legacy'), [KEY.sort]: oidcPolicySk(id), ...policy } }));
     }
     const countBefore = await storedCount('legacy');
 
