@@ -17,16 +17,30 @@ const PASSWORD = 'hunter2-never-stored';
 const SECRET_OUTPUT = 's3cr3t-out';
 const FORBIDDEN = [PASSWORD, SECRET_OUTPUT, Buffer.from(PASSWORD).toString('base64'), Buffer.from(JSON.stringify(SECRET_OUTPUT)).toString('base64')];
 
-/** Every file under `dir`, gzip ones unpacked, as text. */
+/**
+ * Every file under `dir`, gzip ones unpacked, as text. `serve` keeps running while the test reads, and it writes lock
+ * records and objects through temp files under `tmp/` that are linked or renamed into place and then removed, so a
+ * file listed can be gone a moment later: such a file is skipped, and what it held is read where it was published.
+ */
 function filesUnder(dir: string): { path: string; text: string }[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
-    .map((entry) => {
+    .flatMap((entry) => {
       const path = join(entry.parentPath, entry.name);
-      const bytes = readFileSync(path);
+      const bytes = readIfPresent(path);
+      if (!bytes) return [];
       const unpacked = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
-      return { path, text: unpacked.toString('utf8') };
+      return [{ path, text: unpacked.toString('utf8') }];
     });
+}
+
+function readIfPresent(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 function expectNoSecret(where: string, text: string): void {
