@@ -10,7 +10,7 @@ import { projectPluginReport } from '../engine/project-plugins.js';
 import { programDirOf } from '../plugins/project-plugins.js';
 import { compareVersions } from '../plugins/version.js';
 import { STACKYARD_VERSION } from '../version.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 /** The sections, with `pulumi about --json`'s keys (`cliAbout` carries Node's version where Pulumi has Go's). */
 interface Summary {

@@ -1,7 +1,7 @@
 /** The grammar of the organization-administration commands (members, teams, stack permissions), loaded lazily. */
 import type { Command } from 'commander';
 import { positiveInteger, type FlagSpec } from './pulumi-flags.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 /** register.ts's builders, passed in so this file and register.ts do not import each other. */
 interface Builders {

@@ -3,7 +3,7 @@ import { ORG_ROLES, type OrgRole } from '../../shared/ports/identity-store.js';
 import { STACK_PERMISSIONS, type DefaultStackPermission, type StackPermission } from '../../shared/core/service/permissions.js';
 import { UserError } from '../output/errors.js';
 import { table } from './format.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 function role(value: string | undefined): OrgRole {
   if (!ORG_ROLES.includes(value as OrgRole)) throw new UserError(`invalid role '${value}'`, 'Use admin, member or viewer.');

@@ -2,7 +2,7 @@
 import { UserError } from '../output/errors.js';
 import { formatTime, table } from './format.js';
 import type { CommandContext } from './context.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 export const orgCreate: CommandHandler = async (ctx, args) => {
   await (await ctx.backend()).createOrg(args[0]!);

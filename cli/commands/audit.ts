@@ -1,7 +1,7 @@
 /** `audit ls`: an organization's audit log, newest first (organization admins). */
 import { UserError } from '../output/errors.js';
 import { formatTime, table } from './format.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 

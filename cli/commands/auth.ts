@@ -4,7 +4,7 @@ import { accessTokenFor, backendKind, normalizeLocalUrl, openBackend } from '../
 import { localBackendUrl, readCredentials, writeCredentials, type Credentials } from '../credentials.js';
 import { UserError } from '../output/errors.js';
 import type { CommandContext } from './context.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 /** The URL a login or logout is about: argument, `--cloud-url`, `--local`, then (login only) STACKYARD_BACKEND_URL. */
 function targetUrl(args: (string | undefined)[], opts: Record<string, unknown>, env: NodeJS.ProcessEnv, cwd: string): string | undefined {

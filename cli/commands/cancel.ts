@@ -1,7 +1,7 @@
 /** `cancel`: stops the update that holds a stack, so its lease is released and the running client stops. */
 import { isNotFound } from '../backend/backend.js';
 import { UserError } from '../output/errors.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 export const cancel: CommandHandler = async (ctx, args, opts) => {
   const given = args[0];

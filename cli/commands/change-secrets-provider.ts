@@ -10,7 +10,7 @@ import { UserError } from '../output/errors.js';
 import { stackConfigPath } from '../project/project.js';
 import { decrypterForStackFile } from '../secrets/source-secrets.js';
 import { ServiceDecrypters } from '../secrets/service-decrypter.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 const OWN_KEY = ['default', 'service'];
 

@@ -14,7 +14,7 @@ import {
 } from '../project/stack-config.js';
 import type { CommandContext, ResolvedStack } from './context.js';
 import { table } from './format.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 interface ConfigTarget extends ResolvedStack {
   project: Project;

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { isNotFound } from '../backend/backend.js';
 import { HttpBackend } from '../backend/http-backend.js';
 import { UserError } from '../output/errors.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 /** The page of a stack, in Pulumi Cloud's URL layout. */
 export function stackConsolePath(ref: { org: string; project: string; stack: string }): string {

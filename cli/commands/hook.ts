@@ -7,7 +7,7 @@ import type { DeliveryView, HookTarget, HookView } from '../backend/backend.js';
 import { UserError } from '../output/errors.js';
 import type { CommandContext } from './context.js';
 import { formatTime, relativeTime, table } from './format.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 /** Keeps the signing secret out of shell history and process listings. */
 const SECRET_VARIABLE = 'STACKYARD_HOOK_SECRET';

@@ -12,7 +12,7 @@ import { PluginAcquisitionError } from '../plugins/acquire.js';
 import { installMany } from '../plugins/install-many.js';
 import { programDirOf, runtimeName } from '../plugins/project-plugins.js';
 import { STACKYARD_VERSION } from '../version.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 /** The package manager of a Node.js program: `runtime.options.packagemanager`, else the lock file's, else npm. */
 function packageManager(raw: Record<string, unknown>, programDir: string): string {

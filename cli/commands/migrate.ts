@@ -13,7 +13,7 @@ import { UserError } from '../output/errors.js';
 import { findProject, type Project } from '../project/project.js';
 import type { CommandContext } from './context.js';
 import { table } from './format.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 const exists = (path: string) => fs.stat(path).then(() => true, () => false);
 

@@ -3,7 +3,7 @@ import type { OidcPolicyRequest } from '../backend/access-backend.js';
 import { parseDurationSeconds } from '../engine/durations.js';
 import { UserError } from '../output/errors.js';
 import { table } from './format.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 function claims(values: unknown): Record<string, string> {
   const result: Record<string, string> = {};

@@ -11,7 +11,7 @@ import { currentPlatform, sourceFor } from '../plugins/sources.js';
 import { isPluginKind, type PluginSpec } from '../plugins/types.js';
 import { parseTolerant } from '../plugins/version.js';
 import { STACKYARD_VERSION } from '../version.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 /** Plugins that are part of stackyard itself (the Node.js runtime and dynamic provider run in process). */
 function isBundled(spec: PluginSpec): boolean {

@@ -7,7 +7,7 @@ import { resolvePlugin } from '../plugins/resolve.js';
 import type { InstalledPlugin } from '../plugins/types.js';
 import { compareVersions } from '../plugins/version.js';
 import { STACKYARD_VERSION } from '../version.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 /** Pulumi's JSON time format: milliseconds and the zone, in UTC. */
 function formatTime(d: Date): string {

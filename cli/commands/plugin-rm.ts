@@ -3,7 +3,7 @@ import { UserError } from '../output/errors.js';
 import { listInstalledPlugins, removePlugin } from '../plugins/cache.js';
 import { describeSpec, isPluginKind } from '../plugins/types.js';
 import { isValidRange, satisfiesRange } from '../plugins/version.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 export const pluginRm: CommandHandler = async (ctx, args, opts) => {
   const [kind, name, range] = args;

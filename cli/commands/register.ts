@@ -5,14 +5,11 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { UserError } from '../output/errors.js';
-import type { CommandContext } from './context.js';
 import { ENGINE_COMMAND_DESCRIPTIONS, ENGINE_COMMANDS, declareEngineCommand } from './engine-command.js';
 import { ORG_TOKEN_FLAGS, registerOrgAccessCommands, registerStackPermissionCommands, registerTeamAndAuditCommands } from './access-register.js';
 import { declareLater, declareOnDispatch, declareTreeBeforeHelp } from './lazy-tree.js';
 import { INHERITED_REFUSED, addFlags, assertNoRefusedFlags, positiveInteger, type FlagSpec } from './pulumi-flags.js';
-
-/** A command body: the context, the positional arguments, and the command's own options. */
-export type CommandHandler = (ctx: CommandContext, args: (string | undefined)[], opts: Record<string, unknown>) => Promise<void>;
+import type { CommandHandler } from './types.js';
 
 const STACK_FLAG: FlagSpec = { flags: '-s, --stack <name>', description: 'the stack to operate on (default: the selected stack)' };
 const YES_FLAG: FlagSpec = { flags: '-y, --yes', description: 'skip confirmation prompts' };

@@ -1,7 +1,7 @@
 /** `stack rollback --to <version>`: an earlier version's state, published as a new version. */
 import { isNotFound } from '../backend/backend.js';
 import { UserError } from '../output/errors.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 export const stackRollback: CommandHandler = async (ctx, _args, opts) => {
   const to = opts.to as number | undefined;

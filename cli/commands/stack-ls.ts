@@ -6,7 +6,7 @@ import { formatStackRef } from '../../shared/core/names.js';
 import type { StackSummary } from '../backend/backend.js';
 import { selectedStack } from '../project/workspace.js';
 import { formatTime, relativeTime, table } from './format.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 export const stackLs: CommandHandler = async (ctx, _args, opts) => {
   const backend = await ctx.backend();

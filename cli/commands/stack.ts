@@ -11,7 +11,7 @@ import { collectCiphertexts, mapSecureValues, StackConfigFile } from '../project
 import { selectedStack, selectStack } from '../project/workspace.js';
 import type { CommandContext } from './context.js';
 import { formatTime, relativeTime, table } from './format.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 const STACK_TYPE = 'pulumi:pulumi:Stack';
 const STILL_HAS_RESOURCES = 'Bad Request: Stack still contains resources.';

@@ -11,7 +11,7 @@ import { isNotFound, secretsProviderFor, type Backend, type UntypedDeployment } 
 import { revealSecrets, sealSecrets } from '../backend/deployment-secrets.js';
 import { UserError } from '../output/errors.js';
 import type { CommandContext } from './context.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 import type { StoredResource } from './state.js';
 
 const STACK_TYPE = 'pulumi:pulumi:Stack';

@@ -5,7 +5,7 @@
  */
 import { UserError } from '../output/errors.js';
 import type { CommandContext } from './context.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 import { load, locate, save, type StoredResource } from './state.js';
 
 const URN_HINT = 'List the URNs with `stackyard stack --show-urns`.';

@@ -6,7 +6,7 @@
 import { isNotFound, type Backend, type StackRef, type UntypedDeployment } from '../backend/backend.js';
 import { UserError } from '../output/errors.js';
 import type { CommandContext } from './context.js';
-import type { CommandHandler } from './register.js';
+import type { CommandHandler } from './types.js';
 
 /** A resource of the exported state, as the state commands read and edit it. */
 export interface StoredResource {
