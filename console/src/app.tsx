@@ -1,5 +1,4 @@
-import { createContext } from 'preact';
-import { useContext, useEffect, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { api, ApiError, rememberCsrf, type Session } from './api.js';
 import { HomePage } from './pages/home.js';
@@ -10,17 +9,7 @@ import { ResourcesPage } from './pages/resources.js';
 import { SignInPage } from './pages/signin.js';
 import { StackPage } from './pages/stack.js';
 import { UpdatePage } from './pages/update.js';
-
-export const SessionContext = createContext<Session | undefined>(undefined);
-
-export function useSession(): Session {
-  return useContext(SessionContext)!;
-}
-
-/** Only same-origin console paths may be a `next` (no `//host`, no scheme). */
-export function safeNext(next: string | null | undefined): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
-}
+import { SessionContext } from './session.js';
 
 function SignedIn() {
   const location = useLocation();

@@ -1,4 +1,4 @@
-import { useSession } from '../app.js';
+import { useSession } from '../session.js';
 
 export function HomePage() {
   const session = useSession();

@@ -1,6 +1,6 @@
 import { useRoute } from 'preact-iso';
 import { api, stackPage } from '../api.js';
-import { useSession } from '../app.js';
+import { useSession } from '../session.js';
 import { changes, when } from '../format.js';
 import type { StackOverview } from '../types.js';
 import { usePoll } from '../use-poll.js';

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api } from '../api.js';
-import { safeNext } from '../app.js';
+import { safeNext } from '../session.js';
 
 /**
  * Sign-in: an access token pasted here (sent in the body, never in the URL, never kept by the page), or the
