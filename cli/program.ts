@@ -1,11 +1,12 @@
 /** The command tree of `stackyard`, built apart from `main` so tests can walk it. */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { registerCommands } from './commands/register.js';
 import { serveCommand } from './commands/serve.js';
+import { StackyardCommand } from './commands/stackyard-command.js';
 
 /** Builds the command tree; command bodies live in their own files and are imported only when run. */
 export function createProgram(version: string): Command {
-  const program = new Command('stackyard')
+  const program: Command = new StackyardCommand('stackyard')
     .description('Pulumi-compatible state backend and CLI')
     .version(version, '--version')
     .option('-s, --stack <name>', 'the stack to operate on')

@@ -397,6 +397,20 @@ export function registerCommands(program: Command): void {
     { flags: '-t, --transitive', description: 'include transitive dependencies', refused: 'stackyard lists the program\'s direct dependencies only' },
   ], async () => (await import('./about.js')).about);
 
+  leaf(program, 'version', "Print stackyard's version number", [], async () => (await import('./version.js')).version);
+
+  // Pulumi's flags are accepted so its command lines parse; the command itself answers that it cannot run.
+  leaf(program, 'logs', 'Show aggregated resource logs for a stack (stackyard has no log provider)', [
+    STACK_FLAG,
+    JSON_FLAG,
+    { flags: '--config-file <file>', description: 'use this configuration file' },
+    { flags: '-f, --follow', description: 'follow the log stream' },
+    { flags: '--since <time>', description: 'only logs newer than a duration or timestamp' },
+    { flags: '-r, --resource <resource>', description: 'only logs of this resource' },
+  ], async () => (await import('./logs.js')).logs);
+  leaf(program, 'convert [args...]', 'Convert programs from other tools and languages (not supported by stackyard)', [], async () => (await import('./convert.js')).convert)
+    .allowUnknownOption();
+
   group(program, 'plugin', 'Manage language and resource provider plugins (the cache shared with pulumi; docs/cli.md)', (pluginCmd) => {
     leaf(pluginCmd, 'ls', 'List plugins', [
       { flags: '-p, --project', description: 'list only the plugins used by the current project' },

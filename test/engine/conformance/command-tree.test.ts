@@ -1,7 +1,8 @@
 /**
  * No flag is accepted and ignored: walks the whole command tree and checks that every flag is either refused (using
  * it fails with exit code 2 and the reason before the command runs) or implemented, and that each implemented flag
- * of `preview`, `up`, `refresh`, `destroy`, `stack`, `config`, `state` and `login` is exercised by the test file listed here.
+ * of `preview`, `up`, `refresh`, `destroy`, `stack`, `config`, `state`, `login` and the everyday commands (`version`,
+ * `logs`, `convert`, …) is exercised by the test file listed here.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,8 +25,10 @@ const SERVE_BACKEND = 'test/cli/serve-backend.test.ts';
 const STATE_COMMANDS = `${HERE}/state-commands.test.ts`;
 const OIDC_EXCHANGE = 'test/oidc/oidc-exchange.test.ts';
 
+const COMMAND_GRAMMAR = 'test/cli/command-grammar.test.ts';
+
 /** The commands whose implemented flags must each name the test that exercises them. */
-const AUDITED = /^(preview|up|refresh|destroy|stack|config|state|login)( |$)/;
+const AUDITED = /^(preview|up|refresh|destroy|stack|config|state|login|version|logs|convert)( |$)/;
 
 /** Implemented flag → the test file exercising it (`<command path> <flag>` for one command, or the flag for all). */
 const EXERCISED: Record<string, string> = {
@@ -115,6 +118,10 @@ const EXERCISED: Record<string, string> = {
   'state move --source': STATE_COMMANDS,
   'state move --dest': STATE_COMMANDS,
   'state move --include-parents': STATE_COMMANDS,
+  // the commands stackyard has only in name
+  'logs --follow': COMMAND_GRAMMAR,
+  'logs --since': COMMAND_GRAMMAR,
+  'logs --resource': COMMAND_GRAMMAR,
   // login
   'login --local': LOCAL_BACKEND,
   'login --cloud-url': OIDC_EXCHANGE,
