@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { launchProgram } from '../cli/engine/language-host.ts';
-import { startNullMonitor } from '../cli/engine/null-monitor.ts';
+import { launchProgram } from '../cli/engine/program/language-host.ts';
+import { startNullMonitor } from '../cli/engine/program/null-monitor.ts';
 import { runOperation } from '../cli/engine/operation.ts';
 
 const COUNT = Number(process.env.BENCH_ENGINE_COUNT ?? 600);

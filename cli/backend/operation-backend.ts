@@ -8,8 +8,8 @@
 import { isDomainError, LeaseHeldError } from '../../shared/core/errors.js';
 import { parseStackRef, type StackRef } from '../../shared/core/names.js';
 import { ApiError } from '../api-client/api-error.js';
-import type { StackReader } from '../engine/builtin-provider.js';
-import { loadDeployment, type SecretsCrypter, type UntypedDeployment as EngineDeployment } from '../engine/deployment.js';
+import type { StackReader } from '../engine/plugins/providers/builtin-provider.js';
+import { loadDeployment, type SecretsCrypter, type UntypedDeployment as EngineDeployment } from '../engine/state/deployment.js';
 import { waitForLease } from '../engine/lease-wait.js';
 import type { OperationBackend, OperationSession } from '../engine/operation.js';
 import { UserError } from '../output/errors.js';

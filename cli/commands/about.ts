@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { arch, machine, platform, release } from 'node:os';
 import { join } from 'node:path';
-import { projectPluginReport } from '../engine/project-plugins.js';
+import { projectPluginReport } from '../engine/plugins/languages/project-plugins.js';
 import { programDirOf } from '../plugins/project-plugins.js';
 import { compareVersions } from '../plugins/version.js';
 import { STACKYARD_VERSION } from '../version.js';

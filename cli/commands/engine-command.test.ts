@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { UntypedDeployment } from '../engine/deployment.js';
+import type { UntypedDeployment } from '../engine/state/deployment.js';
 import type { OperationBackend } from '../engine/operation.js';
 import { testCrypter } from '../../test/engine/engine-harness.js';
 import { declareEngineCommand, type ResolveEngineStack } from './engine-command.js';

@@ -4,9 +4,9 @@
  * backend and, later, on the service.
  */
 import type { Command } from 'commander';
-import type { ProgramSpec, StackConfig } from '../engine/language-host.js';
+import type { ProgramSpec, StackConfig } from '../engine/program/language-host.js';
 import type { OperationBackend, OperationCommand } from '../engine/operation.js';
-import type { ProjectPlugin } from '../engine/plugin-discovery.js';
+import type { ProjectPlugin } from '../engine/plugins/plugin-discovery.js';
 import { addEngineFlags, toConfigFlags, toOperationFlags, type ConfigFlags } from './engine-flags.js';
 
 /** What the engine needs to know about the stack a command runs on. */
@@ -71,7 +71,7 @@ export function declareEngineCommand(cmd: Command, command: OperationCommand, lo
     const [{ runOperation }, { handleInterrupts }, { terminalOf }] = await Promise.all([
       import('../engine/operation.js'),
       import('../engine/interrupts.js'),
-      import('../engine/display.js'),
+      import('../engine/display/display.js'),
     ]);
     const interrupts = handleInterrupts({ write: (t) => void process.stderr.write(t) });
     try {

@@ -3,8 +3,8 @@
  * working. Each is either mapped to `OperationFlags` (and acted on) or refused with the reason why (docs/cli.md).
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ColorMode } from '../engine/display.js';
-import { parseDurationSeconds } from '../engine/durations.js';
+import type { ColorMode } from '../engine/display/display.js';
+import { parseDurationSeconds } from '../engine/go-formats/durations.js';
 import type { OperationCommand, OperationFlags } from '../engine/operation.js';
 import { UsageError } from '../output/errors.js';
 import type { ConfigOverride } from '../project/config-overrides.js';

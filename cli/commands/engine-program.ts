@@ -2,8 +2,8 @@
  * The reading of a Pulumi.yaml the engine needs. Apart from engine-command.ts, so building the command tree does not
  * load the plugin resolver (and semver) that reading declared plugins needs.
  */
-import type { ProgramSpec } from '../engine/language-host.js';
-import type { ProjectPlugin } from '../engine/plugin-discovery.js';
+import type { ProgramSpec } from '../engine/program/language-host.js';
+import type { ProjectPlugin } from '../engine/plugins/plugin-discovery.js';
 import { declaredPlugins } from '../plugins/project-plugins.js';
 
 /** Program location, runtime options and declared plugins. */

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectPluginReport, withProjectLanguagePlugin } from '../engine/project-plugins.js';
+import { projectPluginReport, withProjectLanguagePlugin } from '../engine/plugins/languages/project-plugins.js';
 import { UserError } from '../output/errors.js';
 import { PluginAcquisitionError } from '../plugins/acquire.js';
 import { installMany } from '../plugins/install-many.js';

@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import { ApiClient, normalizeServiceUrl } from '../api-client/api-client.js';
 import { ApiError } from '../api-client/api-error.js';
-import { parseDurationSeconds } from '../engine/durations.js';
+import { parseDurationSeconds } from '../engine/go-formats/durations.js';
 import { UserError } from '../output/errors.js';
 
 const ORG_AUDIENCE = 'urn:pulumi:org:';

@@ -1,6 +1,6 @@
 /** `org oidc-policy add|ls|rm`: which CI identities may exchange OIDC ID tokens for this organization's tokens. */
 import type { OidcPolicyRequest } from '../backend/access-backend.js';
-import { parseDurationSeconds } from '../engine/durations.js';
+import { parseDurationSeconds } from '../engine/go-formats/durations.js';
 import { UserError } from '../output/errors.js';
 import { table } from './format.js';
 import type { CommandHandler } from './types.js';

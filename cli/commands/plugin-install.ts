@@ -6,7 +6,7 @@
 import { UserError } from '../output/errors.js';
 import { PluginAcquisitionError } from '../plugins/acquire.js';
 import { installMany } from '../plugins/install-many.js';
-import { projectPluginReport } from '../engine/project-plugins.js';
+import { projectPluginReport } from '../engine/plugins/languages/project-plugins.js';
 import { currentPlatform, sourceFor } from '../plugins/sources.js';
 import { isPluginKind, type PluginSpec } from '../plugins/types.js';
 import { parseTolerant } from '../plugins/version.js';

@@ -1,7 +1,7 @@
 /** `stackyard plugin ls [--project] [--json]`: the plugin cache as `pulumi plugin ls` shows it. */
 import { listInstalledPlugins, pluginFileInfo } from '../plugins/cache.js';
 import { formatBytes } from '../plugins/format.js';
-import { projectPluginReport } from '../engine/project-plugins.js';
+import { projectPluginReport } from '../engine/plugins/languages/project-plugins.js';
 import { declaredPlugins } from '../plugins/project-plugins.js';
 import { resolvePlugin } from '../plugins/resolve.js';
 import type { InstalledPlugin } from '../plugins/types.js';

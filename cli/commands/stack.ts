@@ -296,7 +296,7 @@ export const stackImport: CommandHandler = async (ctx, _args, opts) => {
     if (force) ctx.warn(message);
     else problems.push(message);
   }
-  const { verifyIntegrity } = await import('../engine/deployment.js');
+  const { verifyIntegrity } = await import('../engine/state/deployment.js');
   try {
     verifyIntegrity((deployment.deployment.resources ?? []) as Parameters<typeof verifyIntegrity>[0]);
   } catch (error) {

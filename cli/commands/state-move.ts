@@ -80,7 +80,7 @@ function rewriteFor(r: StoredResource, dest: StackRef, rewrite: Map<string, stri
 }
 
 async function verify(resources: StoredResource[], which: string): Promise<void> {
-  const { verifyIntegrity } = await import('../engine/deployment.js');
+  const { verifyIntegrity } = await import('../engine/state/deployment.js');
   try {
     verifyIntegrity(resources as unknown as Parameters<typeof verifyIntegrity>[0]);
   } catch (error) {

@@ -47,7 +47,7 @@ export async function load(ctx: CommandContext, opts: Record<string, unknown>): 
 
 /** Checks the edited state the way the engine would load it, then stores it as the stack's next version. */
 export async function save(loaded: Loaded, resources: StoredResource[], command = 'state edit'): Promise<void> {
-  const { verifyIntegrity } = await import('../engine/deployment.js');
+  const { verifyIntegrity } = await import('../engine/state/deployment.js');
   try {
     verifyIntegrity(resources as unknown as Parameters<typeof verifyIntegrity>[0]);
   } catch (error) {

@@ -10,16 +10,16 @@ export {
   type Snapshot,
   type SnapshotPersister,
   type UntypedDeployment,
-} from './deployment.js';
-export { colorEnabled, createDisplay, renderValue, terminalOf, type ColorMode, type Display, type DisplayOptions, type TerminalInfo } from './display.js';
-export { createEngineEventLog, type EngineEvent, type OperationStatus } from './engine-events.js';
-export type { ChangeSummary, DiagEvent, EngineEvents, OutputsEvent, StepEvent, StepOp } from './events.js';
+} from './state/deployment.js';
+export { colorEnabled, createDisplay, renderValue, terminalOf, type ColorMode, type Display, type DisplayOptions, type TerminalInfo } from './display/display.js';
+export { createEngineEventLog, type EngineEvent, type OperationStatus } from './display/engine-events.js';
+export type { ChangeSummary, DiagEvent, EngineEvents, OutputsEvent, StepEvent, StepOp } from './display/events.js';
 export { handleInterrupts, InterruptedError, type InterruptHandling } from './interrupts.js';
 export { describeLeaseHolder, waitForLease, type LeaseWaitOptions, type LeaseWaitTiming } from './lease-wait.js';
-export type { ConfigValue, NodeRuntimeOptions, ProgramSpec, StackConfig } from './language-host.js';
-export type { ProjectPlugin } from './plugin-discovery.js';
-export type { StackReader } from './builtin-provider.js';
-export type { PropertyMap, PropertyValue } from './properties.js';
+export type { ConfigValue, NodeRuntimeOptions, ProgramSpec, StackConfig } from './program/language-host.js';
+export type { ProjectPlugin } from './plugins/plugin-discovery.js';
+export type { StackReader } from './plugins/providers/builtin-provider.js';
+export type { PropertyMap, PropertyValue } from './resource/properties.js';
 export {
   OperationUsageError,
   runOperation,

@@ -4,7 +4,7 @@
  * stops at once: engine child processes are killed and the process exits 130 (SIGINT) or 143 (SIGTERM); operations
  * that were in progress stay recorded as pending in the last save, for `stackyard refresh` to resolve.
  */
-import { killEngineChildren } from './child-processes.js';
+import { killEngineChildren } from './plugins/child-processes.js';
 
 /** What interrupt handling needs from the process; injectable for tests. */
 export interface InterruptHost {

@@ -4,19 +4,19 @@
  * completion), and the exit code. A backend (local, or the service over HTTP) supplies an `OperationBackend`.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
-import type { StackReader } from './builtin-provider.js';
-import type { JournalPersister, SecretsCrypter, SnapshotPersister, UntypedDeployment } from './deployment.js';
-import { colorEnabled, createDisplay, type ColorMode, type DisplayFlags, type TerminalInfo } from './display.js';
-import { createEngineEventLog, serviceEventLog, type EngineEvent, type OperationStatus } from './engine-events.js';
-import { combineEvents, type ChangeSummary, type EngineEvents } from './events.js';
-import type { ProgramSpec, StackConfig } from './language-host.js';
-import type { TargetOptions } from './targeting.js';
+import type { StackReader } from './plugins/providers/builtin-provider.js';
+import type { JournalPersister, SecretsCrypter, SnapshotPersister, UntypedDeployment } from './state/deployment.js';
+import { colorEnabled, createDisplay, type ColorMode, type DisplayFlags, type TerminalInfo } from './display/display.js';
+import { createEngineEventLog, serviceEventLog, type EngineEvent, type OperationStatus } from './display/engine-events.js';
+import { combineEvents, type ChangeSummary, type EngineEvents } from './display/events.js';
+import type { ProgramSpec, StackConfig } from './program/language-host.js';
+import type { TargetOptions } from './steps/targeting.js';
 import { describeLeaseHolder, type LeaseWaitOptions } from './lease-wait.js';
-import type { ProjectPlugin } from './plugin-discovery.js';
+import type { ProjectPlugin } from './plugins/plugin-discovery.js';
 import { PluginAcquisitionError } from '../plugins/acquire.js';
 import { PendingOperationsError, runDeployment, type DeploymentKind, type DeploymentResult } from './run-deployment.js';
 
-export type { EngineEvent, OperationStatus } from './engine-events.js';
+export type { EngineEvent, OperationStatus } from './display/engine-events.js';
 export type { LeaseWaitOptions } from './lease-wait.js';
 
 /** The command being run. */

@@ -5,7 +5,7 @@
  */
 import { PluginAcquirer } from '../plugins/acquire.js';
 import { nodeRequiredPlugins, statePlugins } from '../plugins/required.js';
-import { BuiltinProvider, type StackReader } from './builtin-provider.js';
+import { BuiltinProvider, type StackReader } from './plugins/providers/builtin-provider.js';
 import {
   DeploymentSerializer,
   loadDeployment,
@@ -16,19 +16,19 @@ import {
   type SecretsCrypter,
   type SnapshotPersister,
   type UntypedDeployment,
-} from './deployment.js';
-import type { ChangeSummary, EngineEvents } from './events.js';
-import { launchProgram, programLocation, providerEnv, type ProgramSpec, type StackConfig } from './language-host.js';
-import { runThroughLanguagePlugin } from './language-plugin-run.js';
-import type { ProjectPlugin } from './plugin-discovery.js';
-import { ProgramHost } from './program-host.js';
-import type { ProviderTimeouts } from './provider-client.js';
-import { ProviderRegistry } from './provider-registry.js';
-import type { PropertyMap } from './properties.js';
-import { SnapshotManager } from './snapshot-manager.js';
-import { StepExecutor } from './step-executor.js';
-import { protectedExcludes, type TargetOptions } from './targeting.js';
-import { STACK_TYPE } from './urn.js';
+} from './state/deployment.js';
+import type { ChangeSummary, EngineEvents } from './display/events.js';
+import { launchProgram, programLocation, providerEnv, type ProgramSpec, type StackConfig } from './program/language-host.js';
+import { runThroughLanguagePlugin } from './program/language-plugin-run.js';
+import type { ProjectPlugin } from './plugins/plugin-discovery.js';
+import { ProgramHost } from './program/program-host.js';
+import type { ProviderTimeouts } from './plugins/providers/provider-client.js';
+import { ProviderRegistry } from './plugins/providers/provider-registry.js';
+import type { PropertyMap } from './resource/properties.js';
+import { SnapshotManager } from './state/snapshot-manager.js';
+import { StepExecutor } from './steps/step-executor.js';
+import { protectedExcludes, type TargetOptions } from './steps/targeting.js';
+import { STACK_TYPE } from './resource/urn.js';
 
 /** What to do. `preview` is a dry run of `update`; `dryRun` previews a destroy or refresh. */
 export type DeploymentKind = 'preview' | 'update' | 'destroy' | 'refresh';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultProviderName } from '../engine/provider-registry.js';
+import { defaultProviderName } from '../engine/plugins/providers/provider-registry.js';
 import { nodeRequiredPlugins, statePlugins } from './required.js';
 
 function pkg(dir: string, json: unknown): void {

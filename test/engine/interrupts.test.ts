@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DeploymentV3, UntypedDeployment } from '../../cli/engine/deployment.js';
+import type { DeploymentV3, UntypedDeployment } from '../../cli/engine/state/deployment.js';
 import { runOperation, type OperationBackend, type OperationCommand, type OperationFlags, type OperationOutcome } from '../../cli/engine/operation.js';
 import { tsxNodeArgs } from '../support/processes.js';
 import { deleteFromWorld } from '../support/testprov-world.js';

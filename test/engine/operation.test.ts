@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { UntypedDeployment } from '../../cli/engine/deployment.js';
+import type { UntypedDeployment } from '../../cli/engine/state/deployment.js';
 import { waitForLease } from '../../cli/engine/lease-wait.js';
 import {
   OperationUsageError,

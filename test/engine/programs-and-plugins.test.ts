@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ResourceState } from '../../cli/engine/deployment.js';
+import type { ResourceState } from '../../cli/engine/state/deployment.js';
 import { FIXTURES, TESTPROV_DIR, TestStack } from './engine-harness.js';
 
 function resources(state: unknown): ResourceState[] {

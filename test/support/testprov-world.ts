@@ -4,7 +4,7 @@
  * provider sees on its next read exactly as it sees its own writes.
  */
 import { createRequire } from 'node:module';
-import type { PropertyMap } from '../../cli/engine/properties.js';
+import type { PropertyMap } from '../../cli/engine/resource/properties.js';
 
 interface WorldFile {
   put(id: string, outs: PropertyMap): void;

@@ -4,9 +4,9 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ResourceState, UntypedDeployment } from '../../../cli/engine/deployment.js';
-import type { StackConfig } from '../../../cli/engine/language-host.js';
-import { UNKNOWN } from '../../../cli/engine/properties.js';
+import type { ResourceState, UntypedDeployment } from '../../../cli/engine/state/deployment.js';
+import type { StackConfig } from '../../../cli/engine/program/language-host.js';
+import { UNKNOWN } from '../../../cli/engine/resource/properties.js';
 import { FIXTURES, TestStack, type RunRecord } from '../engine-harness.js';
 
 export const CONFORMANCE_PROGRAM = join(FIXTURES, 'programs/conformance');

@@ -4,8 +4,8 @@
  * (pkg/engine/lifecycletest/pulumi_test.go). Inputs in, inputs out: the engine's own function, no processes.
  */
 import { describe, expect, it } from 'vitest';
-import { applyIgnoreChanges } from '../../../cli/engine/ignore-changes.js';
-import { makeSecret, type PropertyMap } from '../../../cli/engine/properties.js';
+import { applyIgnoreChanges } from '../../../cli/engine/steps/ignore-changes.js';
+import { makeSecret, type PropertyMap } from '../../../cli/engine/resource/properties.js';
 import { conformanceStack } from './conformance-harness.js';
 
 interface Case {

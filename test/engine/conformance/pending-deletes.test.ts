@@ -3,7 +3,7 @@
  * are deleted by the next update that targets them, as Pulumi's `GenerateDeletes` does.
  */
 import { describe, expect, it } from 'vitest';
-import type { ResourceState } from '../../../cli/engine/deployment.js';
+import type { ResourceState } from '../../../cli/engine/state/deployment.js';
 import { conformanceStack, opsOf, type ProgramSpec } from './conformance-harness.js';
 
 const spec: ProgramSpec = { resources: [{ name: 'a', props: { value: 1 } }, { name: 'b', props: { value: 1 } }] };

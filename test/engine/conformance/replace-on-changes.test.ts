@@ -5,11 +5,11 @@
  * contains it; a diff without changes never replaces. The step decision is the engine's own pure function.
  */
 import { describe, expect, it } from 'vitest';
-import type { ResourceState } from '../../../cli/engine/deployment.js';
-import type { PropertyMap } from '../../../cli/engine/properties.js';
-import type { DiffResult } from '../../../cli/engine/provider-client.js';
-import { decideStep, normalizeDiff, pathContains } from '../../../cli/engine/step-generator.js';
-import type { RegisterGoal } from '../../../cli/engine/step-types.js';
+import type { ResourceState } from '../../../cli/engine/state/deployment.js';
+import type { PropertyMap } from '../../../cli/engine/resource/properties.js';
+import type { DiffResult } from '../../../cli/engine/plugins/providers/provider-client.js';
+import { decideStep, normalizeDiff, pathContains } from '../../../cli/engine/steps/step-generator.js';
+import type { RegisterGoal } from '../../../cli/engine/steps/step-types.js';
 
 const PROVIDER = 'urn:pulumi:dev::p::pulumi:providers:testprov::default::prov-1';
 

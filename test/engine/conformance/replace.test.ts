@@ -4,7 +4,7 @@
  * lifecycle tests of `--replace`, `--target-replace`, taint and delete-before-replace.
  */
 import { describe, expect, it } from 'vitest';
-import type { ResourceState } from '../../../cli/engine/deployment.js';
+import type { ResourceState } from '../../../cli/engine/state/deployment.js';
 import { conformanceStack, opsOf, statePending, stepList, type ProgramSpec } from './conformance-harness.js';
 
 const pair: ProgramSpec = {

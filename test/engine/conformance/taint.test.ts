@@ -4,7 +4,7 @@
  * taint on a state already marked for deletion changes nothing about it.
  */
 import { describe, expect, it } from 'vitest';
-import type { ResourceState } from '../../../cli/engine/deployment.js';
+import type { ResourceState } from '../../../cli/engine/state/deployment.js';
 import { conformanceStack, stateResources, type ProgramSpec } from './conformance-harness.js';
 
 const three: ProgramSpec = { resources: ['resA', 'resB', 'resC'].map((name) => ({ name, props: { value: 1 } })) };

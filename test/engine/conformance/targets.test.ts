@@ -5,7 +5,7 @@
  * `--target-dependents`.
  */
 import { describe, expect, it } from 'vitest';
-import { UNKNOWN } from '../../../cli/engine/properties.js';
+import { UNKNOWN } from '../../../cli/engine/resource/properties.js';
 import { conformanceStack, errorsOf, opsOf, persistedUnknown, statePending, stepList, type ProgramSpec } from './conformance-harness.js';
 
 const base: ProgramSpec = {

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { UNKNOWN } from '../../../cli/engine/properties.js';
+import { UNKNOWN } from '../../../cli/engine/resource/properties.js';
 import { conformanceStack, persistedUnknown, type ProgramSpec, type ResourceSpec } from './conformance-harness.js';
 
 interface Shape {

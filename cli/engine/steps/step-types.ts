@@ -1,0 +1,125 @@
+/**
+ * Types shared by the step generator, the replacement planner, targeting and the step executor: what the program
+ * asked for, what a registration answers, and the errors that stop a run.
+ */
+import type { BuiltinProvider } from '../plugins/providers/builtin-provider.js';
+import type { PendingOperation, PendingOperationType, ResourceState, Snapshot } from '../state/deployment.js';
+import type { EngineEvents, StepOp } from '../display/events.js';
+import type { StackConfig } from '../program/language-host.js';
+import type { PropertyMap } from '../resource/properties.js';
+import type { Provider, ProviderRegistry } from '../plugins/providers/provider-registry.js';
+import type { SnapshotManager } from '../state/snapshot-manager.js';
+import type { TargetOptions } from './targeting.js';
+
+/** An alias given as a spec (resolved against the resource's own name, type and parent). */
+export interface AliasSpec {
+  name?: string;
+  type?: string;
+  stack?: string;
+  project?: string;
+  parentUrn?: string;
+  noParent?: boolean;
+}
+
+/** What the program asked for in RegisterResource (after transforms). */
+export interface RegisterGoal {
+  type: string;
+  name: string;
+  parent?: string;
+  custom: boolean;
+  inputs: PropertyMap;
+  protect?: boolean;
+  dependencies: string[];
+  propertyDependencies: Record<string, string[]>;
+  provider?: string;
+  version?: string;
+  /** The `pluginDownloadURL` resource option: where the provider plugin is downloaded from. */
+  pluginDownloadURL?: string;
+  deleteBeforeReplace?: boolean;
+  ignoreChanges: string[];
+  replaceOnChanges: string[];
+  additionalSecretOutputs: string[];
+  aliasSpecs: AliasSpec[];
+  aliasUrns: string[];
+  customTimeouts?: { create?: number; update?: number; delete?: number };
+  retainOnDelete?: boolean;
+  deletedWith?: string;
+  importId?: string;
+  sourcePosition?: string;
+}
+
+/** What the program asked for in ReadResource. */
+export interface ReadGoal {
+  type: string;
+  name: string;
+  id: string;
+  parent?: string;
+  inputs: PropertyMap;
+  provider?: string;
+  version?: string;
+  dependencies: string[];
+  additionalSecretOutputs: string[];
+}
+
+/** A registration's answer. */
+export interface RegisterResult {
+  urn: string;
+  id: string;
+  outputs: PropertyMap;
+  /** `skip`: not created or changed (untargeted, or depends on a failed step); `fail`: its step failed. */
+  result: 'success' | 'skip' | 'fail';
+}
+
+/** Settings of one executor. */
+export interface ExecutorOptions {
+  stack: string;
+  project: string;
+  preview: boolean;
+  parallel: number;
+  config: StackConfig;
+  registry: ProviderRegistry;
+  builtins: BuiltinProvider;
+  snapshots: SnapshotManager;
+  base: Snapshot;
+  events: EngineEvents;
+  /** `--target`, `--exclude`, `--replace` and their companions. */
+  targeting?: TargetOptions;
+  /** `--continue-on-error`: a failed step skips only what depends on it. */
+  continueOnError?: boolean;
+}
+
+/** A step failed; the run is marked failed and the message is shown once. */
+export class StepError extends Error {
+  override readonly name = 'StepError';
+  constructor(readonly urn: string, message: string) {
+    super(message);
+  }
+}
+
+/** Raised for registrations that arrive after the run failed. */
+export class ShuttingDownError extends Error {
+  override readonly name = 'ShuttingDownError';
+}
+
+/** Extra details of a step event. */
+export type StepDetails = { diffKeys?: string[]; replaceKeys?: string[]; error?: string; old?: ResourceState; new?: ResourceState };
+
+/** A pending operation to record once the step holds a slot; `begun` is set when it has been recorded. */
+export interface PendingStart {
+  resource: ResourceState;
+  type: PendingOperationType;
+  begun?: PendingOperation;
+}
+
+/** What steps run outside the executor (refresh) need of it. */
+export interface StepContext {
+  readonly preview: boolean;
+  readonly snapshots: SnapshotManager;
+  readonly events: EngineEvents;
+  emit(op: StepOp, urn: string, type: string, phase: 'start' | 'done' | 'failed', extra?: StepDetails): void;
+  /** Runs a provider call in a slot, unless the run stopped; a mutating call records `pending` first. */
+  providerStep<T>(fn: () => Promise<T>, pending?: PendingStart): Promise<T>;
+  providerByRef(ref: string): Promise<Provider>;
+  /** Reports a failed step; the returned error is what to throw. */
+  fail(urn: string | undefined, err: unknown): StepError;
+}
