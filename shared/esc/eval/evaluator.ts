@@ -1,0 +1,417 @@
+import type { EnvironmentDecl } from '../ast/environment.js';
+import { loadEnvironment } from '../ast/environment.js';
+import { exprError, type Expr, type StringExpr } from '../ast/expr.js';
+import type { PropertyAccessor } from '../ast/property.js';
+import { errorAt, hasErrors, type Diagnostic } from '../diagnostics.js';
+import { always, isRotateOnly, itemSchema, propertySchema, recordSchema, tupleSchema, type Schema } from '../schema/schema.js';
+import { evaluateBuiltin } from './builtins.js';
+import { contextForEnvironment } from './context.js';
+import { declare } from './declare.js';
+import { nearestName } from '../spell.js';
+import type { Decrypt, EscExecContext, EvalOptions, Rotation } from './types.js';
+import { Validator } from './validate.js';
+import { compareStrings, copyValue, newExpr, unexport, Value, type EvalExpr } from './value.js';
+
+/** What one evaluation does: check (no providers opened), evaluate, or rotate (rotators asked for new state). */
+export interface EvalMode {
+  validating: boolean;
+  rotating: boolean;
+  /** Rotation targets as document paths (`values.…`); empty means every rotator. */
+  rotatePaths?: Set<string>;
+}
+
+interface Imported {
+  evaluating: boolean;
+  value?: Value;
+}
+
+const RESERVED_KEYS = new Set(['imports', 'context', 'environments']);
+
+/** Shared by an environment and every environment it imports during one evaluation. */
+export interface EvalRun {
+  mode: EvalMode;
+  options: EvalOptions;
+  imports: Map<string, Imported>;
+  diagnostics: Diagnostic[];
+  rotations: Rotation[];
+}
+
+/** Evaluates one environment definition (ESC's evalContext); imports evaluate in evaluators of their own. */
+export class Evaluator {
+  readonly execContext: EscExecContext;
+  private myContext!: Value;
+  private myImports!: Value;
+  private root!: EvalExpr;
+  private base?: Value;
+
+  constructor(
+    readonly run: EvalRun,
+    readonly name: string,
+    private readonly env: EnvironmentDecl,
+    readonly isRoot: boolean,
+    readonly decrypt: Decrypt | undefined,
+    parentContext: EscExecContext,
+  ) {
+    this.execContext = contextForEnvironment(parentContext, name);
+  }
+
+  get validating(): boolean {
+    return this.run.mode.validating;
+  }
+
+  get rotating(): boolean {
+    return this.run.mode.rotating && this.isRoot;
+  }
+
+  /** Ciphertext is decrypted when evaluating, and when checking with secrets shown. */
+  decryptSecrets(): boolean {
+    return !this.validating || this.run.options.showSecrets === true;
+  }
+
+  error(node: Expr | undefined, summary: string): void {
+    this.run.diagnostics.push(exprError(node, summary));
+  }
+
+  private accessorError(node: Expr, accessor: PropertyAccessor, summary: string): void {
+    this.run.diagnostics.push(errorAt(accessor.range ?? node.syntax?.range, summary, node.syntax?.path ?? ''));
+  }
+
+  /** Evaluates the environment: context, imports in order (each merged over the ones before), then `values`. */
+  async evaluate(): Promise<Value> {
+    const mine: Imported = { evaluating: true };
+    this.run.imports.set(this.name, mine);
+    try {
+      const contextDef = declare(this.run.diagnostics, '', { kind: 'symbol', property: { accessors: [{ kind: 'name', name: 'context' }] } }, undefined);
+      this.myContext = unexport({ value: this.execContext.values }, contextDef);
+      await this.evaluateImports();
+      const properties = new Map<string, EvalExpr>();
+      this.root = newExpr(`<${this.name}>`, { kind: 'object', node: { kind: 'object', entries: [] }, properties }, always(), this.base);
+      for (const entry of this.env.values) {
+        const key = entry.key.value;
+        if (RESERVED_KEYS.has(key)) this.error(entry.key, `${JSON.stringify(key)} is a reserved key`);
+        else if (properties.has(key)) this.error(entry.key, `duplicate key ${JSON.stringify(key)}`);
+        else properties.set(key, declare(this.run.diagnostics, key, entry.value, this.base?.property(entry.key, key)));
+      }
+      return await this.evaluateExpr(this.root, always());
+    } finally {
+      mine.evaluating = false;
+    }
+  }
+
+  private async evaluateImports(): Promise<void> {
+    const mine = new Map<string, Value>();
+    for (const entry of this.env.imports) {
+      if (entry.environment === undefined) continue;
+      const name = entry.environment.value;
+      const imported = await this.evaluateImport(entry.environment, name);
+      if (imported === undefined) continue;
+      mine.set(name, imported);
+      if (entry.merge?.value ?? true) {
+        const merged = copyValue(imported)!;
+        merged.merge(this.base);
+        this.base = merged;
+      }
+    }
+    const schema = recordSchema(Object.fromEntries([...mine].map(([k, v]) => [k, v.schema])));
+    const def = declare(this.run.diagnostics, '', { kind: 'symbol', property: { accessors: [{ kind: 'name', name: 'imports' }] } }, undefined);
+    def.schema = schema;
+    def.state = 'done';
+    const value = new Value(def, schema);
+    value.repr = mine;
+    def.value = value;
+    this.myImports = value;
+  }
+
+  /** Loads and evaluates an imported environment once per run; an import of one still being evaluated is a cycle. */
+  async evaluateImport(node: StringExpr | Expr, name: string): Promise<Value | undefined> {
+    const known = this.run.imports.get(name);
+    if (known !== undefined) {
+      if (known.evaluating) {
+        this.run.diagnostics.push(errorAt(node.syntax?.range, `cyclic import of ${name}`, node.syntax?.path ?? ''));
+        return undefined;
+      }
+      return known.value;
+    }
+    let loaded;
+    try {
+      loaded = await this.run.options.loadImport?.(name);
+    } catch (err) {
+      this.error(node, (err as Error).message);
+      return undefined;
+    }
+    if (loaded === undefined) {
+      this.error(node, `environment ${JSON.stringify(name)} not found`);
+      return undefined;
+    }
+    const { yaml, decrypt } = typeof loaded === 'string' ? { yaml: loaded, decrypt: undefined } : loaded;
+    const { env, diagnostics } = loadEnvironment(name, yaml);
+    this.run.diagnostics.push(...diagnostics);
+    if (env === undefined || hasErrors(diagnostics)) return undefined;
+    const imported = new Evaluator(this.run, name, env, false, decrypt, this.execContext);
+    const value = await imported.evaluate();
+    this.run.imports.get(name)!.value = value;
+    return value;
+  }
+
+  /** Evaluates an expression once; a second visit while it is being evaluated is a cyclic reference. */
+  async evaluateExpr(x: EvalExpr, accept: Schema): Promise<Value> {
+    if (x.state === 'done') return x.value!;
+    if (x.state === 'evaluating') {
+      this.error(x.repr.node, `cyclic reference to ${x.path}`);
+      const v = new Value(x, always());
+      v.unknown = true;
+      return v;
+    }
+    x.state = 'evaluating';
+    try {
+      return await this.evaluateDeclared(x, accept);
+    } finally {
+      x.state = 'done';
+    }
+  }
+
+  private async evaluateDeclared(x: EvalExpr, accept: Schema): Promise<Value> {
+    // Rotate-only inputs are evaluated only when rotating or checking the root environment.
+    if (isRotateOnly(accept) && ((!this.rotating && !this.validating) || !this.isRoot)) {
+      const skipped = new Value(newExpr(x.path, { kind: 'missing', node: { kind: 'null' } }, always(), x.base), always());
+      skipped.unknown = true;
+      skipped.rotateOnly = true;
+      x.value = skipped;
+      return skipped;
+    }
+    if (x.base?.final) {
+      this.run.diagnostics.push({ ...exprError(x.repr.node, 'cannot override final value'), severity: 'warning' });
+      x.schema = x.base.schema;
+      x.value = x.base;
+      return x.base;
+    }
+    const val = await this.evaluateRepr(x, accept);
+    if (isRotateOnly(accept)) val.rotateOnly = true;
+    if (x.secret) val.secret = true;
+    val.merge(x.base);
+    x.schema = val.schema;
+    x.value = val;
+    return val;
+  }
+
+  private async evaluateRepr(x: EvalExpr, accept: Schema): Promise<Value> {
+    const repr = x.repr;
+    switch (repr.kind) {
+      case 'missing': {
+        const v = new Value(x, x.schema);
+        v.unknown = true;
+        return v;
+      }
+      case 'literal': {
+        const v = new Value(x, x.schema);
+        const node = repr.node;
+        v.repr = node.kind === 'boolean' || node.kind === 'number' || node.kind === 'string' ? node.value : null;
+        return v;
+      }
+      case 'interpolate':
+        return this.evaluateInterpolate(x);
+      case 'symbol':
+        return this.evaluatePropertyAccess(x, repr.node.kind === 'symbol' ? repr.node.property.accessors : [], accept);
+      case 'array': {
+        const v = new Value(x, always());
+        const items: Value[] = [];
+        for (const [i, element] of repr.elements.entries()) items.push(await this.evaluateExpr(element, itemSchema(accept, i)));
+        v.repr = items;
+        v.schema = tupleSchema(items.map((e) => e.schema));
+        return v;
+      }
+      case 'object': {
+        const v = new Value(x, always());
+        const props = new Map<string, Value>();
+        for (const k of [...repr.properties.keys()].sort(compareStrings)) {
+          props.set(k, await this.evaluateExpr(repr.properties.get(k)!, propertySchema(accept, k)));
+        }
+        v.repr = props;
+        v.schema = recordSchema(Object.fromEntries([...props].map(([k, p]) => [k, p.schema])));
+        return v;
+      }
+      case 'builtin':
+        return evaluateBuiltin(this, x, repr);
+      case 'access':
+        return x.value ?? new Value(x, x.schema);
+    }
+  }
+
+  /** Evaluates an expression, then checks it against `accept`; false when it does not conform. */
+  async evaluateTyped(x: EvalExpr, accept: Schema): Promise<{ value: Value; ok: boolean }> {
+    const value = await this.evaluateExpr(x, accept);
+    const validator = new Validator();
+    const ok = validator.validateValue(value, accept);
+    this.run.diagnostics.push(...validator.diagnostics);
+    return { value, ok };
+  }
+
+  private async evaluateInterpolate(x: EvalExpr): Promise<Value> {
+    const v = new Value(x, x.schema);
+    let text = '';
+    const node = x.repr.node;
+    for (const part of node.kind === 'interpolate' ? node.parts : []) {
+      text += part.text;
+      if (part.value === undefined) continue;
+      const pv = await this.evaluatePropertyAccess(x, part.value.accessors, always());
+      const s = pv.toStringParts();
+      v.unknown = v.containsUnknowns() || s.unknown;
+      v.secret = v.containsSecrets() || s.secret;
+      if (!s.unknown) text += s.text;
+    }
+    v.repr = v.unknown ? '[unknown]' : text;
+    return v;
+  }
+
+  private async evaluatePropertyAccess(x: EvalExpr, accessors: PropertyAccessor[], accept: Schema): Promise<Value> {
+    const v = copyValue(await this.evaluateExprAccess(x, accessors, accept))!;
+    v.def = x;
+    return v;
+  }
+
+  /** Follows a property path through expressions (so references need no evaluation order), then through values. */
+  private async evaluateExprAccess(x: EvalExpr, accessors: PropertyAccessor[], accept: Schema): Promise<Value> {
+    const node = x.repr.node;
+    const first = this.objectKey(node, accessors[0], false);
+    if (first === 'imports') return this.evaluateValueAccess(node, this.myImports, accessors.slice(1));
+    if (first === 'context') return this.evaluateValueAccess(node, this.myContext, accessors.slice(1));
+    if (first === 'environments') return this.evaluateEnvironmentReference(x, accessors);
+
+    let receiver = this.root;
+    let rest = accessors;
+    while (rest.length > 0) {
+      const accessor = rest[0];
+      const repr = receiver.repr;
+      if (repr.kind === 'array') {
+        const index = this.arrayIndex(node, accessor, repr.elements.length);
+        if (index === undefined) return this.invalidAccess(node);
+        receiver = repr.elements[index];
+      } else if (repr.kind === 'object') {
+        const key = this.objectKey(node, accessor, true);
+        if (key === undefined) return this.invalidAccess(node);
+        const prop = repr.properties.get(key);
+        if (prop === undefined) {
+          if (receiver.base?.isObject()) return this.evaluateValueAccess(node, receiver.base, rest);
+          this.accessorError(node, accessor, `unknown property ${JSON.stringify(key)}${didYouMean(nearestName(key, [...repr.properties.keys()]))}`);
+          return this.invalidAccess(node);
+        }
+        receiver = prop;
+      } else if (repr.kind === 'builtin' && repr.node.kind === 'secret' && repr.args.plaintext !== undefined) {
+        receiver = repr.args.plaintext;
+        continue;
+      } else {
+        return this.evaluateValueAccess(node, await this.evaluateExpr(receiver, accept), rest);
+      }
+      rest = rest.slice(1);
+    }
+    return this.evaluateExpr(receiver, always());
+  }
+
+  private async evaluateEnvironmentReference(x: EvalExpr, accessors: PropertyAccessor[]): Promise<Value> {
+    const node = x.repr.node;
+    if (accessors.length < 3) return this.invalidAccess(node);
+    const project = this.objectKey(node, accessors[1], true);
+    const envName = this.objectKey(node, accessors[2], true);
+    if (project === undefined || envName === undefined) return this.invalidAccess(node);
+    let imported = await this.evaluateImport(node, `${project}/${envName}`);
+    if (imported === undefined) {
+      imported = new Value(newExpr('', { kind: 'missing', node: { kind: 'null' } }, always()), always());
+      imported.unknown = true;
+    }
+    const wrap = (key: string, inner: Value): Value => {
+      const v = new Value(x, recordSchema({ [key]: inner.schema }));
+      v.repr = new Map([[key, inner]]);
+      return v;
+    };
+    const reference = wrap('environments', wrap(project, wrap(envName, imported)));
+    reference.rotateOnly = true;
+    return this.evaluateValueAccess(node, reference, accessors);
+  }
+
+  private evaluateValueAccess(node: Expr, receiver: Value, accessors: PropertyAccessor[]): Value {
+    let current = receiver;
+    for (let i = 0; i < accessors.length; i++) {
+      const accessor = accessors[i];
+      if (current.unknown) return this.evaluateUnknownAccess(node, current.schema, accessors.slice(i));
+      const repr = current.repr;
+      if (Array.isArray(repr)) {
+        const index = this.arrayIndex(node, accessor, repr.length);
+        if (index === undefined) return this.invalidAccess(node);
+        current = repr[index];
+      } else if (repr instanceof Map) {
+        const key = this.objectKey(node, accessor, true);
+        if (key === undefined) return this.invalidAccess(node);
+        const prop = repr.get(key);
+        if (prop === undefined) {
+          if (current.base?.isObject()) return this.evaluateValueAccess(node, current.base, accessors.slice(i));
+          this.accessorError(node, accessor, `unknown property ${JSON.stringify(key)}${didYouMean(nearestName(key, [...repr.keys()]))}`);
+          return this.invalidAccess(node);
+        }
+        current = prop;
+      } else {
+        this.accessorError(node, accessor, 'receiver must be an array or an object');
+        return this.invalidAccess(node);
+      }
+    }
+    return current;
+  }
+
+  private evaluateUnknownAccess(node: Expr, schema: Schema, accessors: PropertyAccessor[]): Value {
+    let receiver = schema;
+    for (const accessor of accessors) {
+      if (!receiver.always) {
+        if (receiver.type === 'array') {
+          const length = receiver.items?.never ? (receiver.prefixItems?.length ?? 0) : -1;
+          const index = this.arrayIndex(node, accessor, length);
+          if (index === undefined) return this.invalidAccess(node);
+          receiver = itemSchema(receiver, index);
+        } else if (receiver.type === 'object') {
+          const key = this.objectKey(node, accessor, true);
+          if (key === undefined) return this.invalidAccess(node);
+          receiver = propertySchema(receiver, key);
+        } else {
+          this.accessorError(node, accessor, 'receiver must be an array or an object');
+          return this.invalidAccess(node);
+        }
+      }
+    }
+    return this.unknownAt(node, receiver);
+  }
+
+  private invalidAccess(node: Expr): Value {
+    return this.unknownAt(node, always());
+  }
+
+  private unknownAt(node: Expr, schema: Schema): Value {
+    const v = new Value({ ...newExpr('', { kind: 'literal', node }, schema), state: 'done' }, schema);
+    v.unknown = true;
+    return v;
+  }
+
+  private arrayIndex(node: Expr, accessor: PropertyAccessor, length: number): number | undefined {
+    if (accessor.kind !== 'subscript' || typeof accessor.index !== 'number') {
+      this.accessorError(node, accessor, 'cannot access an array element using a property name');
+      return undefined;
+    }
+    if (accessor.index < 0) {
+      this.accessorError(node, accessor, 'array indices must not be negative');
+      return undefined;
+    }
+    if (length >= 0 && accessor.index >= length) {
+      this.accessorError(node, accessor, `array index ${accessor.index} out-of-bounds for array of length ${length}`);
+      return undefined;
+    }
+    return accessor.index;
+  }
+
+  private objectKey(node: Expr, accessor: PropertyAccessor, must: boolean): string | undefined {
+    if (accessor.kind === 'name') return accessor.name;
+    if (typeof accessor.index === 'string') return accessor.index;
+    if (must) this.accessorError(node, accessor, 'cannot access an object property using an integer index');
+    return undefined;
+  }
+}
+
+function didYouMean(name: string): string {
+  return name === '' ? '' : `; did you mean ${JSON.stringify(name)}?`;
+}
