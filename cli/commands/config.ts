@@ -16,16 +16,15 @@ import type { CommandContext, ResolvedStack } from './context.js';
 import { table } from './format.js';
 import type { CommandHandler } from './types.js';
 
-interface ConfigTarget extends ResolvedStack {
+/** A stack of the current project, which exists, with its config file. */
+export interface ConfigTarget extends ResolvedStack {
   project: Project;
   file: StackConfigFile;
   fileName: string;
 }
 
-/** The project, its stack (which must exist) and the stack's config file. */
-async function configTarget(ctx: CommandContext, opts: Record<string, unknown>): Promise<ConfigTarget> {
-  const project = await ctx.requireProject();
-  const resolved = await ctx.resolveStack(opts.stack as string | undefined);
+/** The stack (which must exist) of the current project, and its config file. */
+export async function stackConfigTarget(ctx: CommandContext, project: Project, resolved: ResolvedStack): Promise<ConfigTarget> {
   const { backend, ref } = resolved;
   await backend.getStack(ref).catch(async (error: unknown) => {
     if (isNotFound(error)) {
@@ -37,8 +36,14 @@ async function configTarget(ctx: CommandContext, opts: Record<string, unknown>):
   return { ...resolved, project, file, fileName: `Pulumi.${ref.stack}.yaml` };
 }
 
+/** The project, its stack (`--stack` or the selected one, which must exist) and the stack's config file. */
+export async function configTarget(ctx: CommandContext, opts: Record<string, unknown>): Promise<ConfigTarget> {
+  const project = await ctx.requireProject();
+  return stackConfigTarget(ctx, project, await ctx.resolveStack(opts.stack as string | undefined));
+}
+
 /** `name` for the project's own keys, `namespace:name` for the others, as `pulumi config` shows keys. */
-function prettyKey(key: string, project: Project): string {
+export function prettyKey(key: string, project: Project): string {
   return key.startsWith(`${project.name}:`) ? key.slice(project.name.length + 1) : key;
 }
 
@@ -139,7 +144,8 @@ export const configSet: CommandHandler = async (ctx, args, opts) => {
   } else if (typeof opts.type === 'string') {
     value = typedValue(raw, opts.type);
   } else {
-    value = usePath ? typedPathValue(raw) : raw;
+    // Pulumi types a value set inside an object only; a top-level value stays a string, with --path or without.
+    value = key.path.length > 0 ? typedPathValue(raw) : raw;
   }
   file.set(key, value);
   await file.save();

@@ -277,6 +277,25 @@ export function registerCommands(program: Command): void {
       { flags: '--type <type>', description: 'store the value as string, int, bool or float' },
     ], async () => (await config()).configSet);
 
+    leaf(configCmd, 'copy [key]', 'Copy the configuration (or one key) to another stack, secrets encrypted again for it', [
+      STACK_FLAG,
+      { flags: '--path', description: 'the key contains a path to a property in a map or list' },
+      { flags: '-d, --dest <stack>', description: 'the stack to copy to (default: the selected stack)' },
+    ], async () => (await import('./config-copy.js')).configCopy).alias('cp');
+
+    leaf(configCmd, 'set-all', 'Set multiple configuration values', [
+      STACK_FLAG,
+      { flags: '--path', description: 'the keys are paths to properties in maps or lists' },
+      { flags: '--plaintext <key=value>', description: 'a value to store as plaintext (repeatable)', repeatable: true },
+      { flags: '--secret <key=value>', description: 'a value to encrypt with the stack\'s key (repeatable)', repeatable: true },
+      { flags: '--json <json>', description: 'values in the shape `config --json` prints' },
+    ], async () => (await import('./config-set-all.js')).configSetAll);
+
+    leaf(configCmd, 'refresh', 'Restore the configuration of the stack\'s last update', [
+      STACK_FLAG,
+      { flags: '-f, --force', description: 'overwrite the config file without making a backup' },
+    ], async () => (await import('./config-refresh.js')).configRefresh);
+
     leaf(configCmd, 'rm <key>', 'Remove a configuration value', [
       STACK_FLAG,
       { flags: '--path', description: 'the key contains a path to a property in a map or list' },

@@ -5,9 +5,9 @@ import { isNotFound, secretsProviderFor, type Backend, type UntypedDeployment } 
 import { decryptStateSecrets, openForeignSecrets, resourceStates, revealSecrets, sealSecrets, SECRET_SIG, SIG_KEY } from '../backend/deployment-secrets.js';
 import { ServiceDecrypters } from '../secrets/service-decrypter.js';
 import { UserError } from '../output/errors.js';
-import { decryptConfig } from '../project/config-values.js';
+import { copyStackConfig } from '../project/config-copy.js';
 import { stackConfigPath, type Project } from '../project/project.js';
-import { collectCiphertexts, mapSecureValues, StackConfigFile } from '../project/stack-config.js';
+import { collectCiphertexts, mapSecureValues } from '../project/stack-config.js';
 import { selectedStack, selectStack } from '../project/workspace.js';
 import type { CommandContext } from './context.js';
 import { formatTime, relativeTime, table } from './format.js';
@@ -112,19 +112,6 @@ function projectTags(project: Project): Record<string, string> {
   return tags;
 }
 
-/** Copies a stack file's values to another stack, re-encrypting each secret with the target stack's key. */
-async function copyConfig(backend: Backend, project: Project, from: StackRef, to: StackRef): Promise<void> {
-  const source = await StackConfigFile.load(stackConfigPath(project, from.stack));
-  const entries = source.entries();
-  const plaintexts = await decryptConfig(backend, from, entries, `Pulumi.${from.stack}.yaml`);
-  const ciphertexts = [...plaintexts.keys()];
-  const reencrypted = await backend.encrypt(to, ciphertexts.map((c) => plaintexts.get(c)!));
-  const mapping = new Map(ciphertexts.map((c, i) => [c, reencrypted[i]!]));
-  const target = await StackConfigFile.load(stackConfigPath(project, to.stack));
-  for (const [key, value] of entries) target.set({ key, path: [] }, mapSecureValues(value, (c) => ({ secure: mapping.get(c)! })));
-  await target.save();
-}
-
 export const stackInit: CommandHandler = async (ctx, args, opts) => {
   const project = await ctx.requireProject();
   let name = stackName(args, opts);
@@ -140,7 +127,7 @@ export const stackInit: CommandHandler = async (ctx, args, opts) => {
     await requireExisting(ctx, backend, copyFrom);
   }
   await backend.createStack(ref, projectTags(project), opts.teams as string[] | undefined);
-  if (copyFrom) await copyConfig(backend, project, copyFrom, ref);
+  if (copyFrom) await copyStackConfig(backend, project, copyFrom, ref);
   if (opts.select !== false) await selectStack(project, backend.url, formatStackRef(ref), ctx.env);
   ctx.out(`Created stack '${await ctx.displayName(ref)}'`);
 };

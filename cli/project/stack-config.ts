@@ -157,6 +157,12 @@ export class StackConfigFile {
     this.doc.setIn(target, this.doc.createNode(value));
   }
 
+  /** Replaces every value (the rest of the file stays); an empty set leaves no `config:` at all, as Pulumi writes it. */
+  replaceAll(values: Record<string, unknown>): void {
+    if (Object.keys(values).length === 0) this.doc.delete('config');
+    else this.doc.set('config', this.doc.createNode(values));
+  }
+
   /** Removes a key (or a path inside it); `false` when there was nothing to remove. */
   remove(key: ConfigKey): boolean {
     if (this.get(key) === undefined) return false;

@@ -26,6 +26,7 @@ const STATE_COMMANDS = `${HERE}/state-commands.test.ts`;
 const OIDC_EXCHANGE = 'test/oidc/oidc-exchange.test.ts';
 
 const COMMAND_GRAMMAR = 'test/cli/command-grammar.test.ts';
+const CONFIG_COMMANDS = 'test/cli/config-commands.test.ts';
 
 /** The commands whose implemented flags must each name the test that exercises them. */
 const AUDITED = /^(preview|up|refresh|destroy|stack|config|state|login|version|logs|convert)( |$)/;
@@ -108,6 +109,13 @@ const EXERCISED: Record<string, string> = {
   'config set --plaintext': COMMAND_FLAGS,
   'config set --type': COMMAND_FLAGS,
   'config rm --path': LOCAL_BACKEND,
+  'config copy --path': CONFIG_COMMANDS,
+  'config copy --dest': CONFIG_COMMANDS,
+  'config set-all --path': CONFIG_COMMANDS,
+  'config set-all --plaintext': CONFIG_COMMANDS,
+  'config set-all --secret': CONFIG_COMMANDS,
+  'config set-all --json': CONFIG_COMMANDS,
+  'config refresh --force': CONFIG_COMMANDS,
   // state
   'state delete --all': COMMAND_FLAGS,
   'state delete --force': LOCAL_BACKEND,
