@@ -1,7 +1,8 @@
 /**
  * Step generation for a registered custom resource, as Pulumi's `generateSteps`/`generateStepsFromDiff` decide it:
  * given the old state, the provider's diff and the run's constraints, which step to take (same, update, replace
- * create-before-delete or delete-before-replace). Pure: the executor runs what this decides.
+ * create-before-delete or delete-before-replace), and the state a registration proposes. Pure: the executor runs
+ * what this decides.
  */
 import type { ResourceState } from '../state/deployment.js';
 import { maskSecrets } from '../display/engine-events.js';
@@ -105,4 +106,27 @@ export function pathContains(pattern: string, path: string): boolean {
   const got = parsePropertyPath(path);
   if (got.length < want.length) return false;
   return want.every((seg, i) => seg === '*' || seg === got[i]);
+}
+
+/** The state a registration proposes: the program's goal with `extra` (id, inputs, outputs, provider, times…). */
+export function proposedState(goal: RegisterGoal, urn: string, extra: Partial<ResourceState>): ResourceState {
+  return {
+    urn,
+    custom: goal.custom,
+    type: goal.type,
+    ...extra,
+    parent: goal.parent || undefined,
+    protect: goal.protect || undefined,
+    dependencies: goal.dependencies.length ? [...goal.dependencies] : undefined,
+    propertyDependencies: Object.keys(goal.propertyDependencies).length ? goal.propertyDependencies : undefined,
+    additionalSecretOutputs: goal.additionalSecretOutputs.length ? goal.additionalSecretOutputs : undefined,
+    aliases: goal.aliasUrns.length ? goal.aliasUrns : undefined,
+    customTimeouts: goal.customTimeouts,
+    retainOnDelete: goal.retainOnDelete || undefined,
+    deletedWith: goal.deletedWith || undefined,
+    importID: goal.importId || undefined,
+    ignoreChanges: goal.ignoreChanges.length ? goal.ignoreChanges : undefined,
+    replaceOnChanges: goal.replaceOnChanges.length ? goal.replaceOnChanges : undefined,
+    sourcePosition: goal.sourcePosition || undefined,
+  };
 }

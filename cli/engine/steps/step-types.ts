@@ -1,6 +1,6 @@
 /**
- * Types shared by the step generator, the replacement planner, targeting and the step executor: what the program
- * asked for, what a registration answers, and the errors that stop a run.
+ * Types shared by the step generator, the replacement planner, targeting and the step executor's parts: what the
+ * program asked for, what a registration answers, what a step needs of the run, and the errors that stop a run.
  */
 import type { BuiltinProvider } from '../plugins/providers/builtin-provider.js';
 import type { PendingOperation, PendingOperationType, ResourceState, Snapshot } from '../state/deployment.js';
@@ -9,6 +9,7 @@ import type { StackConfig } from '../program/language-host.js';
 import type { PropertyMap } from '../resource/properties.js';
 import type { Provider, ProviderRegistry } from '../plugins/providers/provider-registry.js';
 import type { SnapshotManager } from '../state/snapshot-manager.js';
+import type { Semaphore } from './semaphore.js';
 import type { TargetOptions } from './targeting.js';
 
 /** An alias given as a spec (resolved against the resource's own name, type and parent). */
@@ -122,4 +123,22 @@ export interface StepContext {
   providerByRef(ref: string): Promise<Provider>;
   /** Reports a failed step; the returned error is what to throw. */
   fail(urn: string | undefined, err: unknown): StepError;
+}
+
+/**
+ * What the parts of the step executor (program requests, provider steps, step application, deletes) share: the
+ * run's settings and its controls, which the executor owns.
+ */
+export interface RunContext extends StepContext {
+  readonly options: ExecutorOptions;
+  /** The `--parallel` slots provider calls run in. */
+  readonly slots: Semaphore;
+  /** Throws `ShuttingDownError` once no new step may start. */
+  assertRunning(): void;
+  /** Saves the snapshot, outside previews. */
+  save(): Promise<void>;
+  /** Reports a run-level error (targets, constraints) and stops the run. */
+  refuse(message: string, urn?: string): void;
+  /** Reports a failed step; with `keepGoing` the run goes on even without `continueOnError`. */
+  fail(urn: string | undefined, err: unknown, options?: { keepGoing?: boolean }): StepError;
 }

@@ -1,0 +1,103 @@
+/**
+ * Provider resources in a run: registering one (its configuration checked, then the plugin configured), the default
+ * provider of a package registered on first use (Pulumi's `default_providers.go`), and the configured provider a
+ * reference names, started from its recorded inputs when only the base state knows it.
+ */
+import type { ResourceState } from '../state/deployment.js';
+import type { StepOp } from '../display/events.js';
+import { defaultProviderInputs } from '../plugins/providers/default-provider-inputs.js';
+import { formatCheckFailures, type ResourceRef } from '../plugins/providers/provider-client.js';
+import { pluginDownloadUrlOf, withPluginDownloadUrl } from '../plugins/providers/provider-internals.js';
+import { defaultProviderUrn, ProviderRegistry, versionOf, type Provider } from '../plugins/providers/provider-registry.js';
+import { changedKeys, deepEqual, resolveOutputValues, UNKNOWN } from '../resource/properties.js';
+import { formatProviderRef, isProviderType, packageOfType, parseProviderRef, urnName } from '../resource/urn.js';
+import type { RunLedger } from './run-ledger.js';
+import { proposedState } from './step-generator.js';
+import type { RegisterGoal, RegisterResult, RunContext, StepDetails } from './step-types.js';
+
+/** Registers provider resources and finds the provider of each resource. */
+export class ProviderSteps {
+  /** Default provider references by package, version and download URL, registered once each. */
+  private readonly defaults = new Map<string, Promise<string>>();
+  /** Providers of the base state by reference. */
+  private readonly baseProviders = new Map<string, ResourceState>();
+
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly ledger: RunLedger,
+  ) {
+    for (const r of ctx.options.base.resources) {
+      if (isProviderType(r.type) && r.id) this.baseProviders.set(formatProviderRef(r.urn, r.id), r);
+    }
+  }
+
+  /** Registers a provider resource: checks its configuration, configures the plugin and records the state. */
+  async register(goal: RegisterGoal, urn: string, old: ResourceState | undefined): Promise<RegisterResult> {
+    const o = this.ctx.options;
+    const pkg = packageOfType(goal.type);
+    const inputs = withPluginDownloadUrl(resolveOutputValues(goal.inputs), goal.pluginDownloadURL);
+    const ref: ResourceRef = { urn, name: goal.name, type: goal.type };
+    const launched = o.registry.launch(pkg, versionOf(inputs), pluginDownloadUrlOf(inputs));
+    const provider = await launched;
+    const checked = await provider.checkConfig(ref, old?.inputs ?? {}, inputs);
+    if (checked.failures.length) throw new Error(`provider configuration is invalid: ${formatCheckFailures(checked.failures)}`);
+    const op: StepOp = !old ? 'create' : deepEqual(old.inputs ?? {}, checked.inputs) ? 'same' : 'update';
+    const id = old?.id ?? (o.preview ? UNKNOWN : ProviderRegistry.newId());
+    const state = proposedState(goal, urn, { id, inputs: checked.inputs, outputs: checked.inputs });
+    const details: StepDetails = { old, new: state, ...(op === 'update' ? { diffKeys: changedKeys(old!.inputs ?? {}, checked.inputs) } : {}) };
+    this.ctx.emit(op, urn, goal.type, 'start', details);
+    await o.registry.configureNew(urn, id, pkg, checked.inputs, launched);
+    this.ledger.record(urn, state, old);
+    if (op !== 'same') await this.ctx.save();
+    this.ctx.emit(op, urn, goal.type, 'done', details);
+    return { urn, id: o.preview && !old ? '' : id, outputs: checked.inputs, result: 'success' };
+  }
+
+  /** Resolves the provider of a resource: explicit reference, or the package's default provider. */
+  async providerFor(type: string, explicit: string | undefined, version: string | undefined, pluginDownloadURL?: string): Promise<{ ref: string; provider: Provider }> {
+    const ref = explicit || (await this.defaultProvider(packageOfType(type), version || undefined, pluginDownloadURL || undefined));
+    return { ref, provider: await this.providerByRef(ref) };
+  }
+
+  /** A configured provider by reference; providers only in the base state are started from their recorded inputs. */
+  providerByRef(ref: string): Promise<Provider> {
+    const registry = this.ctx.options.registry;
+    const existing = registry.get(ref);
+    if (existing) return existing;
+    const state = this.baseProviders.get(ref);
+    if (!state) return Promise.reject(new Error(`unknown provider reference ${ref}`));
+    const { urn, id } = parseProviderRef(ref);
+    return registry.configureNew(urn, id, packageOfType(state.type), state.inputs ?? {});
+  }
+
+  /** The default provider reference for a package and version, registering it on first use. */
+  private defaultProvider(pkg: string, version: string | undefined, pluginDownloadURL?: string): Promise<string> {
+    const key = `${pkg}@${version ?? ''}@${pluginDownloadURL ?? ''}`;
+    let p = this.defaults.get(key);
+    if (!p) {
+      p = (async () => {
+        const o = this.ctx.options;
+        const urn = defaultProviderUrn(o.stack, o.project, pkg, version, pluginDownloadURL);
+        const goal: RegisterGoal = {
+          type: `pulumi:providers:${pkg}`,
+          name: urnName(urn),
+          custom: true,
+          inputs: defaultProviderInputs(pkg, o.config, version),
+          pluginDownloadURL,
+          dependencies: [],
+          propertyDependencies: {},
+          ignoreChanges: [],
+          replaceOnChanges: [],
+          additionalSecretOutputs: [],
+          aliasSpecs: [],
+          aliasUrns: [],
+        };
+        this.ledger.registeredUrns.add(urn);
+        const res = await this.register(goal, urn, this.ledger.claimOld(urn, []));
+        return formatProviderRef(urn, res.id || UNKNOWN);
+      })();
+      this.defaults.set(key, p);
+    }
+    return p;
+  }
+}
