@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { JournalWriter } from '../shared/core/journal/index.js';
-import type { DeploymentV3, JournalEntry, ResourceV3, VersionedDeployment } from '../shared/core/journal/index.js';
+import type { DeploymentV3, ResourceV3, VersionedDeployment } from '../shared/core/checkpoints/types.js';
+import type { JournalEntry } from '../shared/core/journal/index.js';
 
 const hex = (seed: string, n = 16) => createHash('sha256').update(seed).digest('hex').slice(0, n);
 const STACK = 'urn:pulumi:prod::bench::pulumi:pulumi:Stack::bench-prod';

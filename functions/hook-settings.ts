@@ -1,4 +1,4 @@
-import type { HookRuntimeOptions } from '../shared/core/hooks/runtime.js';
+import type { HookRuntimeOptions } from '../shared/core/kernel/options.js';
 
 /**
  * The functions' variable listing the Lambda functions hooks may invoke, comma-separated: the CDK context value

@@ -16,7 +16,7 @@ import { compileModuleBodiesEagerly } from './compile-eagerly.mjs';
  * The parts `stack ls` on a local backend loads lazily besides the entry: the command context, the command, the
  * local backend and the stack service. They and the chunks they import are merged.
  */
-const STARTUP_ENTRIES = ['cli/commands/context.ts', 'cli/commands/stack-ls.ts', 'cli/backend/local-backend.ts', 'shared/core/service/stack-service.ts'];
+const STARTUP_ENTRIES = ['cli/commands/context.ts', 'cli/commands/stack-ls.ts', 'cli/backend/local-backend.ts', 'shared/core/stacks/stack-service.ts'];
 
 /**
  * @param {string} root the repository folder (ends with a slash), where the metafile's paths start

@@ -1,7 +1,7 @@
 /** Organization administration from the CLI: members and roles, teams, stack permissions, team and organization tokens. */
 import type { StackRef } from '../../shared/core/names.js';
-import type { DefaultStackPermission, StackPermission } from '../../shared/core/service/permissions.js';
-import type { Principal } from '../../shared/core/service/types.js';
+import type { DefaultStackPermission, StackPermission } from '../../shared/core/kernel/permissions.js';
+import type { Principal } from '../../shared/core/kernel/principal.js';
 import type { OrgRole, TokenRecord } from '../../shared/ports/identity-store.js';
 import type { ApiClient } from '../api-client/api-client.js';
 import type { LocalServices } from './local-services.js';

@@ -7,7 +7,7 @@ import { isDomainError, type LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { AccessBackend } from './access-backend.js';
 import type { OrgRole } from '../../shared/ports/identity-store.js';
-import type { UntypedDeployment } from '../../shared/core/service/types.js';
+import type { UntypedDeployment } from '../../shared/core/checkpoints/types.js';
 import type { DeliveryView } from '../../shared/core/hooks/delivery-view.js';
 import type { AddHookRequest, HookTarget, HookView } from '../../shared/core/hooks/hook-service.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';

@@ -5,7 +5,7 @@
 import { LeaseHeldError } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { OrgRole } from '../../shared/ports/identity-store.js';
-import type { UntypedDeployment } from '../../shared/core/service/types.js';
+import type { UntypedDeployment } from '../../shared/core/checkpoints/types.js';
 import { ApiClient } from '../api-client/api-client.js';
 import { httpAccessBackend, type AccessBackend } from './access-backend.js';
 import { ApiError } from '../api-client/api-error.js';

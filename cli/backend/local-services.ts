@@ -1,6 +1,6 @@
 import { auditingDenials } from '../../shared/core/audit/denials.js';
-import type { ServiceDeps } from '../../shared/core/service/create-services.js';
-import type { Services } from '../../shared/core/service/types.js';
+import type { ServiceDeps } from '../../shared/core/kernel/deps.js';
+import type { Services } from '../../shared/core/compose/types.js';
 
 /** The services the local backend uses, each a promise of the service. */
 export type LocalServices = { [K in Exclude<keyof Services, 'console'>]: () => Promise<Services[K]> };
@@ -17,12 +17,12 @@ export function localServices(deps: ServiceDeps): LocalServices {
     return () => (built ??= build().then((service) => auditingDenials(deps, service)));
   };
   return {
-    stacks: once(async () => (await import('../../shared/core/service/stack-service.js')).createStackService(deps)),
-    restore: once(async () => (await import('../../shared/core/service/stack-restore.js')).createStackRestoreService(deps)),
-    updates: once(async () => (await import('../../shared/core/service/update-service.js')).createUpdateService(deps)),
-    secrets: once(async () => (await import('../../shared/core/service/secret-service.js')).createSecretService(deps)),
-    identity: once(async () => (await import('../../shared/core/service/identity-service.js')).createIdentityService(deps)),
-    access: once(async () => (await import('../../shared/core/service/access-service.js')).createAccessService(deps)),
+    stacks: once(async () => (await import('../../shared/core/stacks/stack-service.js')).createStackService(deps)),
+    restore: once(async () => (await import('../../shared/core/stacks/stack-restore.js')).createStackRestoreService(deps)),
+    updates: once(async () => (await import('../../shared/core/updates/update-service.js')).createUpdateService(deps)),
+    secrets: once(async () => (await import('../../shared/core/secrets/secret-service.js')).createSecretService(deps)),
+    identity: once(async () => (await import('../../shared/core/identity/identity-service.js')).createIdentityService(deps)),
+    access: once(async () => (await import('../../shared/core/access/access-service.js')).createAccessService(deps)),
     audit: once(async () => (await import('../../shared/core/audit/audit.js')).createAuditService(deps)),
     oidc: once(async () => (await import('../../shared/core/oidc/oidc-service.js')).createOidcService(deps)),
     hooks: once(async () => (await import('../../shared/core/hooks/hook-service.js')).createHookService(deps)),

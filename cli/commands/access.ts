@@ -1,6 +1,6 @@
 /** `org member`, `org set-default-permission`, `team` and `stack permission`: organization administration. */
 import { ORG_ROLES, type OrgRole } from '../../shared/ports/identity-store.js';
-import { STACK_PERMISSIONS, type DefaultStackPermission, type StackPermission } from '../../shared/core/service/permissions.js';
+import { STACK_PERMISSIONS, type DefaultStackPermission, type StackPermission } from '../../shared/core/kernel/permissions.js';
 import { UserError } from '../output/errors.js';
 import { table } from './format.js';
 import type { CommandHandler } from './types.js';

@@ -3,7 +3,7 @@ import { userInfo } from 'node:os';
 import { createAwsStorage, hashToken } from '../../shared/adapters/aws/index.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../shared/core/errors.js';
 import { validateOrgName } from '../../shared/core/names.js';
-import { API_TOKEN_PREFIX } from '../../shared/core/service/identity-service.js';
+import { API_TOKEN_PREFIX } from '../../shared/core/identity/identity-service.js';
 import type { IdentityStore, UserRecord } from '../../shared/ports/identity-store.js';
 
 /** Options of `stackyard admin bootstrap`. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serviceFixture, type ServiceFixture } from '../../shared/core/service/test-fixture.js';
+import { serviceFixture, type ServiceFixture } from '../../test/support/service-fixture.js';
 import type { LambdaFunction } from '../composition.js';
 import { identityFunction } from './identity.js';
 import { secretsFunction } from './secrets.js';

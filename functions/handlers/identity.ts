@@ -2,8 +2,8 @@ import { auditTable, consoleSessionTable, identityTable, stackTable } from '../.
 import { createAuditService } from '../../shared/core/audit/audit.js';
 import { createConsoleAuth } from '../../shared/core/console/console-auth.js';
 import { createOidcService } from '../../shared/core/oidc/oidc-service.js';
-import { createAccessService } from '../../shared/core/service/access-service.js';
-import { createIdentityService } from '../../shared/core/service/identity-service.js';
+import { createAccessService } from '../../shared/core/access/access-service.js';
+import { createIdentityService } from '../../shared/core/identity/identity-service.js';
 import { lambdaHandler, type LambdaFunction } from '../composition.js';
 import { IDENTITY_GROUP_ROUTES } from '../http/routes/group-identity.js';
 

@@ -1,8 +1,8 @@
 import { auditTable, consoleSessionTable, identityTable, stackTable } from '../../shared/adapters/aws/table-stores.js';
 import { createConsoleAuth } from '../../shared/core/console/console-auth.js';
-import { createIdentityService } from '../../shared/core/service/identity-service.js';
-import { StackKeys } from '../../shared/core/service/secrets-envelope.js';
-import { createSecretService } from '../../shared/core/service/secret-service.js';
+import { createIdentityService } from '../../shared/core/identity/identity-service.js';
+import { StackKeys } from '../../shared/core/secrets/secrets-envelope.js';
+import { createSecretService } from '../../shared/core/secrets/secret-service.js';
 import { lambdaHandler, type LambdaFunction } from '../composition.js';
 import { SECRETS_GROUP_ROUTES } from '../http/routes/group-secrets.js';
 import { kmsParts } from '../storage-parts/kms.js';

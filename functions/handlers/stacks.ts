@@ -1,11 +1,11 @@
 import { auditTable, consoleSessionTable, identityTable, leaseTable, stackTable, updateTable } from '../../shared/adapters/aws/table-stores.js';
 import { createConsoleService } from '../../shared/core/console/index.js';
-import { createAccessService } from '../../shared/core/service/access-service.js';
-import { createIdentityService } from '../../shared/core/service/identity-service.js';
-import { createStackRestoreService } from '../../shared/core/service/stack-restore.js';
-import { createStackService } from '../../shared/core/service/stack-service.js';
-import type { UpdateService } from '../../shared/core/service/types.js';
-import { updateStatus } from '../../shared/core/service/update-records.js';
+import { createAccessService } from '../../shared/core/access/access-service.js';
+import { createIdentityService } from '../../shared/core/identity/identity-service.js';
+import { createStackRestoreService } from '../../shared/core/stacks/stack-restore.js';
+import { createStackService } from '../../shared/core/stacks/stack-service.js';
+import type { UpdateService } from '../../shared/core/updates/types.js';
+import { updateStatus } from '../../shared/core/updates/update-records.js';
 import { lambdaHandler, type LambdaFunction } from '../composition.js';
 import { STACKS_GROUP_ROUTES } from '../http/routes/group-stacks.js';
 import { kmsParts } from '../storage-parts/kms.js';

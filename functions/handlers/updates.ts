@@ -1,8 +1,8 @@
 import { ALL_TABLE_STORES } from '../../shared/adapters/aws/table-stores.js';
 import { createConsoleAuth } from '../../shared/core/console/console-auth.js';
 import { createHookService } from '../../shared/core/hooks/hook-service.js';
-import { createIdentityService } from '../../shared/core/service/identity-service.js';
-import { createUpdateService } from '../../shared/core/service/update-service.js';
+import { createIdentityService } from '../../shared/core/identity/identity-service.js';
+import { createUpdateService } from '../../shared/core/updates/update-service.js';
 import { lambdaHandler, type LambdaFunction } from '../composition.js';
 import { UPDATES_GROUP_ROUTES } from '../http/routes/group-updates.js';
 import { kmsParts } from '../storage-parts/kms.js';

@@ -1,4 +1,4 @@
-import type { Services } from '../../shared/core/service/types.js';
+import type { Services } from '../../shared/core/compose/types.js';
 import { credentialScheme, type AccessLog } from './access-log.js';
 import { consoleResponse, isConsoleRequest, type ConsoleAssets } from './console-assets.js';
 import { createRouteContext } from './context.js';

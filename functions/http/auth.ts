@@ -1,5 +1,6 @@
 import { UnauthorizedError } from '../../shared/core/errors.js';
-import type { Principal, RequestInfo, Services } from '../../shared/core/service/types.js';
+import type { Principal, RequestInfo } from '../../shared/core/kernel/principal.js';
+import type { Services } from '../../shared/core/compose/types.js';
 import { CSRF_HEADER, isSafeMethod, sessionCookie } from './console-session.js';
 import type { HttpRequest } from './types.js';
 

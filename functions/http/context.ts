@@ -1,5 +1,6 @@
 import { validateStackRef, type StackRef } from '../../shared/core/names.js';
-import type { Principal, Services } from '../../shared/core/service/types.js';
+import type { Principal } from '../../shared/core/kernel/principal.js';
+import type { Services } from '../../shared/core/compose/types.js';
 import { authenticate, updateToken } from './auth.js';
 import { decodeBody, parseJsonBody } from './decode.js';
 import type { HttpRequest } from './types.js';

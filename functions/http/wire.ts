@@ -1,4 +1,5 @@
-import type { PrincipalToken, UpdateStatusView } from '../../shared/core/service/types.js';
+import type { PrincipalToken } from '../../shared/core/kernel/principal.js';
+import type { UpdateStatusView } from '../../shared/core/updates/types.js';
 import type { StackRecord } from '../../shared/ports/stack-store.js';
 import type { UpdateRecord, UpdateStatus } from '../../shared/ports/update-store.js';
 import type { TokenRecord, UserRecord } from '../../shared/ports/identity-store.js';

@@ -1,7 +1,9 @@
 import { InvalidInputError } from '../../shared/core/errors.js';
-import { dispatchPending, type RetryPolicy } from '../../shared/core/hooks/dispatcher.js';
-import { sdkLambdaInvoker, type LambdaInvoker } from '../../shared/core/hooks/lambda.js';
-import type { HookRuntimeOptions } from '../../shared/core/hooks/runtime.js';
+import { dispatchPending } from '../../shared/core/hooks/dispatcher.js';
+import { type RetryPolicy } from '../../shared/core/kernel/options.js';
+import { sdkLambdaInvoker } from '../../shared/core/hooks/lambda.js';
+import { type LambdaInvoker } from '../../shared/core/kernel/options.js';
+import type { HookRuntimeOptions } from '../../shared/core/kernel/options.js';
 import type { HookStore } from '../../shared/ports/hook-store.js';
 import type { KeyService } from '../../shared/ports/key-service.js';
 import { hookOptionsFromEnv } from '../hook-settings.js';

@@ -5,7 +5,7 @@ import { outboxPk } from '../../shared/adapters/aws/keys.js';
 import { HANDLER_NAMES as FUNCTION_NAMES, routeBindings } from '../../functions/http/routes/index.js';
 import { DEAD_LETTER_METRIC, DEPLOYMENT_VARIABLE, HOOK_FUNCTION_ARNS_VARIABLE } from '../../functions/hook-settings.js';
 import type { HandlerGroup } from '../../functions/http/router.js';
-import { dataKeyContext } from '../../shared/core/service/secrets-envelope.js';
+import { dataKeyContext } from '../../shared/core/secrets/secrets-envelope.js';
 import { HOOK_SECRET_PURPOSE, hookSecretContext } from '../../shared/core/hooks/hook-secrets.js';
 import type { HandlerSpec } from './constructs/api-functions.js';
 import type { HookWiring } from './constructs/hook-dispatcher.js';

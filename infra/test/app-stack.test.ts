@@ -9,7 +9,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PUBLIC_URL_VARIABLE, StackyardStack } from '../lib/stacks/stackyard-stack.js';
 import type { StackyardStackProps } from '../lib/stacks/stackyard-stack.js';
-import { dataKeyContext } from '../../shared/core/service/secrets-envelope.js';
+import { dataKeyContext } from '../../shared/core/secrets/secrets-envelope.js';
 import { apiWiring } from '../lib/wiring.js';
 import { PULUMI_CLI_ROUTE_KEYS, routeShape } from './fixtures/pulumi-cli-routes.js';
 import { DEPLOYMENT_RESOURCE_TYPES, TEST_ENV, closedPort, nagReport, networkAttempts, offlineEnv, testApp } from './support.js';

@@ -45,7 +45,7 @@ export class ForbiddenError extends DomainError {
 }
 
 /**
- * A caller the permission table refuses (shared/core/service/permissions.ts): the audit log records it as
+ * A caller the permission table refuses (shared/core/kernel/permissions.ts): the audit log records it as
  * `authz.denied` in `org`'s log (`''`: the site log), naming the refused `action`.
  */
 export class PermissionDeniedError extends ForbiddenError {

@@ -1,4 +1,4 @@
-import type { DefaultStackPermission } from '../core/service/permissions.js';
+import type { DefaultStackPermission } from '../core/kernel/permissions.js';
 
 export interface UserRecord {
   login: string;

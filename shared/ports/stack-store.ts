@@ -1,4 +1,4 @@
-import type { StackPermission } from '../core/service/permissions.js';
+import type { StackPermission } from '../core/kernel/permissions.js';
 import type { StackRef } from '../core/names.js';
 import type { OutboxEvent } from './hook-store.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../functions/http/routes/index.js';
-import { ORG_ACTIONS, STACK_ACTIONS, type OrgAction, type StackAction, type StackPermission } from '../../shared/core/service/permissions.js';
+import { ORG_ACTIONS, STACK_ACTIONS, type OrgAction, type StackAction, type StackPermission } from '../../shared/core/kernel/permissions.js';
 import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
 import { failed, ok, PulumiWire, type Auth } from './pulumi-wire.js';
 import { startServe, type ServeProcess } from './serve-process.js';
@@ -11,9 +11,9 @@ import { createAndStart, createStack, deployment, engineEvents, runUpdate, stack
  * read, write and admin on the stack (the organization's default is `none`), a viewer, a team token (its team holds
  * write), an organization token, an expired and a revoked token, a user of another organization, no credentials,
  * and on the update-token routes stale and foreign update tokens — on both storage modes. Each refused call must get
- * the status the permission table (shared/core/service/permissions.ts) gives, and none may change anything. Allowed
+ * the status the permission table (shared/core/kernel/permissions.ts) gives, and none may change anything. Allowed
  * reads are made and must succeed; allowed writes are not made here (they would change the state the refusals are
- * checked against) and are exercised by the route suites and shared/core/service/access-service.test.ts.
+ * checked against) and are exercised by the route suites and shared/core/access/access-service.test.ts.
  */
 
 /** What a route needs, by the permission table. */

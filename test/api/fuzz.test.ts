@@ -23,7 +23,7 @@ import type { ApiLogger } from '../../functions/http/respond.js';
 import { API_ROUTES } from '../../functions/http/routes/index.js';
 import { createAwsClients, createAwsStorage } from '../../shared/adapters/aws/index.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
-import { createServices } from '../../shared/core/service/index.js';
+import { createServices } from '../../shared/core/compose/create-services.js';
 import { REFUSAL_EVENTS } from '../../shared/core/audit/audit.js';
 import type { Storage } from '../../shared/ports/index.js';
 import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';

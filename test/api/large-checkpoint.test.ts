@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi, type ApiHandler } from '../../functions/http/api.js';
 import type { ApiLogger } from '../../functions/http/respond.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
-import { createServices } from '../../shared/core/service/index.js';
+import { createServices } from '../../shared/core/compose/create-services.js';
 import type { Storage } from '../../shared/ports/index.js';
 import { largeResourceChain } from '../support/large-state.js';
 

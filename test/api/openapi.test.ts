@@ -14,7 +14,7 @@ import { API_ROUTES } from '../../functions/http/routes/index.js';
 import { untypedDeploymentSchema } from '../../functions/http/schemas.js';
 import { createStackSchema } from '../../functions/http/schemas-stacks.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
-import { createServices } from '../../shared/core/service/index.js';
+import { createServices } from '../../shared/core/compose/create-services.js';
 
 type Json = Record<string, any>;
 

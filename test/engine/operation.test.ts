@@ -14,7 +14,8 @@ import {
 } from '../../cli/engine/operation.js';
 import { LeaseHeldError, type LeaseHolder } from '../../shared/core/errors.js';
 import { replayJournal } from '../../shared/core/journal/replayer.js';
-import type { JournalEntry, VersionedDeployment } from '../../shared/core/journal/types.js';
+import type { JournalEntry } from '../../shared/core/journal/types.js';
+import type { VersionedDeployment } from '../../shared/core/checkpoints/types.js';
 import { FIXTURES, TESTPROV_DIR, testCrypter } from './engine-harness.js';
 
 const PROGRAM = join(FIXTURES, 'programs/scenario');

@@ -5,8 +5,8 @@ import { handler, type HookInvocation } from '../../examples/ci-hook/index.js';
 import { PreconditionFailedError } from '../../shared/core/errors.js';
 import { dispatchPending } from '../../shared/core/hooks/dispatcher.js';
 import { createHookService } from '../../shared/core/hooks/hook-service.js';
-import { serviceFixture, type ServiceFixture } from '../../shared/core/service/test-fixture.js';
-import { createUpdateService } from '../../shared/core/service/update-service.js';
+import { serviceFixture, type ServiceFixture } from '../support/service-fixture.js';
+import { createUpdateService } from '../../shared/core/updates/update-service.js';
 import { startLambdaStandIn, type LambdaStandIn } from '../support/lambda-stand-in.js';
 
 /**

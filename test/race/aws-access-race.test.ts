@@ -6,8 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAwsStorage } from '../../shared/adapters/aws/index.js';
-import { createServices } from '../../shared/core/service/index.js';
-import type { Principal, Services } from '../../shared/core/service/types.js';
+import { createServices } from '../../shared/core/compose/create-services.js';
+import type { Principal } from '../../shared/core/kernel/principal.js';
+import type { Services } from '../../shared/core/compose/types.js';
 import { startRaceTable, type RaceTable } from '../support/race-table.js';
 
 const INSTANCES = 8;

@@ -12,8 +12,9 @@ import { OIDC_POLICY_COUNT_SK, oidcPolicySk, orgPk } from '../../shared/adapters
 import { KEY } from '../../shared/adapters/aws/table.js';
 import { OidcPolicyLimitError } from '../../shared/core/errors.js';
 import type { OidcPolicyInput } from '../../shared/core/oidc/policies.js';
-import { createServices } from '../../shared/core/service/index.js';
-import type { Principal, Services } from '../../shared/core/service/types.js';
+import { createServices } from '../../shared/core/compose/create-services.js';
+import type { Principal } from '../../shared/core/kernel/principal.js';
+import type { Services } from '../../shared/core/compose/types.js';
 import { startRaceTable, type RaceTable } from '../support/race-table.js';
 
 const INSTANCES = 8;

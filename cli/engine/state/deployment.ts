@@ -4,8 +4,9 @@
  * injected crypter, and back again on load.
  */
 import { createHash } from 'node:crypto';
-import { findIntegrityViolation } from '../../../shared/core/deployment-integrity.js';
-import type { JournalEntry, ResourceV3 } from '../../../shared/core/journal/types.js';
+import { findIntegrityViolation } from '../../../shared/core/checkpoints/deployment-integrity.js';
+import type { JournalEntry } from '../../../shared/core/journal/types.js';
+import type { ResourceV3 } from '../../../shared/core/checkpoints/types.js';
 import { deepEqual, SECRET_SIG, SIG_KEY, type PropertyMap, type PropertyValue } from '../resource/properties.js';
 
 /** A resource as recorded in a deployment (`apitype.ResourceV3`), values in engine form. */
@@ -118,7 +119,7 @@ export class SnapshotIntegrityError extends Error {
 
 /**
  * Checks what Pulumi's `VerifyIntegrity` checks, with the same checker the service runs on every save
- * (shared/core/deployment-integrity.ts). Linear in the number of resources.
+ * (shared/core/checkpoints/deployment-integrity.ts). Linear in the number of resources.
  */
 export function verifyIntegrity(resources: readonly ResourceState[]): void {
   const violation = findIntegrityViolation(resources);

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { replayJournal } from '../../../shared/core/journal/replayer.js';
-import type { JournalEntry, VersionedDeployment } from '../../../shared/core/journal/types.js';
+import type { JournalEntry } from '../../../shared/core/journal/types.js';
+import type { VersionedDeployment } from '../../../shared/core/checkpoints/types.js';
 import { DeploymentSerializer, loadDeployment, verifyIntegrity, type Checkpoint, type PendingOperation, type ResourceState, type SecretsCrypter } from './deployment.js';
 import { makeSecret } from '../resource/properties.js';
 import { SnapshotManager } from './snapshot-manager.js';

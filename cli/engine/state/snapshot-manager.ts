@@ -9,7 +9,7 @@
  * snapshot is checked only by the last save of a run (`saveFinal`) and, after an alias rename, at each save.
  */
 import { JournalWriter } from '../../../shared/core/journal/journal-writer.js';
-import type { DeploymentV3 as StoredDeployment } from '../../../shared/core/journal/types.js';
+import type { DeploymentV3 as StoredDeployment } from '../../../shared/core/checkpoints/types.js';
 import {
   sameStoredState,
   verifyIntegrity,

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../../../shared/core/errors.js';
-import type { GrantTarget } from '../../../shared/core/service/access-service.js';
+import type { GrantTarget } from '../../../shared/core/access/access-service.js';
 import { validateBody } from '../decode.js';
 import { jsonResponse, okResponse } from '../respond.js';
 import type { Route } from '../router.js';

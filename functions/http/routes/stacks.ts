@@ -1,6 +1,8 @@
 import { InvalidInputError, NotFoundError } from '../../../shared/core/errors.js';
 import { validateOrgName, validateProjectName, validateStackRef } from '../../../shared/core/names.js';
-import type { Principal, StackService, UntypedDeployment } from '../../../shared/core/service/types.js';
+import type { Principal } from '../../../shared/core/kernel/principal.js';
+import type { StackService } from '../../../shared/core/stacks/types.js';
+import type { UntypedDeployment } from '../../../shared/core/checkpoints/types.js';
 import type { StackRef } from '../../../shared/core/names.js';
 import type { UpdateRecord } from '../../../shared/ports/update-store.js';
 import { validateBody } from '../decode.js';

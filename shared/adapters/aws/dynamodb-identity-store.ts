@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import { validateOrgName } from '../../core/names.js';
-import type { DefaultStackPermission } from '../../core/service/permissions.js';
+import type { DefaultStackPermission } from '../../core/kernel/permissions.js';
 import { ORG_ROLES, type IdentityStore, type Membership, type OidcPolicyRecord, type OrgRecord, type OrgRole, type TeamRecord, type TokenRecord, type UserRecord } from '../../ports/identity-store.js';
 import { translateDynamoDbError } from './errors.js';
 import { OidcPolicyItems } from './oidc-policy-items.js';

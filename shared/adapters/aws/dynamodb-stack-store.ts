@@ -9,7 +9,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from '../../core/erro
 import { formatStackRef, validateOrgName, validateProjectName, validateStackRef, validateTags, type StackRef } from '../../core/names.js';
 import type { OutboxEvent } from '../../ports/hook-store.js';
 import type { ListStacksQuery, NewStack, StackChanges, StackPage, StackRecord, StackStore } from '../../ports/stack-store.js';
-import { MAX_GRANTS, validateCreator, validateGrant, validateGrants, type StackPermission } from '../../core/service/permissions.js';
+import { MAX_GRANTS, validateCreator, validateGrant, validateGrants, type StackPermission } from '../../core/kernel/permissions.js';
 import { cancellationCodes, translateWriteError, updateWithEvents } from './conditional-update.js';
 import { errorName, translateDynamoDbError } from './errors.js';
 import { outboxPuts } from './dynamodb-hook-store.js';

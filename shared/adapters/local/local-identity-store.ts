@@ -1,5 +1,5 @@
 import { ConflictError, InvalidInputError, NotFoundError, OidcPolicyLimitError } from '../../core/errors.js';
-import type { DefaultStackPermission } from '../../core/service/permissions.js';
+import type { DefaultStackPermission } from '../../core/kernel/permissions.js';
 import type { IdentityStore, Membership, OidcPolicyRecord, OrgRecord, OrgRole, TeamRecord, TokenRecord, UserRecord } from '../../ports/index.js';
 import { safeSegment, type DataDir } from './files.js';
 

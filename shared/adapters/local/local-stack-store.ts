@@ -1,4 +1,4 @@
-import { validateCreator, validateGrant, validateGrants, type StackPermission } from '../../core/service/permissions.js';
+import { validateCreator, validateGrant, validateGrants, type StackPermission } from '../../core/kernel/permissions.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import { formatStackRef, validateStackRef, validateTags, type StackRef } from '../../core/names.js';
 import type {

@@ -8,10 +8,10 @@ import type { AuditEntry } from '../../ports/audit-store.js';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PermissionDeniedError, UnavailableError, UnauthorizedError } from '../errors.js';
 import type { StackRef } from '../names.js';
 import { createHookService } from '../hooks/hook-service.js';
-import { createServices } from '../service/create-services.js';
-import { serviceFixture, START_TIME, type ServiceFixture } from '../service/test-fixture.js';
-import type { Principal } from '../service/types.js';
-import { createUpdateService } from '../service/update-service.js';
+import { createServices } from '../compose/create-services.js';
+import { serviceFixture, START_TIME, type ServiceFixture } from '../../../test/support/service-fixture.js';
+import type { Principal } from '../kernel/principal.js';
+import { createUpdateService } from '../updates/update-service.js';
 import { AUDIT_INTENT_GRACE_MS, listAudit } from './audit.js';
 
 /** A pid no process has: a child that has exited and been reaped. */

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditEntry, AuditPage } from '../../ports/audit-store.js';
 import { DomainError, InvalidInputError, PermissionDeniedError, UnavailableError } from '../errors.js';
-import { requireOrgAction } from '../service/authorization.js';
-import type { ServiceDeps } from '../service/create-services.js';
-import type { Principal, RequestInfo } from '../service/types.js';
+import { requireOrgAction } from '../kernel/authorization.js';
+import type { ServiceDeps } from '../kernel/deps.js';
+import type { Principal, RequestInfo } from '../kernel/principal.js';
 
 /** What an audited action is: which organization's log, the event name, what it acts on, and a secret-free text. */
 export interface AuditSpec {

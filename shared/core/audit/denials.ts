@@ -1,6 +1,6 @@
 import { PermissionDeniedError } from '../errors.js';
-import type { ServiceDeps } from '../service/create-services.js';
-import type { Principal } from '../service/types.js';
+import type { ServiceDeps } from '../kernel/deps.js';
+import type { Principal } from '../kernel/principal.js';
 import { auditDenial } from './audit.js';
 
 /** Denials already recorded, so one that passes through a service calling another is recorded once. */

@@ -1,8 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ForbiddenError, InvalidInputError, UnauthorizedError } from '../errors.js';
-import type { ServiceDeps } from '../service/create-services.js';
-import { hashApiToken } from '../service/identity-service.js';
-import type { IdentityService, Principal, RequestInfo } from '../service/types.js';
+import type { ServiceDeps } from '../kernel/deps.js';
+import { hashApiToken } from '../identity/identity-service.js';
+import type { IdentityService } from '../identity/index.js';
+import type { Principal, RequestInfo } from '../kernel/principal.js';
 import { auditAuthenticationFailure, audited } from '../audit/audit.js';
 import type { ConsoleService, ConsoleSignIn, LoginCodeSource } from './types.js';
 

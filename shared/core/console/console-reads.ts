@@ -1,7 +1,7 @@
 import { NotFoundError } from '../errors.js';
-import { loadStack, requireOrgAction, stackPermission, type OrgFacts } from '../service/authorization.js';
-import { allows } from '../service/permissions.js';
-import type { ServiceDeps } from '../service/create-services.js';
+import { loadStack, requireOrgAction, stackPermission, type OrgFacts } from '../kernel/authorization.js';
+import { allows } from '../kernel/permissions.js';
+import type { ServiceDeps } from '../kernel/deps.js';
 import type { StackRecord } from '../../ports/stack-store.js';
 import type { UpdateRecord } from '../../ports/update-store.js';
 import type { ConsoleService, StackOverview, UpdateSummary } from './types.js';

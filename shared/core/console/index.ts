@@ -1,5 +1,5 @@
-import type { ServiceDeps } from '../service/create-services.js';
-import type { IdentityService } from '../service/types.js';
+import type { ServiceDeps } from '../kernel/deps.js';
+import type { IdentityService } from '../identity/index.js';
 import { createConsoleAuth } from './console-auth.js';
 import { createConsoleReads } from './console-reads.js';
 import type { ConsoleService } from './types.js';

@@ -1,5 +1,5 @@
 import type { StackRef } from '../names.js';
-import type { Principal, RequestInfo } from '../service/types.js';
+import type { Principal, RequestInfo } from '../kernel/principal.js';
 import type { UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
 
 /** What a browser gets from signing in: the cookie's session id, and the CSRF token its page sends back. */
@@ -60,7 +60,7 @@ export interface UpdateEventsPage {
 
 /**
  * The web console's sign-in and its reads beyond the Pulumi CLI's routes. Authorization is the permission table's
- * (shared/core/service/permissions.ts), as for the CLI's routes: another organization's stack is not found.
+ * (shared/core/kernel/permissions.ts), as for the CLI's routes: another organization's stack is not found.
  */
 export interface ConsoleService {
   /** Signs in with an access token pasted into the sign-in page. */

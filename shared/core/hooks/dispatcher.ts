@@ -2,16 +2,8 @@ import { ConflictError, NotFoundError } from '../errors.js';
 import type { DeliveryOutcome, DeliveryRecord, HookRecord, HookStore, OutboxEvent } from '../../ports/hook-store.js';
 import type { KeyService } from '../../ports/key-service.js';
 import { webhookKind } from './payloads.js';
-import { hookRuntime, sendToHook, type HookRuntime, type HookRuntimeOptions } from './runtime.js';
-
-export interface RetryPolicy {
-  /** Attempts per delivery, the first included (default 5). After the last failed one the delivery is dead-lettered. */
-  maxAttempts?: number;
-  /** Delay before the second attempt; doubles after each failure (default 2 s). */
-  baseDelayMs?: number;
-  /** Ceiling of the delay (default 5 min). */
-  maxDelayMs?: number;
-}
+import { hookRuntime, sendToHook, type HookRuntime } from './runtime.js';
+import type { HookRuntimeOptions, RetryPolicy } from '../kernel/options.js';
 
 export interface DispatchOptions extends RetryPolicy, HookRuntimeOptions {
   now?: () => number;

@@ -3,7 +3,7 @@ import { PreconditionFailedError } from '../errors.js';
 import type { HookStore } from '../../ports/hook-store.js';
 import type { StackRecord } from '../../ports/stack-store.js';
 import type { UpdateRecord } from '../../ports/update-store.js';
-import type { Principal } from '../service/types.js';
+import type { Principal } from '../kernel/principal.js';
 import { sendToHook, type HookRuntime } from './runtime.js';
 
 /** What a gate answered; anything else (bad JSON, an error status, a timeout) is "no answer". */

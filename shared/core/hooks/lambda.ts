@@ -1,11 +1,5 @@
 import type { InvokeCommand as InvokeCommandType, LambdaClient } from '@aws-sdk/client-lambda';
-import type { SendResult } from './transport.js';
-
-/** Invokes Lambda destinations; the SDK's own chain supplies region, credentials and AWS_ENDPOINT_URL_LAMBDA. */
-export interface LambdaInvoker {
-  /** `Event`: queued by Lambda, answered 202. `RequestResponse`: the function's result in `body`. */
-  invoke(arn: string, payload: string, mode: 'Event' | 'RequestResponse', timeoutMs: number): Promise<SendResult>;
-}
+import type { LambdaInvoker, SendResult } from '../kernel/options.js';
 
 /**
  * The SDK is loaded on the first invocation, not with this module: every process that can run hooks imports this, and

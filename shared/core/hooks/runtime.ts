@@ -1,24 +1,10 @@
 import type { HookRecord, HookScope } from '../../ports/hook-store.js';
 import type { KeyService } from '../../ports/key-service.js';
 import { hookSecretOpener } from './hook-secrets.js';
-import { sdkLambdaInvoker, type LambdaInvoker } from './lambda.js';
+import { sdkLambdaInvoker } from './lambda.js';
 import { HEADER_ID, HEADER_KIND, HEADER_SIGNATURE, signBody } from './signing.js';
-import { postJson, type SendResult } from './transport.js';
-
-/** How hooks reach their destinations; shared by the dispatcher, ping/redeliver and gates. */
-export interface HookRuntimeOptions {
-  /** Allow http:// and private/loopback/link-local targets (tests, closed networks). Default: STACKYARD_HOOKS_ALLOW_PRIVATE=true. */
-  allowPrivate?: boolean;
-  /** Per-attempt timeout of asynchronous deliveries (default 10 s). */
-  deliveryTimeoutMs?: number;
-  /** Per-gate timeout; never more than 10 s (default 10 s). */
-  gateTimeoutMs?: number;
-  /** Lambda functions hooks may name (the operator's list); absent = any well-formed ARN. */
-  allowedLambdaArns?: readonly string[];
-  lambda?: LambdaInvoker;
-  /** Opens the hooks' sealed signing secrets (the storage's key service); signed deliveries fail without it. */
-  keys?: KeyService;
-}
+import { postJson } from './transport.js';
+import type { HookRuntimeOptions, LambdaInvoker, SendResult } from '../kernel/options.js';
 
 export const MAX_GATE_TIMEOUT_MS = 10_000;
 const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;

@@ -1,15 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { LookupFunction } from 'node:net';
+import type { SendResult } from '../kernel/options.js';
 import { ForbiddenDestinationError, resolveAllowedTarget } from './ssrf.js';
-
-export interface SendResult {
-  ok: boolean;
-  latencyMs: number;
-  responseCode?: number;
-  /** The response body (gates read their answer from it), at most `MAX_RESPONSE_BYTES`. */
-  body?: string;
-  error?: string;
-}
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 

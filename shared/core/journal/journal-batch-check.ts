@@ -14,11 +14,12 @@
  * A cold process (a new Lambda instance) pays the full check once per update and the incremental one afterwards.
  */
 import type { CheckpointStore } from '../../ports/checkpoint-store.js';
-import { checkDeploymentDocument } from '../checkpoint-body.js';
+import { checkDeploymentDocument } from '../checkpoints/checkpoint-body.js';
 import { batchName, journalPrefix, loadJournalBatches } from './journal-store.js';
 import { JournalIntegrityIndex } from './journal-integrity.js';
 import { orderJournal, replayJournal } from './replayer.js';
-import type { JournalEntry, VersionedDeployment } from './types.js';
+import type { JournalEntry } from './types.js';
+import type { VersionedDeployment } from '../checkpoints/index.js';
 
 /** Running updates whose index one process keeps (each is a few hundred bytes per resource). */
 const MAX_CACHED_UPDATES = 16;

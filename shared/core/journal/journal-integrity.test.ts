@@ -12,14 +12,15 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalStorage } from '../../adapters/local/index.js';
 import type { CheckpointStore } from '../../ports/checkpoint-store.js';
-import { findIntegrityViolation } from '../deployment-integrity.js';
+import { findIntegrityViolation } from '../checkpoints/deployment-integrity.js';
 import { InvalidInputError } from '../errors.js';
 import { checkJournalBatch } from './journal-batch-check.js';
 import { JournalIntegrityIndex } from './journal-integrity.js';
 import { appendJournalBatch, parseJournalBatch } from './journal-store.js';
 import { replayJournal } from './replayer.js';
 import { JournalEntryKind } from './types.js';
-import type { JournalEntry, ResourceV3, VersionedDeployment } from './types.js';
+import type { JournalEntry } from './types.js';
+import type { ResourceV3, VersionedDeployment } from '../checkpoints/types.js';
 import { planJournalEntries, recordUpdateBase } from './update-checkpoints.js';
 
 const urn = (n: number | string) => `urn:pulumi:dev::p::t:i:R::r${n}`;

@@ -16,9 +16,11 @@
  * so everything it may refer to is already in the first part; a base resource leaving is harmless when nothing
  * refers to its URN, or when the first part (which precedes every base resource) holds that URN too.
  */
-import { declaresIntegrityError, type IntegrityResource } from '../deployment-integrity.js';
+import { declaresIntegrityError } from '../checkpoints/deployment-integrity.js';
+import { type IntegrityResource } from '../checkpoints/index.js';
 import { JournalEntryKind } from './types.js';
-import type { JournalEntry, VersionedDeployment } from './types.js';
+import type { JournalEntry } from './types.js';
+import type { VersionedDeployment } from '../checkpoints/index.js';
 
 const PROVIDER_TYPE_PREFIX = 'pulumi:providers:';
 

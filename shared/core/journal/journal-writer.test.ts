@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JournalWriter, replayJournal } from './index.js';
-import type { ResourceV3, VersionedDeployment } from './index.js';
+import type { ResourceV3, VersionedDeployment } from '../checkpoints/types.js';
 
 const urn = (n: string) => `urn:pulumi:dev::p::t:i:R::${n}`;
 

@@ -6,7 +6,8 @@
  * back to the end simply stays where the base had it, unchanged.
  */
 import { JournalEntryKind } from './types.js';
-import type { DeploymentV3, JournalEntry, OperationV2, ResourceV3, SecretsProvidersV1 } from './types.js';
+import type { DeploymentV3, OperationV2, ResourceV3, SecretsProvidersV1 } from '../checkpoints/index.js';
+import type { JournalEntry } from './types.js';
 
 /** A resource already in the journal's view: by index in the base deployment, or by the operation that made it. */
 export type StateRef = { base: number } | { op: number };

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3rverCheckpointStore, type S3rverCheckpointStore } from '../../../test/support/s3rver-checkpoint-store.js';
 import type { CheckpointStore } from '../../ports/checkpoint-store.js';
 import { appendJournalBatch, JournalEntryKind, materializeUpdate, recordUpdateBase } from './index.js';
-import type { JournalEntry, ResourceV3 } from './index.js';
+import type { JournalEntry } from './index.js';
+import type { ResourceV3 } from '../checkpoints/types.js';
 
 let s3rver: S3rverCheckpointStore;
 let store: CheckpointStore;

@@ -4,7 +4,7 @@
  */
 import type { CheckpointStore } from '../../ports/checkpoint-store.js';
 import { ConflictError } from '../errors.js';
-import { DEFAULT_CHECKPOINT_CUTOFF_BYTES } from '../checkpoint-delta.js';
+import { DEFAULT_CHECKPOINT_CUTOFF_BYTES } from '../checkpoints/checkpoint-delta.js';
 import { currentUpdateDeployment } from './update-checkpoints.js';
 import type { UpdateDeployment } from './update-checkpoints.js';
 

@@ -8,7 +8,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JournalEntryKind, replayJournal } from './index.js';
-import type { DeploymentV3, JournalEntry, OperationType, ResourceV3, SecretsProvidersV1, VersionedDeployment } from './index.js';
+import type { DeploymentV3, OperationType, ResourceV3, SecretsProvidersV1, VersionedDeployment } from '../checkpoints/types.js';
+import type { JournalEntry } from './index.js';
 import { prng } from '../../../test/support/prng.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);

@@ -11,7 +11,8 @@
  */
 import { createHash } from 'node:crypto';
 import { JournalEntryKind } from './types.js';
-import type { DeploymentV3, JournalEntry, OperationV2, ResourceV3, SecretsProvidersV1, VersionedDeployment } from './types.js';
+import type { DeploymentV3, OperationV2, ResourceV3, SecretsProvidersV1, VersionedDeployment } from '../checkpoints/index.js';
+import type { JournalEntry } from './types.js';
 
 /** Options for building the replayed deployment. */
 export interface GenerateOptions {

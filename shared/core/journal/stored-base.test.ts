@@ -6,11 +6,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseStoredDeployment } from '../stored-deployment.js';
+import { parseStoredDeployment } from '../checkpoints/stored-deployment.js';
 import { orderJournal, replayJournal } from './replayer.js';
 import { replayOntoStoredBase } from './stored-base.js';
 import { JournalEntryKind } from './types.js';
-import type { JournalEntry, ResourceV3 } from './types.js';
+import type { JournalEntry } from './types.js';
+import type { ResourceV3 } from '../checkpoints/types.js';
 import { prng } from '../../../test/support/prng.js';
 
 const NOW = Date.UTC(2026, 10, 24, 20, 30);

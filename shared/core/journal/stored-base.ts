@@ -18,12 +18,9 @@
 import { isUtf8 } from 'node:buffer';
 import { replayJournal, type GenerateOptions } from './replayer.js';
 import { JournalEntryKind } from './types.js';
-import type { DeploymentV3, JournalEntry, ResourceV3, VersionedDeployment } from './types.js';
-import {
-  BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, CR, DOT, LF, LOWER_E, LOWER_U, MINUS, NINE, OPEN_ARRAY,
-  OPEN_OBJECT, PLUS, QUOTE, SPACE, TAB, UPPER_E, ZERO,
-  mayHoldSpecialStringByte,
-} from '../json-bytes.js';
+import type { DeploymentV3, ResourceV3, VersionedDeployment } from '../checkpoints/index.js';
+import type { JournalEntry } from './types.js';
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, CR, DOT, LF, LOWER_E, LOWER_U, MINUS, NINE, OPEN_ARRAY, OPEN_OBJECT, PLUS, QUOTE, SPACE, TAB, UPPER_E, ZERO, mayHoldSpecialStringByte } from '../checkpoints/json-bytes.js';
 
 
 /** Escapes `JSON.stringify` writes as two characters: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`. */

@@ -5,21 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3rverCheckpointStore, type S3rverCheckpointStore } from '../../../test/support/s3rver-checkpoint-store.js';
-import { sha256Hex } from '../checkpoint-delta.js';
+import { sha256Hex } from '../checkpoints/checkpoint-delta.js';
 import { InvalidInputError, TooLargeError } from '../errors.js';
 import type { CheckpointStore } from '../../ports/checkpoint-store.js';
-import {
-  currentUpdateDeployment,
-  JournalEntryKind,
-  loadJournal,
-  materializeUpdate,
-  negotiateJournalVersion,
-  recordUpdateBase,
-  planDeltaCheckpoint,
-  planJournalEntries,
-  planVerbatimCheckpoint,
-} from './index.js';
-import type { JournalEntry, VersionedDeployment } from './index.js';
+import { currentUpdateDeployment, JournalEntryKind, loadJournal, materializeUpdate, negotiateJournalVersion, recordUpdateBase, planDeltaCheckpoint, planJournalEntries, planVerbatimCheckpoint } from './index.js';
+import type { JournalEntry } from './index.js';
+import type { VersionedDeployment } from '../checkpoints/types.js';
 
 /** The saves as the update service runs them, with a token write that always succeeds. */
 const commit = async () => 1;

@@ -11,22 +11,15 @@
  */
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { CheckpointStore } from '../../ports/checkpoint-store.js';
-import {
-  decideDelta,
-  decideVerbatim,
-  normalizeVerbatimDeployment,
-  parseDeltaCheckpoint,
-  parseVerbatimCheckpoint,
-  verbatimNeedsNormalizing,
-} from '../checkpoint-delta.js';
-import type { SavedCheckpoint } from '../checkpoint-delta.js';
+import { decideDelta, decideVerbatim, normalizeVerbatimDeployment, parseDeltaCheckpoint, parseVerbatimCheckpoint, verbatimNeedsNormalizing } from '../checkpoints/checkpoint-delta.js';
+import type { SavedCheckpoint } from '../checkpoints/index.js';
 import { appendJournalBatch, DEFAULT_MAX_JOURNAL_BATCH_BYTES, journalPrefix, parseJournalBatch, readJournalBatches } from './journal-store.js';
 import { checkJournalBatch } from './journal-batch-check.js';
 import { replayJournal } from './replayer.js';
 import { replayOntoStoredBase } from './stored-base.js';
-import { parseStoredDeployment } from '../stored-deployment.js';
-import { checkedResourceCount } from '../checkpoint-body.js';
-import type { VersionedDeployment } from './types.js';
+import { parseStoredDeployment } from '../checkpoints/stored-deployment.js';
+import { checkedResourceCount } from '../checkpoints/checkpoint-body.js';
+import type { VersionedDeployment } from '../checkpoints/index.js';
 
 const SEQ_DIGITS = 12;
 

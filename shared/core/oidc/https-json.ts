@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { ForbiddenDestinationError, resolveAllowedTarget } from '../hooks/ssrf.js';
-import { IssuerFetchError, type JsonFetcher } from './types.js';
+import { IssuerFetchError } from './types.js';
+import { type JsonFetcher } from '../kernel/options.js';
 
 const MAX_DOCUMENT_BYTES = 256 * 1024;
 const DEFAULT_TIMEOUT_MS = 5_000;

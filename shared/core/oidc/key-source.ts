@@ -1,6 +1,7 @@
 import { importJWK, type JWK } from 'jose';
 import { IssuerUnavailableError, OidcRefusalError } from './refusal.js';
-import { IssuerFetchError, type JsonFetcher } from './types.js';
+import { IssuerFetchError } from './types.js';
+import { type JsonFetcher } from '../kernel/options.js';
 
 /** The signature algorithms accepted (docs/security.md); with the key type each needs. */
 export const ACCEPTED_ALGORITHMS = { RS256: { kty: 'RSA' }, ES256: { kty: 'EC', crv: 'P-256' } } as const;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ForbiddenError, InvalidInputError, OidcPolicyLimitError, UnauthorizedError } from '../errors.js';
-import { serviceFixture, type ServiceFixture } from '../service/test-fixture.js';
-import type { Principal } from '../service/types.js';
+import { serviceFixture, type ServiceFixture } from '../../../test/support/service-fixture.js';
+import type { Principal } from '../kernel/principal.js';
 import { newSigningKey, TestIssuer } from '../../testing/oidc-issuer.js';
 import { parseTokenExchange } from './exchange-request.js';
 import { createOidcService, type OidcService } from './oidc-service.js';

@@ -1,0 +1,2 @@
+/** Access: teams, stack grants and organization/team tokens. */
+export * from './access-service.js';

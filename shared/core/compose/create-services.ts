@@ -1,0 +1,36 @@
+import type { Storage } from '../../ports/index.js';
+import { createAccessService } from '../access/access-service.js';
+import { auditingDenials } from '../audit/denials.js';
+import { createAuditService } from '../audit/audit.js';
+import { createConsoleService } from '../console/index.js';
+import { createHookService } from '../hooks/hook-service.js';
+import { createIdentityService } from '../identity/identity-service.js';
+import type { ServiceOptions } from '../kernel/options.js';
+import { createOidcService } from '../oidc/oidc-service.js';
+import { createSecretService } from '../secrets/secret-service.js';
+import { createStackRestoreService } from '../stacks/stack-restore.js';
+import { createStackService } from '../stacks/stack-service.js';
+import { createUpdateService } from '../updates/update-service.js';
+import { serviceDeps } from './service-deps.js';
+import type { Services } from './types.js';
+
+/**
+ * The composition root: every service built on one set of deps, each passed through `auditingDenials`. It only
+ * composes; nothing in shared/core imports it.
+ */
+export function createServices(storage: Storage, options: ServiceOptions = {}): Services {
+  const deps = serviceDeps(storage, options);
+  const identity = auditingDenials(deps, createIdentityService(deps));
+  return {
+    identity,
+    access: auditingDenials(deps, createAccessService(deps)),
+    audit: auditingDenials(deps, createAuditService(deps)),
+    oidc: auditingDenials(deps, createOidcService(deps)),
+    stacks: auditingDenials(deps, createStackService(deps)),
+    restore: auditingDenials(deps, createStackRestoreService(deps)),
+    updates: auditingDenials(deps, createUpdateService(deps)),
+    secrets: auditingDenials(deps, createSecretService(deps)),
+    hooks: auditingDenials(deps, createHookService(deps)),
+    console: auditingDenials(deps, createConsoleService(deps, identity)),
+  };
+}

@@ -1,0 +1,34 @@
+import type { AccessService } from '../access/index.js';
+import type { AuditService } from '../audit/index.js';
+import type { ConsoleService } from '../console/index.js';
+import type { HookService } from '../hooks/index.js';
+import type { IdentityService } from '../identity/index.js';
+import type { OidcService } from '../oidc/index.js';
+import type { SecretService } from '../secrets/index.js';
+import type { StackRestoreService, StackService } from '../stacks/index.js';
+import type { UpdateService } from '../updates/index.js';
+
+export type * from '../kernel/principal.js';
+export type * from '../checkpoints/types.js';
+export type * from '../stacks/types.js';
+export type * from '../updates/types.js';
+export type * from '../identity/types.js';
+export type * from '../secrets/types.js';
+
+/**
+ * The use cases shared by the HTTP API (functions/) and the CLI's local backend. They take the caller as a
+ * `Principal` and enforce authorization themselves: a stack of an organization the principal does not belong to
+ * is reported as not found, so names cannot be probed.
+ */
+export interface Services {
+  restore: StackRestoreService;
+  identity: IdentityService;
+  access: AccessService;
+  audit: AuditService;
+  oidc: OidcService;
+  stacks: StackService;
+  updates: UpdateService;
+  secrets: SecretService;
+  hooks: HookService;
+  console: ConsoleService;
+}

@@ -1,9 +1,0 @@
-import type { Storage } from '../../ports/index.js';
-import type { ServiceDeps, ServiceOptions } from './create-services.js';
-import { StackKeys } from './secrets-envelope.js';
-
-/** What the services share; `createServices` builds all of them on it, a Lambda function only those its routes use. */
-export function serviceDeps(storage: Storage, options: ServiceOptions = {}): ServiceDeps {
-  const now = options.now ?? Date.now;
-  return { storage, now, keys: new StackKeys(storage, { now, cacheMs: options.dataKeyCacheMs }), options };
-}
