@@ -2,8 +2,8 @@ import { loadEnvironment, type EnvironmentDecl } from './ast/environment.js';
 import { joinKey } from './ast/path.js';
 import type { Diagnostic } from './diagnostics.js';
 import { checkContextValues } from './eval/context.js';
-import { Evaluator, type EvalMode } from './eval/evaluator.js';
-import type { EvalOptions, Rotation } from './eval/types.js';
+import { Evaluator } from './eval/evaluator.js';
+import type { EvalMode, EvalOptions, Rotation } from './eval/types.js';
 import { mergedSchema, toJSONSchema, type JSONSchema } from './schema/schema.js';
 import type { EscValue } from './value.js';
 

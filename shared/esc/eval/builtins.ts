@@ -3,7 +3,7 @@ import { joinKey } from '../ast/path.js';
 import { always, arraySchema, compileSchema, fromJSONSchema, oneOfSchema, nullSchema, stringSchema, type Schema } from '../schema/schema.js';
 import { escValue, goMarshalJSON, makeSecret, toJSON, type EscValue, type JsonValue } from '../value.js';
 import { decodeBase64, decodeCiphertext } from './crypt.js';
-import type { Evaluator } from './evaluator.js';
+import type { BuiltinHost } from './types.js';
 import { unexport, Value, type EvalExpr, type ExprRepr } from './value.js';
 
 type BuiltinRepr = Extract<ExprRepr, { kind: 'builtin' }>;
@@ -15,7 +15,7 @@ const unknownValue = (x: EvalExpr, schema: Schema = x.schema): Value => {
 };
 
 /** Evaluates a call of a builtin function with ESC's semantics: unknown in, unknown out; secret in, secret out. */
-export async function evaluateBuiltin(e: Evaluator, x: EvalExpr, repr: BuiltinRepr): Promise<Value> {
+export async function evaluateBuiltin(e: BuiltinHost, x: EvalExpr, repr: BuiltinRepr): Promise<Value> {
   const node = repr.node as BuiltinExpr;
   const arg = (name: string): EvalExpr => repr.args[name]!;
   switch (node.kind) {
@@ -117,13 +117,13 @@ function derived(x: EvalExpr, from: Value, flags: { final?: boolean } = {}): Val
   return v;
 }
 
-function exportValue(e: Evaluator, v: Value): EscValue {
+function exportValue(e: BuiltinHost, v: Value): EscValue {
   const out = v.export('');
   e.run.diagnostics.push(...out.diagnostics);
   return out.value;
 }
 
-function exportObject(e: Evaluator, v: Value): Record<string, EscValue> | undefined {
+function exportObject(e: BuiltinHost, v: Value): Record<string, EscValue> | undefined {
   const out = exportValue(e, v).value;
   return out !== null && typeof out === 'object' && !Array.isArray(out) ? out : undefined;
 }
@@ -133,7 +133,7 @@ function splitLikeGo(s: string, sep: string): string[] {
   return sep === '' ? [...s] : s.split(sep);
 }
 
-async function evaluateSecret(e: Evaluator, x: EvalExpr, repr: BuiltinRepr): Promise<Value> {
+async function evaluateSecret(e: BuiltinHost, x: EvalExpr, repr: BuiltinRepr): Promise<Value> {
   if (repr.args.plaintext !== undefined) return e.evaluateExpr(repr.args.plaintext, stringSchema());
   const v = new Value(x, x.schema);
   v.secret = true;
@@ -160,7 +160,7 @@ async function evaluateSecret(e: Evaluator, x: EvalExpr, repr: BuiltinRepr): Pro
 }
 
 /** Compiles a provider-declared schema, reporting a broken one as ESC does. */
-function providerSchema(e: Evaluator, x: EvalExpr, json: unknown, what: string): Schema | undefined {
+function providerSchema(e: BuiltinHost, x: EvalExpr, json: unknown, what: string): Schema | undefined {
   const schema = fromJSONSchema((json ?? true) as never);
   try {
     compileSchema(schema);
@@ -171,7 +171,7 @@ function providerSchema(e: Evaluator, x: EvalExpr, json: unknown, what: string):
   }
 }
 
-async function evaluateOpen(e: Evaluator, x: EvalExpr, repr: BuiltinRepr): Promise<Value> {
+async function evaluateOpen(e: BuiltinHost, x: EvalExpr, repr: BuiltinRepr): Promise<Value> {
   const node = repr.node;
   const providerName = node.kind === 'open' ? node.provider?.value : undefined;
   if (providerName === undefined) return unknownValue(x, always());
@@ -193,7 +193,7 @@ async function evaluateOpen(e: Evaluator, x: EvalExpr, repr: BuiltinRepr): Promi
   return unexport(output.secret ? makeSecret(output) : output, x);
 }
 
-async function evaluateRotate(e: Evaluator, x: EvalExpr, repr: BuiltinRepr): Promise<Value> {
+async function evaluateRotate(e: BuiltinHost, x: EvalExpr, repr: BuiltinRepr): Promise<Value> {
   const node = repr.node;
   const rotatorName = node.kind === 'rotate' ? node.provider?.value : undefined;
   if (rotatorName === undefined) return unknownValue(x, always());
@@ -242,13 +242,13 @@ async function evaluateRotate(e: Evaluator, x: EvalExpr, repr: BuiltinRepr): Pro
   return unexport(output.secret ? makeSecret(output) : output, x);
 }
 
-function shouldRotate(e: Evaluator, docPath: string): boolean {
+function shouldRotate(e: BuiltinHost, docPath: string): boolean {
   if (!e.rotating) return false;
   const paths = e.run.mode.rotatePaths;
   return paths === undefined || paths.size === 0 || paths.has(docPath);
 }
 
-async function evaluateValidate(e: Evaluator, x: EvalExpr, repr: BuiltinRepr): Promise<Value> {
+async function evaluateValidate(e: BuiltinHost, x: EvalExpr, repr: BuiltinRepr): Promise<Value> {
   const schemaExpr = repr.args.schema!;
   const valueExpr = repr.args.value!;
   const schemaValue = await e.evaluateTyped(schemaExpr, always());

@@ -8,36 +8,14 @@ import { evaluateBuiltin } from './builtins.js';
 import { contextForEnvironment } from './context.js';
 import { declare } from './declare.js';
 import { nearestName } from '../spell.js';
-import type { Decrypt, EscExecContext, EvalOptions, Rotation } from './types.js';
+import type { BuiltinHost, Decrypt, EscExecContext, EvalRun, ImportedEnvironment } from './types.js';
 import { Validator } from './validate.js';
 import { compareStrings, copyValue, newExpr, unexport, Value, type EvalExpr } from './value.js';
 
-/** What one evaluation does: check (no providers opened), evaluate, or rotate (rotators asked for new state). */
-export interface EvalMode {
-  validating: boolean;
-  rotating: boolean;
-  /** Rotation targets as document paths (`values.…`); empty means every rotator. */
-  rotatePaths?: Set<string>;
-}
-
-interface Imported {
-  evaluating: boolean;
-  value?: Value;
-}
-
 const RESERVED_KEYS = new Set(['imports', 'context', 'environments']);
 
-/** Shared by an environment and every environment it imports during one evaluation. */
-export interface EvalRun {
-  mode: EvalMode;
-  options: EvalOptions;
-  imports: Map<string, Imported>;
-  diagnostics: Diagnostic[];
-  rotations: Rotation[];
-}
-
 /** Evaluates one environment definition (ESC's evalContext); imports evaluate in evaluators of their own. */
-export class Evaluator {
+export class Evaluator implements BuiltinHost {
   readonly execContext: EscExecContext;
   private myContext!: Value;
   private myImports!: Value;
@@ -78,7 +56,7 @@ export class Evaluator {
 
   /** Evaluates the environment: context, imports in order (each merged over the ones before), then `values`. */
   async evaluate(): Promise<Value> {
-    const mine: Imported = { evaluating: true };
+    const mine: ImportedEnvironment = { evaluating: true };
     this.run.imports.set(this.name, mine);
     try {
       const contextDef = declare(this.run.diagnostics, '', { kind: 'symbol', property: { accessors: [{ kind: 'name', name: 'context' }] } }, undefined);

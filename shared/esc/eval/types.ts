@@ -1,6 +1,8 @@
-import type { JSONSchema } from '../schema/schema.js';
+import type { Expr } from '../ast/expr.js';
+import type { JSONSchema, Schema } from '../schema/schema.js';
 import type { EscValue } from '../value.js';
 import type { Diagnostic } from '../diagnostics.js';
+import type { EvalExpr, Value } from './value.js';
 
 /** What a provider or rotator sees of the evaluation: the context values and the environments being evaluated. */
 export interface EscExecContext {
@@ -70,4 +72,44 @@ export interface Rotation {
   status: RotationStatus;
   diagnostics?: Diagnostic[];
   patch?: RotationPatch;
+}
+
+/** What one evaluation does: check (no providers opened), evaluate, or rotate (rotators asked for new state). */
+export interface EvalMode {
+  validating: boolean;
+  rotating: boolean;
+  /** Rotation targets as document paths (`values.…`); empty means every rotator. */
+  rotatePaths?: Set<string>;
+}
+
+/** An environment imported during one run: still being evaluated (an import of it is a cycle), or its value. */
+export interface ImportedEnvironment {
+  evaluating: boolean;
+  value?: Value;
+}
+
+/** Shared by an environment and every environment it imports during one evaluation. */
+export interface EvalRun {
+  mode: EvalMode;
+  options: EvalOptions;
+  imports: Map<string, ImportedEnvironment>;
+  diagnostics: Diagnostic[];
+  rotations: Rotation[];
+}
+
+/**
+ * What a builtin (`fn::…`) reaches of the evaluator that meets it. It is here, not in evaluator.ts, so that
+ * builtins.ts and the evaluator that calls it do not import each other.
+ */
+export interface BuiltinHost {
+  readonly run: EvalRun;
+  readonly execContext: EscExecContext;
+  readonly decrypt: Decrypt | undefined;
+  readonly validating: boolean;
+  readonly rotating: boolean;
+  /** Ciphertext is decrypted when evaluating, and when checking with secrets shown. */
+  decryptSecrets(): boolean;
+  error(node: Expr | undefined, summary: string): void;
+  evaluateExpr(x: EvalExpr, accept: Schema): Promise<Value>;
+  evaluateTyped(x: EvalExpr, accept: Schema): Promise<{ value: Value; ok: boolean }>;
 }
