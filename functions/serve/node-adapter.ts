@@ -3,7 +3,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { attachBinaryBody, type ApiGatewayHandler } from '../handlers/api-gateway.js';
 import { MAX_REQUEST_BODY_BYTES } from '../http/limits.js';
-import type { ConnectionTracker } from './connections.js';
+import { MalformedRequestError, type ConnectionTracker } from './connections.js';
 
 /** Past this much an oversize upload is cut off instead of drained (the 413 is then sent before closing). */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
@@ -17,7 +17,7 @@ interface ReadBody {
   truncated: boolean;
 }
 
-async function readBody(request: IncomingMessage): Promise<ReadBody> {
+async function readWholeBody(request: IncomingMessage): Promise<ReadBody> {
   const chunks: Buffer[] = [];
   let kept = 0;
   let seen = 0;
@@ -31,6 +31,23 @@ async function readBody(request: IncomingMessage): Promise<ReadBody> {
     if (seen > MAX_DRAIN_BYTES) break;
   }
   return { body: Buffer.concat(chunks, kept), truncated: seen > kept };
+}
+
+/** The body, unless the tracker hears first that its framing is broken (then the stream would never end). */
+function readBody(request: IncomingMessage, bodyFailed: Promise<never> | undefined): Promise<ReadBody> {
+  const reading = readWholeBody(request);
+  if (!bodyFailed) return reading;
+  // The losing read is left to the connection's close; its failure then is not this request's answer.
+  reading.catch(() => undefined);
+  return Promise.race([reading, bodyFailed]);
+}
+
+function errorResult(status: number, requestId: string, message: string): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode: status,
+    headers: { 'content-type': 'application/json', 'x-pulumi-request-id': requestId },
+    body: JSON.stringify({ code: status, message }),
+  };
 }
 
 function joinHeaders(request: IncomingMessage): { headers: Record<string, string>; cookies: string[] } {
@@ -139,9 +156,9 @@ export function createNodeListener(
 ): RequestListener {
   return (request, response) => {
     const requestId = randomUUID();
-    tracker?.begin(request, response);
+    const bodyFailed = tracker?.begin(request, response);
     void (async () => {
-      const { body, truncated } = await readBody(request);
+      const { body, truncated } = await readBody(request, bodyFailed);
       const event = eventFromRequest(request, body, requestId);
       const handler = await pickHandler(event.requestContext.http.method.toUpperCase(), event.rawPath);
       const result = await handler(event, lambdaContext(requestId));
@@ -152,16 +169,12 @@ export function createNodeListener(
         response.destroy();
         return;
       }
+      if (error instanceof MalformedRequestError) {
+        writeResult(response, errorResult(400, requestId, `${error.message} Request id ${requestId}.`), true);
+        return;
+      }
       const message = `serve could not handle the request (${(error as Error)?.message ?? 'unknown error'}); request id ${requestId}.`;
-      writeResult(
-        response,
-        {
-          statusCode: 500,
-          headers: { 'content-type': 'application/json', 'x-pulumi-request-id': requestId },
-          body: JSON.stringify({ code: 500, message }),
-        },
-        true,
-      );
+      writeResult(response, errorResult(500, requestId, message), true);
     });
   };
 }
