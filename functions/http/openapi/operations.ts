@@ -15,7 +15,7 @@ import {
   teamMemberSchema,
   tokenExchangeFormSchema,
 } from '../schemas-identity.js';
-import { batchDecryptSchema, batchEncryptSchema, decryptSchema, encryptSchema } from '../schemas-secrets.js';
+import { batchDecryptSchema, batchEncryptSchema, decryptionLogSchema, decryptSchema, encryptSchema } from '../schemas-secrets.js';
 import {
   createStackSchema,
   historyEntrySchema,
@@ -91,24 +91,65 @@ const auditQuery: readonly QueryParameter[] = [
 ];
 
 /**
- * The body of the raw save routes: the service parses and checks it (integrity, sequence numbers), so the schema
- * here is informative. Gzip (`Content-Encoding: gzip`) is accepted on every body.
+ * The body of the raw save routes: the service parses and checks it (integrity, sequence numbers, and the JSON types
+ * described here, each a 400 naming the field), so these schemas document the service's checks; the route-table test
+ * (functions/http/body-fields.test.ts) holds the service to them. Gzip (`Content-Encoding: gzip`) is accepted on
+ * every body.
  */
+const wholeNumber = () => z.number().check(z.int());
+const positiveNumber = () => z.number().check(z.int(), z.minimum(1));
 const verbatimCheckpoint = z
-  .object({ version: z.number().check(z.int()), untypedDeployment: z.unknown(), sequenceNumber: z.number().check(z.int()) })
+  .object({
+    version: z.nullish(wholeNumber()),
+    untypedDeployment: untypedDeploymentSchema,
+    sequenceNumber: positiveNumber(),
+  })
   .check(z.describe('The deployment exactly as the CLI serialised it, with its sequence number'));
+const textEdit = z.object({
+  Span: z.object({ start: z.object({ offset: wholeNumber() }), end: z.object({ offset: wholeNumber() }) }),
+  NewText: z.string(),
+});
 const deltaCheckpoint = z
   .object({
-    version: z.number().check(z.int()),
-    checkpointHash: z.string(),
-    sequenceNumber: z.number().check(z.int()),
-    deploymentDelta: z.unknown(),
+    version: z.optional(z.unknown()),
+    checkpointHash: z.string().check(z.regex(/^[0-9a-fA-F]{64}$/)),
+    sequenceNumber: positiveNumber(),
+    deploymentDelta: z.nullish(z.array(textEdit)),
   })
   .check(z.describe('A text delta against the previous checkpoint, with the hash of the result'));
+const urnList = () => z.nullish(z.array(z.string()));
+/** `apitype.ResourceV3`: the fields the replay computes with (others are kept as sent). */
+const journalResource = z.object({
+  urn: z.string(),
+  type: z.string(),
+  id: z.nullish(z.string()),
+  custom: z.nullish(z.boolean()),
+  delete: z.nullish(z.boolean()),
+  pendingReplacement: z.nullish(z.boolean()),
+  parent: z.nullish(z.string()),
+  provider: z.nullish(z.string()),
+  deletedWith: z.nullish(z.string()),
+  viewOf: z.nullish(z.string()),
+  dependencies: urnList(),
+  aliases: urnList(),
+  replaceWith: urnList(),
+  propertyDependencies: z.nullish(z.record(z.string(), urnList())),
+});
 const journalEntries = z
-  .object({ entries: z.array(z.unknown()) })
+  .object({
+    entries: z.nullish(
+      z.array(
+        z.object({
+          sequenceID: z.number().check(z.int(), z.minimum(0)),
+          kind: z.number().check(z.int(), z.minimum(0), z.maximum(9)),
+          operationID: z.nullish(wholeNumber()),
+          state: z.nullish(journalResource),
+          operation: z.nullish(z.object({ resource: journalResource })),
+        }),
+      ),
+    ),
+  })
   .check(z.describe('Journal entries (journalVersion 1), replayed onto the recorded base and checked for integrity'));
-const decryptionLog = z.object({ secretName: z.optional(z.string()), commandName: z.optional(z.string()) });
 
 function hookOperations(base: string, scope: string): Record<string, OperationDoc> {
   const one = `${base}/{hookName}`;
@@ -235,8 +276,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   [`POST ${STACK}/decrypt`]: { summary: 'Decrypt a value', tag: 'Secrets', auth: 'token', body: decryptSchema, response: wire.plaintextBody },
   [`POST ${STACK}/batch-encrypt`]: { summary: 'Encrypt values', tag: 'Secrets', auth: 'token', body: batchEncryptSchema, response: wire.ciphertextsBody },
   [`POST ${STACK}/batch-decrypt`]: { summary: 'Decrypt values', tag: 'Secrets', auth: 'token', body: batchDecryptSchema, response: wire.plaintextsBody },
-  [`POST ${STACK}/decrypt/log-decryption`]: { summary: 'Record that a secret was shown', tag: 'Secrets', auth: 'token', body: decryptionLog, bodyOptional: true },
-  [`POST ${STACK}/decrypt/log-batch-decryption`]: { summary: 'Record that secrets were shown', tag: 'Secrets', auth: 'token', body: decryptionLog, bodyOptional: true },
+  [`POST ${STACK}/decrypt/log-decryption`]: { summary: 'Record that a secret was shown', tag: 'Secrets', auth: 'token', body: decryptionLogSchema, bodyOptional: true },
+  [`POST ${STACK}/decrypt/log-batch-decryption`]: { summary: 'Record that secrets were shown', tag: 'Secrets', auth: 'token', body: decryptionLogSchema, bodyOptional: true },
 
   ...hookOperations(`${ORG}/hooks`, 'organization'),
   ...hookOperations(`${STACK}/hooks`, 'stack'),

@@ -1,7 +1,7 @@
 import { validateBody } from '../decode.js';
 import { jsonResponse, okResponse } from '../respond.js';
 import type { Route } from '../router.js';
-import { batchDecryptSchema, batchEncryptSchema, decryptSchema, encryptSchema } from '../schemas-secrets.js';
+import { batchDecryptSchema, batchEncryptSchema, decryptionLogSchema, decryptSchema, encryptSchema } from '../schemas-secrets.js';
 
 const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
 
@@ -16,8 +16,8 @@ function decryptionLogRoute(segment: 'log-decryption' | 'log-batch-decryption'):
     group: 'secrets',
     async handle(ctx) {
       const principal = await ctx.principal();
-      const body = (await ctx.jsonBody()) as { secretName?: unknown; commandName?: unknown } | undefined;
-      const what = segment === 'log-decryption' ? `secret '${String(body?.secretName ?? '')}'` : `secrets for '${String(body?.commandName ?? '')}'`;
+      const body = validateBody(decryptionLogSchema, await ctx.jsonBody(), `${segment} request`);
+      const what = segment === 'log-decryption' ? `secret '${body?.secretName ?? ''}'` : `secrets for '${body?.commandName ?? ''}'`;
       await ctx.services.secrets.reportDecryption(principal, ctx.stackRef(), what);
       return okResponse();
     },

@@ -26,7 +26,7 @@ export function checkDeploymentDocument(document: unknown, what: string): assert
   const { version, features, deployment } = document as Record<string, unknown>;
   if (!Number.isInteger(version) || (version as number) < MIN_VERSION || (version as number) > MAX_VERSION) {
     throw new InvalidInputError(
-      `Unsupported deployment version ${JSON.stringify(version) ?? 'undefined'} in the ${what}: expected ` +
+      `Unsupported deployment "version" ${(JSON.stringify(version) ?? 'undefined').slice(0, 40)} in the ${what}: expected ` +
         `${MIN_VERSION} to ${MAX_VERSION}. Upgrade the CLI that sent it, or export and import the state again.`,
     );
   }

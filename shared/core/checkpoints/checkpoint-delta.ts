@@ -174,7 +174,7 @@ export function parseDeltaCheckpoint(body: Buffer): DeltaCheckpoint {
     const ok =
       typeof e === 'object' && e !== null && typeof e.NewText === 'string' &&
       Number.isSafeInteger(e.Span?.start?.offset) && Number.isSafeInteger(e.Span?.end?.offset);
-    if (!ok) malformed('each edit needs Span.start.offset, Span.end.offset and NewText');
+    if (!ok) malformed('each edit of "deploymentDelta" needs integer Span.start.offset and Span.end.offset and a string NewText');
   }
   return {
     version: Number.isSafeInteger(parsed.version) ? (parsed.version as number) : 0,

@@ -8,6 +8,7 @@ import { ConflictError, InvalidInputError, TooLargeError } from '../errors.js';
 import { MAX_OBJECT_BYTES } from '../../ports/checkpoint-store.js';
 import type { CheckpointStore } from '../../ports/checkpoint-store.js';
 import { orderJournal } from './replayer.js';
+import { entryShapeProblem } from './resource-shape.js';
 import type { JournalEntry } from './types.js';
 
 /**
@@ -40,19 +41,26 @@ export function parseJournalBatch(body: Uint8Array, maxBytes = DEFAULT_MAX_JOURN
   const entries = (parsed as { entries?: unknown }).entries ?? [];
   if (!Array.isArray(entries)) throw new InvalidInputError('Journal batch "entries" must be an array.');
   for (const [i, e] of entries.entries()) {
-    const entry = e as Partial<JournalEntry> | null;
-    if (typeof entry !== 'object' || entry === null) throw new InvalidInputError(`Journal entry #${i} is not an object.`);
-    if (!Number.isSafeInteger(entry.sequenceID) || (entry.sequenceID as number) < 0) {
-      throw new InvalidInputError(`Journal entry #${i} needs a non-negative integer "sequenceID".`);
-    }
-    if (!Number.isInteger(entry.kind) || (entry.kind as number) < 0 || (entry.kind as number) > 9) {
-      throw new InvalidInputError(`Journal entry #${i} has an unknown "kind" (${String(entry.kind)}).`);
-    }
-    if (!Number.isSafeInteger(entry.operationID ?? 0)) {
-      throw new InvalidInputError(`Journal entry #${i} needs an integer "operationID".`);
-    }
+    const problem = entryProblem(e, `entries.${i}`);
+    if (problem) throw new InvalidInputError(`Invalid journal batch: ${problem}.`);
   }
   return entries as JournalEntry[];
+}
+
+/** What is wrong with one entry of a batch, naming the field by its path (`where` is the entry's own). */
+function entryProblem(e: unknown, where: string): string | undefined {
+  if (typeof e !== 'object' || e === null || Array.isArray(e)) return `"${where}" must be a journal entry object`;
+  const entry = e as Partial<JournalEntry>;
+  if (!Number.isSafeInteger(entry.sequenceID) || (entry.sequenceID as number) < 0) {
+    return `"${where}.sequenceID" must be a non-negative integer`;
+  }
+  if (!Number.isInteger(entry.kind) || (entry.kind as number) < 0 || (entry.kind as number) > 9) {
+    // JSON.stringify, not String: the value is the client's, and an object of theirs may not convert to text.
+    return `"${where}.kind" must be a journal entry kind, 0 to 9 (got ${(JSON.stringify(entry.kind) ?? 'nothing').slice(0, 40)})`;
+  }
+  // Go decodes null into the int64 as 0.
+  if (!Number.isSafeInteger(entry.operationID ?? 0)) return `"${where}.operationID" must be an integer`;
+  return entryShapeProblem(entry as Record<string, unknown>, where);
 }
 
 const SEQ_DIGITS = 16;

@@ -77,7 +77,7 @@ export class IssuerKeySource {
     const document = (discovery ?? {}) as { issuer?: unknown; jwks_uri?: unknown };
     if (document.issuer !== issuer) {
       throw new OidcRefusalError(
-        `the discovery document of '${issuer}' names issuer '${String(document.issuer).slice(0, 200)}': the two must be identical (OpenID Connect Discovery §4.3)`,
+        `the discovery document of '${issuer}' names issuer ${(JSON.stringify(document.issuer) ?? 'nothing').slice(0, 200)}: the two must be identical (OpenID Connect Discovery §4.3)`,
       );
     }
     if (typeof document.jwks_uri !== 'string' || !document.jwks_uri.startsWith('https://')) {

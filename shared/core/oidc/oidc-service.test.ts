@@ -151,6 +151,34 @@ describe('OIDC trust policies and the token exchange', () => {
     expect(await refusal('not-a-jwt')).toMatch(/not a JWT/);
   });
 
+  it('refuses a header whose alg or kid is not a string as it refuses any other bad header', async () => {
+    const [, payload] = (await issuer.sign({ sub: SUB, aud: AUDIENCE })).split('.');
+    const withHeader = (header: object) => `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${payload}.c2ln`;
+
+    const algObject = await refusal(withHeader({ alg: { toString: 1 }, kid: issuer.published[0]!.kid }));
+    const algList = await refusal(withHeader({ alg: ['RS256'], kid: issuer.published[0]!.kid }));
+    const kidObject = await refusal(withHeader({ alg: 'RS256', kid: { toString: 1 } }));
+
+    expect(algObject).toMatch(/"alg" must be a string/);
+    expect(algList).toMatch(/"alg" must be a string/);
+    expect(kidObject).toMatch(/"kid" must be a string/);
+  });
+
+  it("refuses an issuer whose discovery document's issuer is not a string, quoting it as JSON", async () => {
+    const odd = createOidcService({
+      ...fx.deps,
+      options: {
+        ...fx.deps.options,
+        oidc: { fetchJson: async (url) => (url.endsWith('/openid-configuration') ? { issuer: { toString: 1 }, jwks_uri: `${ISSUER}/jwks` } : issuer.document(url)) },
+      },
+    });
+
+    const error = await odd.exchange(parseTokenExchange(form(await issuer.sign({ sub: SUB, aud: AUDIENCE }), 'team:ops', 7200))).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(UnauthorizedError);
+    expect((error as Error).message).toMatch(/names issuer \{"toString":1\}: the two must be identical/);
+  });
+
   it('fetches the key set again when the issuer rotates its keys, and not for every unknown key id', async () => {
     await exchange(await issuer.sign({ sub: SUB, aud: AUDIENCE }));
     expect(issuer.fetches.get('/jwks')).toBe(1);

@@ -36,7 +36,10 @@ export async function verifyIdToken(token: string, options: VerifyOptions): Prom
   } catch {
     throw new OidcRefusalError('the subject_token is not a JWT (an ID token is three base64url parts separated by dots)');
   }
-  const alg = String(header.alg ?? '');
+  // The header is the caller's JSON: its fields are checked for type before anything reads them as text.
+  if (header.alg !== undefined && typeof header.alg !== 'string') throw new OidcRefusalError('the ID token header\'s "alg" must be a string');
+  if (header.kid !== undefined && typeof header.kid !== 'string') throw new OidcRefusalError('the ID token header\'s "kid" must be a string');
+  const alg = header.alg ?? '';
   if (alg.toLowerCase() === 'none') throw new OidcRefusalError("alg 'none' is refused: ID tokens must be signed with RS256 or ES256");
   if (!(alg in ACCEPTED_ALGORITHMS)) throw new OidcRefusalError(`alg '${alg.slice(0, 20)}' is refused: ID tokens must be signed with RS256 or ES256`);
   const issuer = unverified.iss;
@@ -56,7 +59,7 @@ export async function verifyIdToken(token: string, options: VerifyOptions): Prom
   } catch (error) {
     if (error instanceof OidcRefusalError || !(error instanceof errors.JOSEError)) throw error;
     if (error instanceof errors.JWSSignatureVerificationFailed) {
-      throw new OidcRefusalError(`bad signature: the ID token was not signed by the key '${String(header.kid ?? '')}' that issuer '${issuer}' publishes`);
+      throw new OidcRefusalError(`bad signature: the ID token was not signed by the key '${header.kid ?? ''}' that issuer '${issuer}' publishes`);
     }
     throw new OidcRefusalError(`the ID token could not be verified: ${error.message}`);
   }
