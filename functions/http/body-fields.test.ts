@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type * as z from 'zod/mini';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
-import { createServices } from '../../shared/core/service/index.js';
+import { createServices } from '../../shared/core/compose/create-services.js';
 import type { Storage } from '../../shared/ports/index.js';
 import { createApi, type ApiHandler } from './api.js';
 import { OPERATIONS, type OperationDoc } from './openapi/operations.js';
