@@ -226,6 +226,16 @@ export function registerCommands(program: Command): void {
       STACK_FLAG,
     ], async () => (await import('./change-secrets-provider.js')).changeSecretsProvider);
 
+    leaf(stackCmd, 'graph <filename>', 'Export a stack\'s dependency graph to a file (DOT)', [
+      STACK_FLAG,
+      { flags: '--ignore-parent-edges', description: 'leave out the edges from children to their parents' },
+      { flags: '--ignore-dependency-edges', description: 'leave out the edges from dependencies to their dependents' },
+      { flags: '--dependency-edge-color <color>', description: 'color of dependency edges (default #246C60)' },
+      { flags: '--parent-edge-color <color>', description: 'color of parent edges (default #AA6639)' },
+      { flags: '--short-node-name', description: 'label each node with the resource name instead of its URN' },
+      { flags: '--dot-fragment <dot>', description: 'DOT text to insert at the top of the digraph' },
+    ], async () => (await import('./stack-graph.js')).stackGraph);
+
     group(stackCmd, 'tag', 'Manage stack tags', (tag) => {
       leaf(tag, 'get <name>', 'Get a single stack tag value', [STACK_FLAG], async () => (await stack()).tagGet);
       leaf(tag, 'ls', 'List all stack tags', [STACK_FLAG, JSON_FLAG], async () => (await stack()).tagLs);

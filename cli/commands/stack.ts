@@ -26,7 +26,7 @@ function stackName(args: (string | undefined)[], opts: Record<string, unknown>):
 }
 
 /** The stack must exist; a missing one is named with the command that creates it. */
-async function requireExisting(ctx: CommandContext, backend: Backend, ref: StackRef) {
+export async function requireExisting(ctx: CommandContext, backend: Backend, ref: StackRef) {
   try {
     return await backend.getStack(ref);
   } catch (error) {

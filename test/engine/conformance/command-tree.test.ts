@@ -27,6 +27,7 @@ const OIDC_EXCHANGE = 'test/oidc/oidc-exchange.test.ts';
 
 const COMMAND_GRAMMAR = 'test/cli/command-grammar.test.ts';
 const CONFIG_COMMANDS = 'test/cli/config-commands.test.ts';
+const STACK_GRAPH = 'test/cli/stack-graph.test.ts';
 
 /** The commands whose implemented flags must each name the test that exercises them. */
 const AUDITED = /^(preview|up|refresh|destroy|stack|config|state|login|version|logs|convert)( |$)/;
@@ -101,6 +102,12 @@ const EXERCISED: Record<string, string> = {
   'stack history --page-size': COMMAND_FLAGS,
   'stack history --show-secrets': LOCAL_BACKEND,
   'stack rollback --to': 'test/cli/rollback.test.ts',
+  'stack graph --ignore-parent-edges': STACK_GRAPH,
+  'stack graph --ignore-dependency-edges': STACK_GRAPH,
+  'stack graph --dependency-edge-color': STACK_GRAPH,
+  'stack graph --parent-edge-color': STACK_GRAPH,
+  'stack graph --short-node-name': STACK_GRAPH,
+  'stack graph --dot-fragment': STACK_GRAPH,
   // config
   'config --show-secrets': LOCAL_BACKEND,
   'config get --path': LOCAL_BACKEND,
