@@ -1,6 +1,7 @@
 import { isAlias, isMap, isScalar, isSeq, parseDocument, Scalar, type Node as YamlNode } from 'yaml';
 import { errorAt, type Diagnostic, type Pos, type Range } from '../diagnostics.js';
 import { joinKey } from './path.js';
+import { goNumberTag } from './yaml-numbers.js';
 
 /**
  * The syntax tree under the AST: YAML nodes with ESC's source ranges and document paths. Ranges follow
@@ -126,7 +127,7 @@ export interface DecodedYaml {
 /** Decodes YAML text into syntax nodes whose ranges name `filename` as their environment. */
 export function decodeYaml(filename: string, text: string): DecodedYaml {
   if (text.length === 0) return { node: { kind: 'object', entries: [], path: '' }, diagnostics: [] };
-  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, strict: false });
+  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, strict: false, customTags: (tags) => [goNumberTag, ...tags] });
   const positions = new PositionIndex(text);
   if (doc.errors.length > 0) {
     return { diagnostics: [errorAt(undefined, yamlErrorSummary(doc.errors[0], doc.contents, text, positions), '')] };

@@ -2,6 +2,7 @@ import { exprError, type BuiltinExpr } from '../ast/expr.js';
 import { joinKey } from '../ast/path.js';
 import { always, arraySchema, compileSchema, fromJSONSchema, oneOfSchema, nullSchema, stringSchema, type Schema } from '../schema/schema.js';
 import { escValue, goMarshalJSON, makeSecret, toJSON, type EscValue, type JsonValue } from '../value.js';
+import { jsonSchemaSchema } from '../schema/json-schema.js';
 import { decodeBase64, decodeCiphertext } from './crypt.js';
 import type { BuiltinHost } from './types.js';
 import { unexport, Value, type EvalExpr, type ExprRepr } from './value.js';
@@ -251,7 +252,7 @@ function shouldRotate(e: BuiltinHost, docPath: string): boolean {
 async function evaluateValidate(e: BuiltinHost, x: EvalExpr, repr: BuiltinRepr): Promise<Value> {
   const schemaExpr = repr.args.schema!;
   const valueExpr = repr.args.value!;
-  const schemaValue = await e.evaluateTyped(schemaExpr, always());
+  const schemaValue = await e.evaluateTyped(schemaExpr, jsonSchemaSchema());
   const unvalidated = async (): Promise<Value> => derived(x, await e.evaluateExpr(valueExpr, always()));
   if (schemaValue.value.containsUnknowns() || !schemaValue.ok) return unvalidated();
   const json = toJSON(exportValue(e, schemaValue.value), false);
