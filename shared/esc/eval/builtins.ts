@@ -184,11 +184,16 @@ async function evaluateOpen(e: BuiltinHost, x: EvalExpr, repr: BuiltinRepr): Pro
   }
   const { value: inputs, ok } = await e.evaluateTyped(repr.args.inputs!, repr.inputSchema ?? always());
   if (!ok || inputs.containsUnknowns() || e.validating || provider === undefined) return unknownValue(x);
+  return providerOutput(e, x, () => provider.open(exportObject(e, inputs) ?? {}, e.execContext));
+}
+
+/** A provider's or rotator's output as the value of `x`; a failure is a diagnostic and an unknown value. */
+async function providerOutput(e: BuiltinHost, x: EvalExpr, open: () => Promise<EscValue>): Promise<Value> {
   let output: EscValue;
   try {
-    output = await provider.open(exportObject(e, inputs) ?? {}, e.execContext);
+    output = await open();
   } catch (err) {
-    e.error(node, (err as Error).message);
+    e.error(x.repr.node, (err as Error).message);
     return unknownValue(x);
   }
   return unexport(output.secret ? makeSecret(output) : output, x);
@@ -233,14 +238,8 @@ async function evaluateRotate(e: BuiltinHost, x: EvalExpr, repr: BuiltinRepr): P
     e.run.rotations.push({ path: docPath, status: 'succeeded', patch: { docPath: `${joinKey(docPath, name)}.state`, replacement: newState } });
     stateValue = unexport(newState.secret ? makeSecret(newState) : newState, x);
   }
-  let output: EscValue;
-  try {
-    output = await rotator.open(inputValues, exportObject(e, stateValue), e.execContext);
-  } catch (err) {
-    e.error(node, (err as Error).message);
-    return unknownValue(x);
-  }
-  return unexport(output.secret ? makeSecret(output) : output, x);
+  const openState = exportObject(e, stateValue);
+  return providerOutput(e, x, () => rotator.open(inputValues, openState, e.execContext));
 }
 
 function shouldRotate(e: BuiltinHost, docPath: string): boolean {

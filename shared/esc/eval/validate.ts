@@ -67,42 +67,32 @@ export class Validator {
     if (v.unknown) return this.validateSchemaType(v.schema, a, loc);
     const refOk = a.compiled?.ref === undefined || this.validateElement(v, a.compiled.ref, loc);
     const anyOk = this.validateAlternatives(a.anyOf, (s, vv) => vv.validateElement(v, s, loc), loc);
-    const oneOk = this.validateOneOf(v, a, loc);
+    const oneOk = this.validateAlternatives(a.oneOf, (s, vv) => vv.validateElement(v, s, loc), loc, true);
     const constOk = a.const === undefined || equalsConst(v, a.const) || this.error(loc, `expected ${goMarshalJSON(a.const as JsonValue)}`);
     const enumOk = this.validateEnum(v, a, loc);
     const typeOk = this.validateType(v, a, loc);
     return refOk && anyOk && oneOk && constOk && enumOk && typeOk;
   }
 
-  private validateAlternatives(alternatives: Schema[] | undefined, check: (s: Schema, v: Validator) => boolean, loc: Loc): boolean {
+  /**
+   * anyOf (one alternative must hold) or, `exclusive`, oneOf (exactly one); when none holds, every alternative's
+   * problems are reported with ESC's summary line.
+   */
+  private validateAlternatives(alternatives: Schema[] | undefined, check: (s: Schema, v: Validator) => boolean, loc: Loc, exclusive = false): boolean {
     if (alternatives === undefined || alternatives.length === 0) return true;
     let matched = false;
     const all: Diagnostic[] = [];
     for (const s of alternatives) {
       const inner = new Validator();
-      if (check(s, inner)) matched = true;
-      all.push(...inner.diagnostics);
-    }
-    if (matched) return true;
-    this.diagnostics.push(...all);
-    return this.error(loc, 'at least one subschema must match');
-  }
-
-  private validateOneOf(v: Value, accept: Schema, loc: Loc): boolean {
-    if (accept.oneOf === undefined || accept.oneOf.length === 0) return true;
-    let matched = false;
-    const all: Diagnostic[] = [];
-    for (const s of accept.oneOf) {
-      const inner = new Validator();
-      if (inner.validateElement(v, s, loc)) {
-        if (matched) return this.error(loc, 'exactly one subschema may match');
+      if (check(s, inner)) {
+        if (exclusive && matched) return this.error(loc, 'exactly one subschema may match');
         matched = true;
       }
       all.push(...inner.diagnostics);
     }
     if (matched) return true;
     this.diagnostics.push(...all);
-    return this.error(loc, 'exactly one subschema must match');
+    return this.error(loc, exclusive ? 'exactly one subschema must match' : 'at least one subschema must match');
   }
 
   private validateEnum(v: Value, accept: Schema, loc: Loc): boolean {
