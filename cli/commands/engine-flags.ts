@@ -3,7 +3,7 @@
  * working. Each is either mapped to `OperationFlags` (and acted on) or refused with the reason why (docs/cli.md).
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ColorMode } from '../engine/display/display.js';
+import type { ColorMode } from '../engine/display/display-types.js';
 import { parseDurationSeconds } from '../engine/go-formats/durations.js';
 import type { OperationCommand, OperationFlags } from '../engine/operation.js';
 import { UsageError } from '../output/errors.js';

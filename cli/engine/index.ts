@@ -11,7 +11,9 @@ export {
   type SnapshotPersister,
   type UntypedDeployment,
 } from './state/deployment.js';
-export { colorEnabled, createDisplay, renderValue, terminalOf, type ColorMode, type Display, type DisplayOptions, type TerminalInfo } from './display/display.js';
+export { colorEnabled, createDisplay, terminalOf } from './display/display.js';
+export type { ColorMode, Display, DisplayOptions, TerminalInfo } from './display/display-types.js';
+export { renderValue } from './display/render-text.js';
 export { createEngineEventLog, type EngineEvent, type OperationStatus } from './display/engine-events.js';
 export type { ChangeSummary, DiagEvent, EngineEvents, OutputsEvent, StepEvent, StepOp } from './display/events.js';
 export { handleInterrupts, InterruptedError, type InterruptHandling } from './interrupts.js';

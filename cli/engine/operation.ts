@@ -6,7 +6,8 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { StackReader } from './plugins/providers/builtin-provider.js';
 import type { JournalPersister, SecretsCrypter, SnapshotPersister, UntypedDeployment } from './state/deployment.js';
-import { colorEnabled, createDisplay, type ColorMode, type DisplayFlags, type TerminalInfo } from './display/display.js';
+import { colorEnabled, createDisplay } from './display/display.js';
+import type { ColorMode, DisplayFlags, TerminalInfo } from './display/display-types.js';
 import { createEngineEventLog, serviceEventLog, type EngineEvent, type OperationStatus } from './display/engine-events.js';
 import { combineEvents, type ChangeSummary, type EngineEvents } from './display/events.js';
 import type { ProgramSpec, StackConfig } from './program/language-host.js';

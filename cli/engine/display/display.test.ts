@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ResourceState } from '../state/deployment.js';
-import { colorEnabled, createDisplay, propertyDiffLines, summaryLines, terminalOf } from './display.js';
+import { colorEnabled, createDisplay, terminalOf } from './display.js';
+import { propertyDiffLines, summaryLines } from './render-text.js';
 import type { StepEvent } from './events.js';
 import { makeSecret } from '../resource/properties.js';
 import type { DeploymentResult } from '../run-deployment.js';

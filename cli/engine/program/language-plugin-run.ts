@@ -4,18 +4,32 @@
  */
 import type { PluginAcquirer } from '../../plugins/acquire.js';
 import type { EngineEvents } from '../display/events.js';
-import { programLocation, type ProgramSpec } from './language-host.js';
 import { LanguagePlugin, type LanguageProgramInfo } from '../plugins/languages/language-plugin.js';
-import type { ProgramHost } from './program-host.js';
-import type { DeploymentOptions } from '../run-deployment.js';
+import type { ProjectPlugin } from '../plugins/plugin-discovery.js';
 import type { StepExecutor } from '../steps/step-executor.js';
+import { programLocation, type ProgramSpec, type StackConfig } from './language-host.js';
+import type { ProgramHost } from './program-host.js';
+
+/** What the program phase needs of a deployment's options (`DeploymentOptions` is one). */
+export interface LanguageRunOptions {
+  program: ProgramSpec & { runtime: NonNullable<ProgramSpec['runtime']> };
+  config: StackConfig;
+  env?: NodeJS.ProcessEnv;
+  projectPlugins?: ProjectPlugin[];
+  /** Install the plugins the program needs (default true). */
+  acquirePlugins?: boolean;
+  /** Cancels the program once the steps in progress are done. */
+  signal?: AbortSignal;
+  /** Concurrent steps the program is told about (default 16). */
+  parallel?: number;
+}
 
 /** Grace period for a cancelled program before its plugin is stopped. */
 const CANCEL_GRACE_MS = 5_000;
 
 /** Runs the program through `pulumi-language-<runtime>`; returns an error message when it failed on its own. */
 export async function runThroughLanguagePlugin(
-  opts: DeploymentOptions & { program: ProgramSpec & { runtime: NonNullable<ProgramSpec['runtime']> } },
+  opts: LanguageRunOptions,
   host: ProgramHost,
   ex: StepExecutor,
   dryRun: boolean,

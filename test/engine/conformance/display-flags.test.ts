@@ -3,7 +3,8 @@
  * shows or leaves out, on the plain display, the live terminal tree and the `--json` preview digest.
  */
 import { describe, expect, it } from 'vitest';
-import { createDisplay, type DisplayFlags } from '../../../cli/engine/display/display.js';
+import { createDisplay } from '../../../cli/engine/display/display.js';
+import type { DisplayFlags } from '../../../cli/engine/display/display-types.js';
 import type { StepEvent } from '../../../cli/engine/display/events.js';
 import type { DeploymentResult } from '../../../cli/engine/run-deployment.js';
 

@@ -3,7 +3,10 @@
  * `name`, …) is recorded in state but never shown to the plugin, as in Pulumi's `FilterProviderConfig`.
  */
 import type { PropertyMap, PropertyValue } from '../../resource/properties.js';
-import type { Provider } from './provider-registry.js';
+import type { ProviderClient } from './provider-client.js';
+
+/** The calls of a provider that see its configuration. */
+type ConfiguredCalls = Pick<ProviderClient, 'checkConfig' | 'configure'>;
 
 const INTERNAL = '__internal';
 
@@ -34,18 +37,18 @@ export function withPluginDownloadUrl(inputs: PropertyMap, url: string | undefin
  * A provider whose CheckConfig and Configure never see `__internal`; the checked inputs get the caller's
  * `__internal` back so the state keeps it.
  */
-export function hidingInternalInputs(provider: Provider): Provider {
+export function hidingInternalInputs<P extends ConfiguredCalls>(provider: P): P {
   return new Proxy(provider, {
     get(target, prop) {
       if (prop === 'checkConfig') {
-        return async (ref: Parameters<Provider['checkConfig']>[0], olds: PropertyMap, news: PropertyMap) => {
+        return async (ref: Parameters<ProviderClient['checkConfig']>[0], olds: PropertyMap, news: PropertyMap) => {
           const checked = await target.checkConfig(ref, withoutInternal(olds), withoutInternal(news));
           const internal = news[INTERNAL];
           return internal === undefined ? checked : { ...checked, inputs: { ...checked.inputs, [INTERNAL]: internal } };
         };
       }
       if (prop === 'configure') {
-        return (ref: Parameters<Provider['configure']>[0], inputs: PropertyMap, pkg: string) => target.configure(ref, withoutInternal(inputs), pkg);
+        return (ref: Parameters<ProviderClient['configure']>[0], inputs: PropertyMap, pkg: string) => target.configure(ref, withoutInternal(inputs), pkg);
       }
       const value = Reflect.get(target, prop, target) as unknown;
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
