@@ -1,5 +1,5 @@
 import { loadEnvironment, type EnvironmentDecl } from './ast/environment.js';
-import { joinKey } from './ast/path.js';
+import { formatPath, parsePath } from './ast/path.js';
 import type { Diagnostic } from './diagnostics.js';
 import { checkContextValues } from './eval/context.js';
 import { Evaluator } from './eval/evaluator.js';
@@ -85,38 +85,6 @@ async function run(mode: EvalMode, name: string, env: EnvironmentDecl | undefine
  * (`.a.b[0]["c d"]`), so it compares equal to the paths of the definition's nodes.
  */
 export function formatRotatePath(path: string): string {
-  let out = '';
-  let i = 0;
-  while (i < path.length) {
-    if (path[i] === '.') i++;
-    if (path[i] === '[') {
-      const close = path[i + 1] === '"' ? findClosingQuote(path, i + 2) : path.indexOf(']', i);
-      if (path[i + 1] === '"') {
-        out = joinKeyWithDot(out, path.slice(i + 2, close).replaceAll('\\"', '"'));
-        i = close + 2;
-      } else {
-        out += `[${path.slice(i + 1, close)}]`;
-        i = close + 1;
-      }
-      continue;
-    }
-    let end = i;
-    while (end < path.length && path[end] !== '.' && path[end] !== '[') end++;
-    out = joinKeyWithDot(out, path.slice(i, end));
-    i = end;
-  }
-  return out;
-}
-
-function findClosingQuote(path: string, from: number): number {
-  for (let i = from; i < path.length; i++) {
-    if (path[i] === '\\') i++;
-    else if (path[i] === '"') return i;
-  }
-  return path.length;
-}
-
-function joinKeyWithDot(prefix: string, key: string): string {
-  const joined = joinKey('x', key);
-  return prefix + joined.slice(1);
+  const formatted = formatPath(parsePath(path));
+  return formatted.startsWith('[') ? formatted : `.${formatted}`;
 }

@@ -1,6 +1,6 @@
 import { isAlias, isMap, isScalar, isSeq, parseDocument, Scalar, type Node as YamlNode } from 'yaml';
 import { errorAt, type Diagnostic, type Pos, type Range } from '../diagnostics.js';
-import { joinKey } from './path.js';
+import { formatPath } from './path.js';
 import { goNumberTag } from './yaml-numbers.js';
 
 /**
@@ -247,10 +247,4 @@ class Decoder {
     }
     return begin;
   }
-}
-
-function formatPath(path: PathPart[]): string {
-  let out = '';
-  for (const part of path) out = typeof part === 'number' ? `${out}[${part}]` : joinKey(out, part);
-  return out;
 }
