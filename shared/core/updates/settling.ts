@@ -1,0 +1,87 @@
+/**
+ * Settling an update: `complete` with its token, `cancel` by a user. A non-dry-run update is settled by
+ * `settle` (update-records.ts), ordered so a crash at any point is repaired by repeating the call; a dry run only
+ * has its record ended. The lease goes last.
+ */
+import { ForbiddenError, InvalidInputError } from '../errors.js';
+import { formatStackRef, type StackRef } from '../names.js';
+import { updateEvent } from '../hooks/payloads.js';
+import { audited } from '../audit/audit.js';
+import { loadStack } from '../kernel/authorization.js';
+import type { ServiceDeps } from '../kernel/deps.js';
+import type { Principal, RequestInfo } from '../kernel/principal.js';
+import { changeUpdate, isTerminal, settle, updateOf } from './update-records.js';
+import { leaseTokenId, sameHash, sha256Hex, tokenRef } from './update-token.js';
+
+const COMPLETION_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'cancelled']);
+
+/** `UpdateService.complete`: idempotent; a retry with the token that completed the update is answered as the first. */
+export async function completeUpdate(
+  deps: ServiceDeps,
+  ref: StackRef,
+  updateId: string,
+  token: string,
+  status: 'succeeded' | 'failed' | 'cancelled',
+  request?: RequestInfo,
+): Promise<void> {
+  const { storage } = deps;
+  if (!COMPLETION_STATUSES.has(status)) {
+    throw new InvalidInputError(`Unknown completion status '${String(status)}': expected succeeded or failed.`);
+  }
+  const check = tokenRef(ref, updateId, token);
+  const tokenHash = sha256Hex(token);
+  try {
+    await storage.leases.validate(check);
+  } catch (error) {
+    if (!(error instanceof ForbiddenError)) throw error;
+    // The token dies with the first complete; a retry with that same token is answered as the first was.
+    const update = await storage.updates.get(check.stackId, updateId).catch(() => undefined);
+    if (!update?.completedTokenHash || !sameHash(update.completedTokenHash, tokenHash)) throw error;
+    if (!update.dryRun) await settle(deps, check.stackId, updateId, status);
+    return;
+  }
+  const update = await storage.updates.get(check.stackId, updateId);
+  if (update.dryRun) {
+    await changeUpdate(
+      deps,
+      check.stackId,
+      updateId,
+      (u) => (isTerminal(u) ? undefined : { status, endedAt: deps.now(), completedTokenHash: tokenHash }),
+      (ended) => [updateEvent('ended', { ...check.stack, id: check.stackId }, ended, deps.now(), deps.options.serviceUrl)],
+    );
+  } else {
+    // Done with the update token: the entry names the update's requester and the lease token's public id.
+    const name = formatStackRef(check.stack);
+    const actor = { login: update.requestedBy, tokenId: leaseTokenId(tokenHash), ...(request ? { request } : {}) };
+    const spec = { org: ref.org, event: 'update.completed', target: name, description: `${update.kind} ${updateId} of ${name} ${status}` } as const;
+    await audited(deps, actor, spec, () => settle(deps, check.stackId, updateId, status, { completedTokenHash: tokenHash }));
+  }
+  await storage.leases.release(check).catch((error: unknown) => {
+    // Expired between the check and now: the completion is recorded all the same.
+    if (!(error instanceof ForbiddenError)) throw error;
+  });
+}
+
+/** `UpdateService.cancel`: kills the token first, so the running client stops at its next call, then settles. */
+export async function cancelUpdate(deps: ServiceDeps, principal: Principal, ref: StackRef, updateId: string): Promise<void> {
+  const stack = await loadStack(deps, principal, ref, 'cancel');
+  const update = await updateOf(deps, stack, updateId);
+  if (isTerminal(update)) return;
+  const name = formatStackRef(stack);
+  const spec = { org: stack.org, event: 'update.cancelled', target: name, description: `cancelled ${update.kind} ${updateId} of ${name} (started by ${update.requestedBy})` } as const;
+  await audited(deps, principal, spec, async () => {
+    // First kill the token, so the running client stops at its next call.
+    await deps.storage.leases.revoke(stack.id, updateId);
+    if (update.dryRun) {
+      await changeUpdate(
+        deps,
+        stack.id,
+        updateId,
+        (u) => (isTerminal(u) ? undefined : { status: 'cancelled', endedAt: deps.now(), cancelledBy: principal.login }),
+        (ended) => [updateEvent('ended', stack, ended, deps.now(), deps.options.serviceUrl)],
+      );
+      return;
+    }
+    await settle(deps, stack.id, updateId, 'cancelled', { cancelledBy: principal.login });
+  });
+}
