@@ -99,13 +99,13 @@ export class RunLedger {
     this.registered.set(cur.urn, next);
   }
 
-  /** Marks a replaced old state for deletion at the end of the run. */
+  /**
+   * Marks a replaced old state for deletion at the end of the run. A preview marks it too (only not in the
+   * snapshot), as Pulumi's `CreateStep.Apply` does: its end-of-run step is then a delete-replaced, as the update's.
+   */
   condemn(old: ResourceState): void {
-    let marked = old;
-    if (!this.preview) {
-      marked = { ...old, delete: true };
-      this.snapshots.replaceBase(old, marked);
-    }
+    const marked = { ...old, delete: true };
+    if (!this.preview) this.snapshots.replaceBase(old, marked);
     this.pendingDeletes.push(marked);
   }
 
