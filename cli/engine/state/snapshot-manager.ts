@@ -22,6 +22,7 @@ import {
   type SnapshotPersister,
 } from './deployment.js';
 import { SnapshotIntegrity } from './snapshot-integrity.js';
+import { formatProviderRef, parseProviderRef } from '../resource/urn.js';
 
 /** Journal mode: entries go to `persister`; `base` is the stored deployment the update began from. */
 export interface JournalTarget {
@@ -139,9 +140,12 @@ export class SnapshotManager {
     this.logMutation({ t: 'replaceBase', index: i, next });
   }
 
-  /** Records that a resource moved from `from` to `to` through an alias; references in base states follow. */
+  /**
+   * Records that a resource moved from `from` to `to` through an alias, once its new state is recorded: references
+   * in other states (base ones, and old ones kept as they are this run) follow.
+   */
   rename(from: string, to: string): void {
-    if (from === to) return;
+    if (from === to || this.renamed.get(from) === to) return;
     this.renamed.set(from, to);
     this.logMutation({ t: 'rename' });
   }
@@ -163,14 +167,16 @@ export class SnapshotManager {
   /** The current snapshot. */
   snapshot(): Snapshot {
     const resources: ResourceState[] = [];
-    for (const r of this.news) if (r) resources.push(r);
-    for (const r of this.base) if (r) resources.push(this.renamed.size ? this.rewrite(r) : r);
+    for (const r of [...this.news, ...this.base]) if (r) resources.push(this.renamed.size ? this.rewrite(r) : r);
     return { resources, pendingOperations: [...this.pending] };
   }
 
+  /** `r` with every reference to a renamed URN following the rename; `r` itself when none does. */
   private rewrite(r: ResourceState): ResourceState {
     const m = (u: string) => this.renamed.get(u) ?? u;
+    const provider = r.provider && this.renamed.size ? this.renamedProvider(r.provider) : r.provider;
     const touches =
+      provider !== r.provider ||
       (r.parent && this.renamed.has(r.parent)) ||
       r.dependencies?.some((d) => this.renamed.has(d)) ||
       Object.values(r.propertyDependencies ?? {}).some((ds) => ds.some((d) => this.renamed.has(d))) ||
@@ -178,6 +184,7 @@ export class SnapshotManager {
     if (!touches) return r;
     return {
       ...r,
+      provider,
       parent: r.parent ? m(r.parent) : r.parent,
       dependencies: r.dependencies?.map(m),
       propertyDependencies: r.propertyDependencies
@@ -185,6 +192,12 @@ export class SnapshotManager {
         : undefined,
       deletedWith: r.deletedWith ? m(r.deletedWith) : r.deletedWith,
     };
+  }
+
+  private renamedProvider(ref: string): string {
+    const { urn, id } = parseProviderRef(ref);
+    const to = this.renamed.get(urn);
+    return to ? formatProviderRef(to, id) : ref;
   }
 
   /** The last save of a run: like `save`, and it checks the whole snapshot, order included. */
@@ -235,12 +248,14 @@ export class SnapshotManager {
     const written = new Map<Mutation, ResourceState>();
     for (const m of log) {
       if (m.t === 'begin') written.set(m, m.op.resource);
-      else if (m.t === 'new') written.set(m, m.state);
+      else if (m.t === 'new') written.set(m, this.rewrite(m.state));
       else if (m.t === 'outputs') written.set(m, m.next);
       else if (m.t === 'replaceBase') written.set(m, this.rewrite(m.next));
     }
-    const renames = log.some((m) => m.t === 'rename') ? this.renamedBaseStates() : [];
-    const states = [...written.values(), ...renames.map(([, r]) => r)];
+    const renamed = log.some((m) => m.t === 'rename');
+    const renames = renamed ? this.renamedBaseStates() : [];
+    const renamedNews = renamed ? this.renamedNewStates() : [];
+    const states = [...written.values(), ...renames.map(([, r]) => r), ...renamedNews.map(([, r]) => r)];
     const stored = await this.serializer.toStored(states);
     const storedOf = new Map(states.map((r, i) => [r, stored[i]!]));
     const w = j.writer;
@@ -264,7 +279,7 @@ export class SnapshotManager {
         case 'new': {
           const state = storedOf.get(written.get(m)!)!;
           if (m.baseIndex !== undefined) {
-            j.newOps.set(m.state, w.same(m.baseIndex, state, !sameStoredState(m.state, m.baseState!)));
+            j.newOps.set(m.state, w.same(m.baseIndex, state, !sameStoredState(written.get(m)!, m.baseState!)));
           } else {
             const op = w.begin();
             w.success(op, { state });
@@ -296,6 +311,11 @@ export class SnapshotManager {
       }
     }
     for (const [index, state] of renames) w.outputs({ base: index }, storedOf.get(state)!);
+    for (const [recorded, state] of renamedNews) {
+      const op = j.newOps.get(recorded);
+      if (op === undefined) throw new Error(`internal: no journal operation for ${recorded.urn}`);
+      w.outputs({ op }, storedOf.get(state)!);
+    }
     const entries = w.take();
     if (entries.length) await j.target.persister.append(entries);
   }
@@ -323,6 +343,17 @@ export class SnapshotManager {
       const rewritten = this.rewrite(r);
       if (rewritten !== r) out.push([i, rewritten]);
     });
+    return out;
+  }
+
+  /** States recorded this run (old ones kept as they are) whose references follow a rename: recorded → rewritten. */
+  private renamedNewStates(): [ResourceState, ResourceState][] {
+    const out: [ResourceState, ResourceState][] = [];
+    for (const r of this.news) {
+      if (!r) continue;
+      const rewritten = this.rewrite(r);
+      if (rewritten !== r) out.push([r, rewritten]);
+    }
     return out;
   }
 

@@ -14,12 +14,26 @@ function qualifiedType(urn: string): string {
 export class AliasResolver {
   /** New URN → the old URN it was matched through (only when that differs). */
   private readonly matched = new Map<string, string>();
+  /** Old URN → the new URN that took it over (Pulumi's `sg.aliased`). */
+  private readonly claimedBy = new Map<string, string>();
 
   constructor(private readonly stack: string, private readonly project: string) {}
 
   /** Records that `urn` took over the state of `oldUrn`. */
   recordMatch(urn: string, oldUrn: string): void {
-    if (urn !== oldUrn) this.matched.set(urn, oldUrn);
+    if (urn === oldUrn) return;
+    this.matched.set(urn, oldUrn);
+    this.claimedBy.set(oldUrn, urn);
+  }
+
+  /** The old URN `urn` was matched through, if it took over another URN's state. */
+  oldUrnOf(urn: string): string | undefined {
+    return this.matched.get(urn);
+  }
+
+  /** The URN that took over the state of `oldUrn` by alias this run, if any. */
+  newUrnOf(oldUrn: string): string | undefined {
+    return this.claimedBy.get(oldUrn);
   }
 
   /** Candidate old URNs of a registration, in Pulumi's order (own aliases, then inherited ones). */

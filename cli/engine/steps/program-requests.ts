@@ -142,7 +142,7 @@ export class ProgramRequests {
       ? undefined
       : (replacedWith(goal, parts.planner.replaced) ??
         normalizeDiff(await ctx.slots.run(() => provider.diff(rref, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges)), old.inputs ?? {}, inputs));
-    const decision = decideStep(goal, old, inputs, ref, diff);
+    const decision = decideStep(goal, old, inputs, ref, diff, (u) => parts.aliases.newUrnOf(u));
     switch (decision.kind) {
       case 'same':
         // as Pulumi: an import the program's inputs agree with is resolved with the imported state, no same step

@@ -52,17 +52,20 @@ export class RunLedger {
       const old = this.live.get(candidate);
       if (!old || (candidate !== urn && this.registeredUrns.has(candidate))) continue;
       this.live.delete(candidate);
-      if (candidate !== urn) {
-        this.aliases.recordMatch(urn, candidate);
-        this.snapshots.rename(candidate, urn);
-      }
+      this.aliases.recordMatch(urn, candidate);
       return old;
     }
     return undefined;
   }
 
-  /** Records a state of this run; `supersedes` (the old state) leaves the snapshot. */
+  /**
+   * Records a state of this run; `supersedes` (the old state) leaves the snapshot. A state found through an alias
+   * renames its old URN from here on: until its new state is in the snapshot, references to it keep the old URN,
+   * so no save in between names a resource the snapshot does not hold (Pulumi's `NormalizeURNReferences`).
+   */
   record(urn: string, state: ResourceState, supersedes?: ResourceState): void {
+    const oldUrn = this.aliases.oldUrnOf(urn);
+    if (oldUrn) this.snapshots.rename(oldUrn, urn);
     // a state recorded earlier this run (kept unchanged, or imported) is replaced where it stands
     if (supersedes && (this.carried.has(supersedes) || this.registered.get(urn) === supersedes)) {
       this.carried.delete(supersedes);

@@ -50,16 +50,24 @@ export function normalizeDiff(diff: DiffResult, oldInputs: PropertyMap, newInput
 
 /**
  * Decides the step for `goal` against `old`. `diff` is the provider's (normalized) answer, absent when the
- * replacement is forced; `providerRef` is the provider the new state will use.
+ * replacement is forced; `providerRef` is the provider the new state will use; `renamedTo` gives the URN that took
+ * over an old URN by alias this run (a provider renamed so is the same provider, as Pulumi's `diffProvider`).
  */
-export function decideStep(goal: RegisterGoal, old: ResourceState, inputs: PropertyMap, providerRef: string, diff: NormalizedDiff | undefined): StepDecision {
+export function decideStep(
+  goal: RegisterGoal,
+  old: ResourceState,
+  inputs: PropertyMap,
+  providerRef: string,
+  diff: NormalizedDiff | undefined,
+  renamedTo: (oldUrn: string) => string | undefined = () => undefined,
+): StepDecision {
   const deleteOld = !old.pendingReplacement;
   if (!diff) {
     return { kind: 'replace', diffKeys: [], replaceKeys: ['id'], deleteBeforeReplace: goal.deleteBeforeReplace === true, deleteOld };
   }
   const initErrors = (old.initErrors?.length ?? 0) > 0;
   const replaceKeys = new Set(replaceKeysOf(diff, goal.replaceOnChanges, old.inputs ?? {}, inputs, initErrors));
-  if (old.provider && parseProviderRef(old.provider).urn !== parseProviderRef(providerRef).urn) replaceKeys.add('provider');
+  if (old.provider && providerMoved(parseProviderRef(old.provider).urn, parseProviderRef(providerRef).urn, renamedTo)) replaceKeys.add('provider');
   if (replaceKeys.size > 0) {
     const deleteBeforeReplace = goal.deleteBeforeReplace ?? diff.deleteBeforeReplace ?? false;
     return { kind: 'replace', diffKeys: diff.changedKeys, replaceKeys: [...replaceKeys], deleteBeforeReplace, deleteOld };
@@ -67,6 +75,10 @@ export function decideStep(goal: RegisterGoal, old: ResourceState, inputs: Prope
   // a resource that did not finish initializing gets an update even without changes, so its provider can go on
   if (diff.changes === 'none' && !initErrors) return { kind: 'same' };
   return { kind: 'update', diffKeys: diff.changedKeys };
+}
+
+function providerMoved(oldUrn: string, newUrn: string, renamedTo: (oldUrn: string) => string | undefined): boolean {
+  return oldUrn !== newUrn && renamedTo(oldUrn) !== newUrn;
 }
 
 /**

@@ -16,7 +16,7 @@ export const COMPONENT = 'conformance:index:Component';
 /** One resource of a conformance program (see the program's header comment). */
 export interface ResourceSpec {
   name: string;
-  kind?: 'thing' | 'component' | 'dynamic' | 'get' | 'get-dynamic';
+  kind?: 'thing' | 'component' | 'dynamic' | 'get' | 'get-dynamic' | 'provider';
   props?: Record<string, unknown>;
   refs?: Record<string, string>;
   dependsOn?: string[];
@@ -30,6 +30,8 @@ export interface ResourceSpec {
   deletedWith?: string;
   aliases?: (string | { name?: string; type?: string; parent?: string | null })[];
   id?: string;
+  /** The `provider` resource option: the name of a resource of kind `provider` declared earlier. */
+  provider?: string;
   /** The `import` resource option: adopt the existing resource with this id. */
   import?: string;
   /** Outputs to declare on the resource object although they are not inputs (for reads). */
