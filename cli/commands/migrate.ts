@@ -110,8 +110,13 @@ export const migrate: CommandHandler = async (ctx, _args, opts) => {
     const problems = plans.filter((p) => p.reason).map((p) => `  ${p.source.name}: ${p.reason}`);
     if (opts.dryRun === true) {
       ctx.out(`Migration plan from ${source.id} to ${target.url} (dry run: nothing was changed):\n${planTable(plans)}`);
-      if (problems.length > 0) ctx.out(`Conflicts and errors:\n${problems.join('\n')}`);
-      return;
+      if (problems.length === 0) return;
+      ctx.out(`Conflicts and errors:\n${problems.join('\n')}`);
+      // the run this plan previews would fail for these stacks, so the plan fails too (a script can stop on it)
+      throw new UserError(
+        `${problems.length} stack(s) of the plan would not be migrated (listed above)`,
+        'Fix each cause and run the dry run again; a plan without conflicts or errors exits 0.',
+      );
     }
     const result = await runMigration(options, plans);
     ctx.out(

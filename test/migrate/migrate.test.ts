@@ -91,6 +91,18 @@ describe('from a DIY folder (both layouts) into serve with local storage, then f
     expect(snapshot(roots)).toEqual(before);
   });
 
+  it('--dry-run exits non-zero when the plan has error rows (a wrong passphrase), and changes nothing', async () => {
+    const roots = [serve.dataDir, user.sandbox.root];
+    const before = snapshot(roots);
+
+    const plan = await user.migrate(['--from', `file://${projectFolder}`, '--dry-run'], { PULUMI_CONFIG_PASSPHRASE: 'not-the-passphrase' });
+
+    expect(plan.status).toBe(1);
+    expect(plan.stdout).toMatch(/Conflicts and errors:\n {2}api\/dev: .*\n {2}web\/dev: /);
+    expect(plan.stderr).toMatch(/error: 2 stack\(s\) of the plan would not be migrated/);
+    expect(snapshot(roots)).toEqual(before);
+  });
+
   it('migrates every stack with its history, tags and stack file; the source is only read', async () => {
     const sources = snapshot([projectFolder, legacyFolder]);
 
