@@ -36,9 +36,6 @@ export const install: CommandHandler = async (ctx, _args, opts) => {
   const project = await ctx.requireProject();
   const runtime = runtimeName(project.raw);
   if (!runtime) throw new UserError('Pulumi.yaml has no runtime', 'Add `runtime: <language>` to Pulumi.yaml.');
-  if (project.raw.packages !== undefined) {
-    process.stderr.write('warning: the `packages` section of Pulumi.yaml is not supported by stackyard: no SDKs were generated\n');
-  }
   if (opts.dependencies !== false) {
     if (runtime === 'nodejs') {
       const programDir = programDirOf(project.raw, project.dir);

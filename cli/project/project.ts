@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { validateProjectName } from '../../shared/core/names.js';
 import { UserError } from '../output/errors.js';
+import { checkProjectKeys } from './file-keys.js';
 import { parseYamlCached } from './yaml-cache.js';
 
 const PROJECT_FILES = ['Pulumi.yaml', 'Pulumi.yml'];
@@ -79,6 +80,7 @@ async function parseProject(file: string, text: string, env: NodeJS.ProcessEnv):
   } catch (error) {
     throw new UserError(`${file}: ${(error as Error).message}`);
   }
+  checkProjectKeys(file, doc);
   const dir = dirname(file);
   const runtime = typeof doc.runtime === 'string' ? doc.runtime : (doc.runtime as { name?: unknown } | undefined)?.name;
   return {

@@ -6,6 +6,7 @@
 import { promises as fs } from 'node:fs';
 import { isMap, parseDocument, type Document } from 'yaml';
 import { UserError } from '../output/errors.js';
+import { checkStackFileKeys } from './file-keys.js';
 
 /** A segment of a `--path` key: a map key or a list index. */
 export type PathSegment = string | number;
@@ -128,6 +129,8 @@ export class StackConfigFile {
     if (doc.errors.length > 0) {
       throw new UserError(`${path} is not valid YAML: ${doc.errors[0].message.split('\n')[0]}`, 'Fix the file and run the command again.');
     }
+    const top: unknown = doc.toJS();
+    if (top !== null && typeof top === 'object' && !Array.isArray(top)) checkStackFileKeys(path, top as Record<string, unknown>);
     const config = doc.get('config');
     if (config !== undefined && config !== null && !isMap(config)) {
       throw new UserError(`${path}: \`config\` must be a mapping of keys to values`, 'Fix the file and run the command again.');

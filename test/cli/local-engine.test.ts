@@ -3,7 +3,7 @@
  * programs on the test provider, state kept by the local backend (needs `npm run build`).
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, CliSandbox, REPO, TESTPROV_DIR, removeSandboxes, until } from './cli-harness.js';
@@ -76,6 +76,24 @@ describe('engine commands on the local backend', () => {
     expect(up.status).toBe(1);
     expect(history).toMatchObject([{ kind: 'update', result: 'failed' }]);
     expect(listed[0]!.updateInProgress).toBe(false);
+  });
+
+  it('refuses a stack file with `environment:` and a project file with a key it does not implement, running nothing', async () => {
+    const project = sandbox.project('esc', pulumiYaml('esc'), { 'index.js': "require('fs').writeFileSync('ran', '');\n" });
+    const cli = (...args: string[]) => sandbox.run(project, args, { env });
+    await cli('stack', 'init', 'dev');
+    writeFileSync(join(project, 'Pulumi.dev.yaml'), 'environment:\n  - team/dev\n');
+
+    const preview = await cli('preview');
+    writeFileSync(join(project, 'Pulumi.dev.yaml'), '');
+    writeFileSync(join(project, 'Pulumi.yaml'), `${pulumiYaml('esc')}backend:\n  url: file://~\n`);
+    const listed = await cli('stack', 'ls');
+
+    expect(preview.status).toBe(1);
+    expect(preview.stderr).toContain('Pulumi.dev.yaml: `environment`: Pulumi ESC environments are not supported by stackyard yet');
+    expect(existsSync(join(project, 'ran'))).toBe(false);
+    expect(listed.status).toBe(1);
+    expect(listed.stderr).toContain('Pulumi.yaml: `backend`: choosing the backend from the project file is not supported by stackyard');
   });
 
   it('recovers a stack whose update was killed: cancel releases it, state repair clears the pending create', async () => {

@@ -82,4 +82,12 @@ describe('StackConfigFile', () => {
     await expect(StackConfigFile.load(file('config: [1, 2'))).rejects.toThrow('is not valid YAML');
     await expect(StackConfigFile.load(file('config: [1, 2]\n'))).rejects.toThrow('`config` must be a mapping');
   });
+
+  it('refuses `environment:` (Pulumi ESC imports) and any other key it does not implement, naming the key', async () => {
+    const esc = file('environment:\n  - team/dev\nconfig:\n  demo:a: 1\n');
+    const unknown = file('secretsprovider: default\nconfigs:\n  demo:a: 1\n');
+
+    await expect(StackConfigFile.load(esc)).rejects.toThrow(/`environment`: Pulumi ESC environments are not supported by stackyard yet/);
+    await expect(StackConfigFile.load(unknown)).rejects.toThrow(/`configs` is not a key stackyard implements/);
+  });
 });
