@@ -17,8 +17,9 @@ import { testProviders, testRotators } from './esc-providers.js';
 /**
  * pulumi/esc's own evaluation cases (test/fixtures/esc-eval, see its NOTICE), run as ESC's TestEval runs them:
  * load, check (with the case's showSecrets), evaluate, and rotate when the case asks; compared with what ESC
- * recorded — values as JSON (redacted and revealed), secret and unknown markings, rotation patches, and
- * diagnostics by severity, message, document path and source range.
+ * recorded — values as JSON (redacted and revealed), secret and unknown markings, where each evaluated value
+ * was defined (and over which imported value), rotation patches, and diagnostics by severity, message, document
+ * path and source range.
  */
 const FIXTURES = join(import.meta.dirname, '../fixtures/esc-eval');
 const CASES = readdirSync(FIXTURES).filter((name) => existsSync(join(FIXTURES, name, 'env.yaml')));
@@ -37,6 +38,12 @@ interface Marked {
   value?: unknown;
   secret?: boolean;
   unknown?: boolean;
+  trace?: { def?: RangeJSON; base?: Marked };
+}
+interface RangeJSON {
+  environment?: string;
+  begin: { line: number; column: number };
+  end: { line: number; column: number };
 }
 interface Expected {
   loadDiags?: ExpectedDiag[];
@@ -94,19 +101,38 @@ function actualDiags(diags: Diagnostic[]): string[] {
 }
 
 /** A value reduced to its contents and markings, as the fixtures keep them (a null value is left out, as Go omits it). */
-function marked(v: EscValue): Marked {
+function marked(v: EscValue | Marked): Marked {
   const out: Marked = {};
   const inner = v.value;
   if (Array.isArray(inner)) out.value = inner.map(marked);
-  else if (inner !== null && typeof inner === 'object') out.value = Object.fromEntries(Object.entries(inner).map(([k, x]) => [k, marked(x)]));
+  else if (inner !== null && typeof inner === 'object') out.value = Object.fromEntries(Object.entries(inner).map(([k, x]) => [k, marked(x as Marked)]));
   else if (inner !== null && inner !== undefined) out.value = inner;
   if (v.secret) out.secret = true;
   if (v.unknown) out.unknown = true;
   return out;
 }
 
-const markedProperties = (properties: Record<string, EscValue>): Record<string, Marked> =>
-  Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, marked(v)]));
+/**
+ * A value reduced to its contents, markings and trace: where each value and each imported value beneath it was
+ * defined, as `environment@line:column-line:column` (bytes left out, see diagKey).
+ */
+function traced(v: EscValue | Marked): unknown {
+  const inner = v.value;
+  let value: unknown = inner;
+  if (Array.isArray(inner)) value = inner.map(traced);
+  else if (inner !== null && typeof inner === 'object') value = Object.fromEntries(Object.entries(inner).map(([k, x]) => [k, traced(x as Marked)]));
+  const def = v.trace?.def as RangeJSON | undefined;
+  return {
+    value: value ?? null,
+    secret: v.secret === true,
+    unknown: v.unknown === true,
+    def: def && `${def.environment ?? ''}@${def.begin.line}:${def.begin.column}-${def.end.line}:${def.end.column}`,
+    base: v.trace?.base && traced(v.trace.base),
+  };
+}
+
+const mapProperties = <T>(properties: Record<string, EscValue | Marked>, f: (v: EscValue | Marked) => T): Record<string, T> =>
+  Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, f(v)]));
 
 describe('pulumi/esc eval cases', () => {
   it.each(CASES)('%s', async (caseName) => {
@@ -121,12 +147,13 @@ describe('pulumi/esc eval cases', () => {
 
     const checked = await checkDecl(name, loaded.env, options(caseName, overrides.showSecrets === true));
     expect(actualDiags(checked.diagnostics), 'check diagnostics').toEqual(expectedDiags(expected.checkDiags));
-    expect(checked.environment && markedProperties(checked.environment.properties), 'checked values').toEqual(expected.check?.properties);
+    expect(checked.environment && mapProperties(checked.environment.properties, marked), 'checked values').toEqual(expected.check?.properties);
     if (checked.environment) expect(toJSON({ value: checked.environment.properties }, true), 'checkJson').toEqual(expected.checkJson);
 
     const evaluated = await evalDecl(name, loaded.env, options(caseName, false));
     expect(actualDiags(evaluated.diagnostics), 'eval diagnostics').toEqual(expectedDiags(expected.evalDiags));
-    expect(evaluated.environment && markedProperties(evaluated.environment.properties), 'evaluated values').toEqual(expected.eval?.properties);
+    const evaluatedTraces = evaluated.environment && mapProperties(evaluated.environment.properties, traced);
+    expect(evaluatedTraces, 'evaluated values with traces').toEqual(expected.eval && mapProperties(expected.eval.properties, traced));
     if (evaluated.environment) {
       const properties = { value: evaluated.environment.properties };
       expect(toJSON(properties, true), 'evalJsonRedacted').toEqual(expected.evalJsonRedacted);
@@ -136,7 +163,7 @@ describe('pulumi/esc eval cases', () => {
     if (overrides.rotate) {
       const rotated = await rotateDecl(name, loaded.env, { ...options(caseName, false), paths: overrides.rotatePaths });
       expect(actualDiags(rotated.diagnostics), 'rotate diagnostics').toEqual(expectedDiags(expected.rotateDiags));
-      expect(rotated.environment && markedProperties(rotated.environment.properties), 'rotated values').toEqual(expected.rotate?.properties);
+      expect(rotated.environment && mapProperties(rotated.environment.properties, marked), 'rotated values').toEqual(expected.rotate?.properties);
       const patches = rotated.rotations.flatMap((r) => (r.patch ? [{ DocPath: r.patch.docPath, Replacement: marked(r.patch.replacement) }] : []));
       patches.sort((a, b) => (a.DocPath < b.DocPath ? -1 : a.DocPath > b.DocPath ? 1 : 0));
       expect(patches, 'rotation patches').toEqual(expected.rotatePatches ?? []);

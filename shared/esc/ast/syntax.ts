@@ -243,7 +243,8 @@ class Decoder {
         line += lines.length - 1;
         rest = lines[lines.length - 1];
       }
-      return this.positions.fromLineColumn(line, begin.column + [...rest].length);
+      // go-yaml's decoder adds the value's length in bytes to the start column; kept, so ranges match ESC's.
+      return this.positions.fromLineColumn(line, begin.column + Buffer.byteLength(rest));
     }
     return begin;
   }
