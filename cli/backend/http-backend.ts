@@ -53,8 +53,13 @@ export class HttpBackend implements Backend {
     return httpAccessBackend(this.client);
   }
 
-  constructor(private readonly client: ApiClient) {
+  /** `configuredOrg`: the default organization set for this backend (`org set-default`), which the service is not asked for. */
+  constructor(
+    private readonly client: ApiClient,
+    configuredOrg?: string,
+  ) {
     this.url = client.baseUrl;
+    if (configuredOrg) this.org = Promise.resolve(configuredOrg);
   }
 
   private stackPath(ref: StackRef): string {
@@ -71,7 +76,10 @@ export class HttpBackend implements Backend {
     return { user: user.githubLogin, organizations: (user.organizations ?? []).map((o) => o.githubLogin) };
   }
 
-  /** The service's default organization (asked once per command); a 404 means the user's own login, as in the Pulumi CLI. */
+  /**
+   * The organization set with `org set-default`, else the service's default organization (asked once per command); a
+   * 404 means the user's own login, as in the Pulumi CLI.
+   */
   defaultOrg(): Promise<string> {
     this.org ??= this.fetchDefaultOrg();
     return this.org;

@@ -30,16 +30,18 @@ export function accessTokenFor(url: string, stored: Record<string, string>, env:
 }
 
 /** Opens a backend by URL. The local adapter and the HTTP client are each loaded only when used. */
-export async function openBackend(url: string, token: string | undefined): Promise<Backend> {
+export async function openBackend(url: string, token: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<Backend> {
   if (backendKind(url) === 'local') {
     const { LocalBackend } = await import('./local-backend.js');
     return LocalBackend.open(url, fileURLToPath(url));
   }
-  const [{ ApiClient, normalizeServiceUrl }, { HttpBackend }] = await Promise.all([
+  const [{ ApiClient, normalizeServiceUrl }, { HttpBackend }, { configuredDefaultOrg }] = await Promise.all([
     import('../api-client/api-client.js'),
     import('./http-backend.js'),
+    import('../backend-config.js'),
   ]);
-  return new HttpBackend(new ApiClient(normalizeServiceUrl(url), token));
+  const base = normalizeServiceUrl(url);
+  return new HttpBackend(new ApiClient(base, token), configuredDefaultOrg(base, env));
 }
 
 /** The backend commands use now; a clear next step when there is none. */
@@ -58,5 +60,5 @@ export async function currentBackend(env: NodeJS.ProcessEnv = process.env, cwd =
   if (!token) {
     throw new UserError(`no access token for ${url}`, `Run \`stackyard login ${url}\`, or set STACKYARD_ACCESS_TOKEN.`);
   }
-  return openBackend(url, token);
+  return openBackend(url, token, env);
 }

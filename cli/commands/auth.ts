@@ -1,5 +1,6 @@
 /** `login`, `logout` and `whoami`. */
 import { ApiError } from '../api-client/api-error.js';
+import { forgetBackendConfig, setConfiguredDefaultOrg } from '../backend-config.js';
 import { accessTokenFor, backendKind, normalizeLocalUrl, openBackend } from '../backend/open-backend.js';
 import { localBackendUrl, readCredentials, writeCredentials, type Credentials } from '../credentials.js';
 import { UserError } from '../output/errors.js';
@@ -26,9 +27,17 @@ export const login: CommandHandler = async (ctx, args, opts) => {
       'Run `stackyard login <url>` with your stackyard API URL (or set STACKYARD_BACKEND_URL), or `stackyard login --local`.',
     );
   }
+  const defaultOrg = opts.defaultOrg as string | undefined;
+  if (defaultOrg !== undefined && backendKind(url) === 'local') {
+    throw new UserError('unable to set default org for this type of backend', 'The local backend has the one organization `organization`.');
+  }
   const credentials = await readCredentials(ctx.env);
   const oidcFlags = OIDC_FLAG_NAMES.filter(([key]) => opts[key] !== undefined).map(([, flag]) => flag);
-  if (oidcFlags.length > 0) return loginWithOidc(ctx, url, opts, oidcFlags, credentials);
+  if (oidcFlags.length > 0) {
+    await loginWithOidc(ctx, url, opts, oidcFlags, credentials);
+    if (defaultOrg !== undefined) await setConfiguredDefaultOrg(url, defaultOrg, ctx.env);
+    return;
+  }
   if (backendKind(url) === 'local') {
     const backend = await openBackend(url, undefined);
     const { user } = await backend.whoami().finally(() => backend.close());
@@ -64,6 +73,7 @@ export const login: CommandHandler = async (ctx, args, opts) => {
   credentials.accessTokens[url] = token;
   credentials.accounts[url] = { username: identity.user, organizations: identity.organizations, lastValidatedAt: new Date().toISOString() };
   await writeCredentials(credentials, ctx.env);
+  if (defaultOrg !== undefined) await setConfiguredDefaultOrg(url, defaultOrg, ctx.env);
   ctx.out(`Logged in to ${url} as ${identity.user}`);
 };
 
@@ -109,6 +119,7 @@ export const logout: CommandHandler = async (ctx, args, opts) => {
   const credentials = await readCredentials(ctx.env);
   if (opts.all === true) {
     await writeCredentials({ accessTokens: {}, accounts: {} }, ctx.env);
+    await forgetBackendConfig(undefined, ctx.env);
     ctx.out('Logged out of all backends');
     return;
   }
@@ -118,6 +129,7 @@ export const logout: CommandHandler = async (ctx, args, opts) => {
   delete credentials.accounts[url];
   if (credentials.current === url) delete credentials.current;
   await writeCredentials(credentials, ctx.env);
+  await forgetBackendConfig(url, ctx.env);
   ctx.out(`Logged out of ${url}`);
 };
 

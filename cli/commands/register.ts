@@ -121,7 +121,7 @@ export function registerCommands(program: Command): void {
   leaf(program, 'login [url]', 'Log in to a stackyard backend (a service URL, file://<folder>, or --local)', [
     { flags: '-l, --local', description: 'keep stacks in $STACKYARD_HOME/local on this machine' },
     { flags: '--cloud-url <url>', description: 'the backend URL (same as the argument)' },
-    { flags: '--default-org <org>', description: 'default organization for new stacks', refused: 'the local backend has the one organization `organization`, and a service uses your default organization' },
+    { flags: '--default-org <org>', description: 'the organization of stack names given without one (a service only; see `org set-default`)' },
     { flags: '--insecure', description: 'skip TLS verification', refused: 'TLS certificates are always verified' },
     { flags: '--oidc-token <token>', description: "an OIDC ID token to exchange for an access token: the token, or 'file://<path>' of a file holding it" },
     { flags: '--oidc-org <org>', description: 'the organization of the OIDC token exchange (default: from the token\'s aud claim)' },
@@ -357,6 +357,10 @@ export function registerCommands(program: Command): void {
   });
 
   group(program, 'org', 'Manage organizations', (org) => {
+    addFlags(org, COMMAND_GLOBALS);
+    org.action(run(async () => (await import('./org-default.js')).orgSummary));
+    leaf(org, 'get-default', 'Get the default organization for the current backend', [], async () => (await import('./org-default.js')).orgGetDefault);
+    leaf(org, 'set-default <name>', 'Set the default organization for the current backend', [], async () => (await import('./org-default.js')).orgSetDefault);
     leaf(org, 'create <name>', 'Create an organization (administrators)', [], async () => (await admin()).orgCreate);
     leaf(org, 'ls', 'List the organizations you belong to', [JSON_FLAG], async () => (await admin()).orgLs);
     leaf(org, 'add-member <org> <login>', 'Add a user to an organization', [

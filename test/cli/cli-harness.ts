@@ -2,7 +2,7 @@
  * Runs the bundled CLI (`npm run build` first) as a child process in a sandbox: its own STACKYARD_HOME and HOME in
  * a temp folder, CI=true (so no prompts), and none of the caller's STACKYARD_* / PULUMI_* variables.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -76,4 +76,27 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** Starts `stackyard serve` on a free port with `adminToken` as its administrator's token; resolves with its URL. */
+export async function startServe(sandbox: CliSandbox, adminToken: string): Promise<{ url: string; serve: ChildProcess }> {
+  const serve = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env: { ...sandbox.env, STACKYARD_ADMIN_TOKEN: adminToken }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    serve.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      const match = /serves the Pulumi service API at (http:\/\/\S+)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    serve.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+  });
+  return { url, serve };
+}
+
+/** Stops a `serve` started by `startServe` and waits for it to exit. */
+export async function stopServe(serve: ChildProcess): Promise<void> {
+  if (serve.exitCode !== null || serve.signalCode !== null) return;
+  const exited = new Promise((resolve) => serve.once('exit', resolve));
+  serve.kill('SIGTERM');
+  await exited;
 }

@@ -3,12 +3,12 @@
  * `login --local` and on `stackyard serve`: a target naming nothing, `destroy --target` with a dependent, with and
  * without `--target-dependents`, and `--replace` (needs `npm run build`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, CliSandbox, REPO, TESTPROV_DIR, removeSandboxes, type CliResult } from './cli-harness.js';
+import { CliSandbox, REPO, TESTPROV_DIR, removeSandboxes, startServe, stopServe, type CliResult } from './cli-harness.js';
 
 const UNKNOWN = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';
 
@@ -27,21 +27,6 @@ const program = {
 
 const urn = (name: string) => `urn:pulumi:dev::conformance::testprov:index:Thing::${name}`;
 const both = (r: CliResult) => r.stdout + r.stderr;
-
-/** Starts `stackyard serve` on a free port; resolves with its URL. */
-async function startServe(sandbox: CliSandbox, adminToken: string): Promise<{ url: string; serve: ChildProcess }> {
-  const serve = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env: { ...sandbox.env, STACKYARD_ADMIN_TOKEN: adminToken }, stdio: ['ignore', 'pipe', 'ignore'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    serve.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      const match = /serves the Pulumi service API at (http:\/\/\S+)/.exec(output);
-      if (match) resolve(match[1]!);
-    });
-    serve.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
-  });
-  return { url, serve };
-}
 
 describe.each(['local', 'serve'] as const)('engine conformance through the CLI on %s', (backend) => {
   // made in beforeAll: the other backend's afterAll removes every sandbox that exists when it runs
@@ -73,11 +58,7 @@ describe.each(['local', 'serve'] as const)('engine conformance through the CLI o
   }, 120_000);
 
   afterAll(async () => {
-    if (serve && serve.exitCode === null) {
-      const exited = new Promise((resolve) => serve!.once('exit', resolve));
-      serve.kill('SIGTERM');
-      await exited;
-    }
+    if (serve) await stopServe(serve);
     removeSandboxes();
   });
 

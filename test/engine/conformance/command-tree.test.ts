@@ -30,7 +30,7 @@ const CONFIG_COMMANDS = 'test/cli/config-commands.test.ts';
 const STACK_GRAPH = 'test/cli/stack-graph.test.ts';
 
 /** The commands whose implemented flags must each name the test that exercises them. */
-const AUDITED = /^(preview|up|refresh|destroy|stack|config|state|login|version|logs|convert)( |$)/;
+const AUDITED = /^(preview|up|refresh|destroy|stack|config|state|login|version|logs|convert)( |$)|^org( get-default| set-default)?$/;
 
 /** Implemented flag → the test file exercising it (`<command path> <flag>` for one command, or the flag for all). */
 const EXERCISED: Record<string, string> = {
@@ -139,6 +139,7 @@ const EXERCISED: Record<string, string> = {
   'logs --resource': COMMAND_GRAMMAR,
   // login
   'login --local': LOCAL_BACKEND,
+  'login --default-org': 'test/cli/org-default.test.ts',
   'login --cloud-url': OIDC_EXCHANGE,
   'login --oidc-token': OIDC_EXCHANGE,
   'login --oidc-org': OIDC_EXCHANGE,
