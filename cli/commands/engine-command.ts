@@ -4,7 +4,8 @@
  * backend and, later, on the service.
  */
 import type { Command } from 'commander';
-import type { ProgramSpec, StackConfig } from '../engine/program/language-host.js';
+import type { ProgramSpec } from '../engine/program/language-host.js';
+import type { StackConfig } from '../engine/config/program-config.js';
 import type { OperationBackend, OperationCommand } from '../engine/operation.js';
 import type { ProjectPlugin } from '../engine/plugins/plugin-discovery.js';
 import { addEngineFlags, toConfigFlags, toOperationFlags, type ConfigFlags } from './engine-flags.js';

@@ -18,7 +18,8 @@ export { createEngineEventLog, type EngineEvent, type OperationStatus } from './
 export type { ChangeSummary, DiagEvent, EngineEvents, OutputsEvent, StepEvent, StepOp } from './display/events.js';
 export { handleInterrupts, InterruptedError, type InterruptHandling } from './interrupts.js';
 export { describeLeaseHolder, waitForLease, type LeaseWaitOptions, type LeaseWaitTiming } from './lease-wait.js';
-export type { ConfigValue, NodeRuntimeOptions, ProgramSpec, StackConfig } from './program/language-host.js';
+export type { ConfigValue, StackConfig } from './config/program-config.js';
+export type { NodeRuntimeOptions, ProgramSpec } from './program/language-host.js';
 export type { ProjectPlugin } from './plugins/plugin-discovery.js';
 export type { StackReader } from './plugins/providers/builtin-provider.js';
 export type { PropertyMap, PropertyValue } from './resource/properties.js';

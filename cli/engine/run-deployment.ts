@@ -18,7 +18,8 @@ import {
   type UntypedDeployment,
 } from './state/deployment.js';
 import type { ChangeSummary, EngineEvents } from './display/events.js';
-import { launchProgram, programLocation, providerEnv, type ProgramSpec, type StackConfig } from './program/language-host.js';
+import { launchProgram, programLocation, providerEnv, type ProgramSpec } from './program/language-host.js';
+import type { StackConfig } from './config/program-config.js';
 import { runThroughLanguagePlugin } from './program/language-plugin-run.js';
 import type { ProjectPlugin } from './plugins/plugin-discovery.js';
 import { ProgramHost } from './program/program-host.js';

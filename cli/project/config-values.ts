@@ -8,7 +8,7 @@ import { formatStackRef, type StackRef } from '../../shared/core/names.js';
 import { ApiError } from '../api-client/api-error.js';
 import type { Backend } from '../backend/backend.js';
 import { goJson } from '../engine/go-formats/go-json.js';
-import type { StackConfig } from '../engine/program/language-host.js';
+import type { StackConfig } from '../engine/config/program-config.js';
 import { UserError } from '../output/errors.js';
 import type { Project } from './project.js';
 import { collectCiphertexts, isSecureValue, mapSecureValues, type StackConfigFile } from './stack-config.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Checkpoint, SecretsCrypter, UntypedDeployment } from '../../cli/engine/state/deployment.js';
 import type { StepEvent, DiagEvent } from '../../cli/engine/display/events.js';
-import type { StackConfig } from '../../cli/engine/program/language-host.js';
+import type { StackConfig } from '../../cli/engine/config/program-config.js';
 import { runDeployment, type DeploymentKind, type DeploymentOptions, type DeploymentResult } from '../../cli/engine/run-deployment.js';
 
 /** Repository paths of the fixtures. */

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { UntypedDeployment } from '../../cli/engine/state/deployment.js';
 import { handleInterrupts } from '../../cli/engine/interrupts.js';
-import type { StackConfig } from '../../cli/engine/program/language-host.js';
+import type { StackConfig } from '../../cli/engine/config/program-config.js';
 import { runOperation, type OperationBackend, type OperationFlags } from '../../cli/engine/operation.js';
 
 const [stateFile, outcomeFile, configJson, flagsJson = '{}'] = process.argv.slice(2) as [string, string, string, string?];

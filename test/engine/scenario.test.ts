@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ResourceState } from '../../cli/engine/state/deployment.js';
-import type { StackConfig } from '../../cli/engine/program/language-host.js';
+import type { StackConfig } from '../../cli/engine/config/program-config.js';
 import { changeInWorld, deleteFromWorld, worldIds, worldResource } from '../support/testprov-world.js';
 import { FIXTURES, TestStack, type RunRecord } from './engine-harness.js';
 

@@ -5,7 +5,7 @@
  */
 import type { EngineEvent, OperationStatus } from './engine-events.js';
 import type { ChangeSummary, EngineEvents } from './events.js';
-import type { StackConfig } from '../program/language-host.js';
+import type { StackConfig } from '../config/program-config.js';
 import type { PropertyMap } from '../resource/properties.js';
 
 /** `--color` values (Pulumi's); `raw` is treated as `always`. */

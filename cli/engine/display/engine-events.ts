@@ -5,7 +5,7 @@
  */
 import { orderedResource, type ResourceState } from '../state/deployment.js';
 import type { ChangeSummary, DiagEvent, EngineEvents, StepEvent, StepOp } from './events.js';
-import type { StackConfig } from '../program/language-host.js';
+import type { StackConfig } from '../config/program-config.js';
 import { isSecret, type PropertyMap, type PropertyValue } from '../resource/properties.js';
 
 /** `apitype.StepEventStateMetadata`. */

@@ -4,7 +4,7 @@
  */
 import type { DisplayOptions, FinishedRun, FinishInfo } from './display-types.js';
 import type { DiagEvent, StepEvent, StepOp } from './events.js';
-import type { StackConfig } from '../program/language-host.js';
+import type { StackConfig } from '../config/program-config.js';
 import { deepEqual, isSecret, type PropertyMap, type PropertyValue } from '../resource/properties.js';
 
 export const SYMBOL: Record<StepOp, string> = {

@@ -10,17 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { diesWithParent, signalGroup, trackChild } from '../plugins/child-processes.js';
 import { goJson } from '../go-formats/go-json.js';
-
-/** A configuration value as the program sees it (already decrypted). */
-export interface ConfigValue {
-  value: string;
-  secret: boolean;
-  /** The value is structured config, serialized as JSON. */
-  object?: boolean;
-}
-
-/** Stack configuration keyed `namespace:key`. */
-export type StackConfig = Record<string, ConfigValue>;
+import type { StackConfig } from '../config/program-config.js';
 
 /** The `nodejs` runtime options of Pulumi.yaml. */
 export interface NodeRuntimeOptions {

@@ -7,7 +7,8 @@ import type { EngineEvents } from '../display/events.js';
 import { LanguagePlugin, type LanguageProgramInfo } from '../plugins/languages/language-plugin.js';
 import type { ProjectPlugin } from '../plugins/plugin-discovery.js';
 import type { StepExecutor } from '../steps/step-executor.js';
-import { programLocation, type ProgramSpec, type StackConfig } from './language-host.js';
+import { programLocation, type ProgramSpec } from './language-host.js';
+import type { StackConfig } from '../config/program-config.js';
 import type { ProgramHost } from './program-host.js';
 
 /** What the program phase needs of a deployment's options (`DeploymentOptions` is one). */

@@ -5,7 +5,7 @@
 import type { BuiltinProvider } from '../plugins/providers/builtin-provider.js';
 import type { PendingOperation, PendingOperationType, ResourceState, Snapshot } from '../state/deployment.js';
 import type { EngineEvents, StepOp } from '../display/events.js';
-import type { StackConfig } from '../program/language-host.js';
+import type { StackConfig } from '../config/program-config.js';
 import type { PropertyMap } from '../resource/properties.js';
 import type { Provider, ProviderRegistry } from '../plugins/providers/provider-registry.js';
 import type { SnapshotManager } from '../state/snapshot-manager.js';

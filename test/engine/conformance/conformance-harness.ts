@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResourceState, UntypedDeployment } from '../../../cli/engine/state/deployment.js';
-import type { StackConfig } from '../../../cli/engine/program/language-host.js';
+import type { StackConfig } from '../../../cli/engine/config/program-config.js';
 import { UNKNOWN } from '../../../cli/engine/resource/properties.js';
 import { FIXTURES, TestStack, type RunRecord } from '../engine-harness.js';
 

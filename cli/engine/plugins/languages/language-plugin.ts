@@ -9,7 +9,7 @@ import { ambientPluginsEnabled, MissingPluginError, resolvePlugin } from '../../
 import type { PluginSpec, ProjectPlugin } from '../../../plugins/types.js';
 import { parseTolerant } from '../../../plugins/version.js';
 import { callUnary, grpcMessage, hasCode } from '../../rpc/grpc-util.js';
-import type { StackConfig } from '../../program/language-host.js';
+import type { StackConfig } from '../../config/program-config.js';
 import { launchPlugin, type PluginProcess } from '../plugin-host.js';
 import { emptyproto, grpc, langproto, langrpc, structproto } from '../../rpc/proto.js';
 

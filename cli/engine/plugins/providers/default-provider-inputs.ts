@@ -1,5 +1,5 @@
 /** How stack configuration becomes provider inputs, following the Go engine's rules. */
-import type { StackConfig } from '../../program/language-host.js';
+import type { StackConfig } from '../../config/program-config.js';
 import { makeSecret, type PropertyMap, type PropertyValue } from '../../resource/properties.js';
 
 function configValue(value: string, secret: boolean, object: boolean | undefined): PropertyValue {
