@@ -17,6 +17,7 @@ import type { StackRecord } from '../../shared/ports/stack-store.js';
 import type { UpdateRecord } from '../../shared/ports/update-store.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
 import { deliveryView } from '../../shared/core/hooks/delivery-view.js';
+import { updateInfo as serviceUpdateInfo } from '../../functions/http/wire.js';
 import type { AddHookRequest, Backend, CarriedHistoryInfo, DeliveryView, HookTarget, HookView, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
 
 /** The user every local command runs as. */
@@ -26,7 +27,6 @@ export const LOCAL_ORG = 'organization';
 
 const PRINCIPAL: Principal = { login: LOCAL_USER, orgs: [LOCAL_ORG], admin: true, roles: { [LOCAL_ORG]: 'admin' } };
 const DAY_MS = 24 * 60 * 60 * 1000;
-const seconds = (ms: number) => Math.floor(ms / 1000);
 
 export class LocalBackend implements Backend {
   readonly kind = 'local';
@@ -279,17 +279,7 @@ function summary(stack: StackRecord): StackSummary {
   };
 }
 
+/** The history entry the service answers for `update` (one mapping for both backends), with a version always set. */
 function updateInfo(update: UpdateRecord): UpdateInfo {
-  return {
-    kind: update.kind,
-    startTime: seconds(update.startedAt ?? update.createdAt),
-    message: update.message ?? '',
-    environment: update.environment,
-    config: update.config,
-    result: update.status === 'cancelled' ? 'failed' : update.status,
-    ...(update.endedAt !== undefined ? { endTime: seconds(update.endedAt) } : {}),
-    version: update.version ?? 0,
-    resourceChanges: update.resourceChanges ?? {},
-    ...(update.resourceCount !== undefined ? { resourceCount: update.resourceCount } : {}),
-  };
+  return { version: 0, ...serviceUpdateInfo(update) };
 }

@@ -96,6 +96,38 @@ describe('engine commands on the local backend', () => {
     expect(listed.stderr).toContain('Pulumi.yaml: `backend`: choosing the backend from the project file is not supported by stackyard');
   });
 
+  it('cancel during `up` is recorded with its canceller and what the run did before it, as through serve', async () => {
+    const project = sandbox.project('cancelled', pulumiYaml('cancelled'), {
+      'index.js':
+        "const pulumi = require('@pulumi/pulumi');\n" +
+        "new pulumi.CustomResource('testprov:index:Thing', 'quick', { value: 1 });\n" +
+        "new pulumi.CustomResource('testprov:index:Thing', 'slow', { value: 2, hang: true });\n",
+    });
+    const cli = (...args: string[]) => sandbox.run(project, args, { env });
+    await cli('stack', 'init', 'dev');
+    const running = spawn(process.execPath, [CLI, 'up', '--yes', '--skip-preview'], { cwd: project, env: { ...sandbox.env, ...env }, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => running.on('exit', (code) => resolve(code)));
+    await until('quick to be created and slow to be pending', async () => {
+      const state = JSON.parse((await cli('stack', 'export')).stdout) as Exported;
+      const quick = state.deployment.resources?.some((r) => r.urn.endsWith('::quick'));
+      return quick && state.deployment.pending_operations?.length ? true : undefined;
+    });
+    // the client sends a partial batch of engine events every 2 s
+    await new Promise((r) => setTimeout(r, 2_500));
+
+    const cancelled = await cli('cancel', '--yes');
+    running.kill('SIGKILL');
+    await exited;
+    const history = await cli('stack', 'history');
+    const entries = JSON.parse((await cli('stack', 'history', '--json')).stdout) as { result: string; cancelledBy?: string; resourceChanges?: Record<string, number> }[];
+
+    expect(cancelled.status, cancelled.stderr).toBe(0);
+    expect(history.stdout).toContain('Status: failed (cancelled by local)');
+    // the stack and quick (the default provider is not counted, as in Pulumi)
+    expect(history.stdout).toContain('+2-0~0 ');
+    expect(entries).toMatchObject([{ result: 'failed', cancelledBy: 'local', resourceChanges: { create: 2 } }]);
+  });
+
   it('recovers a stack whose update was killed: cancel releases it, state repair clears the pending create', async () => {
     const project = sandbox.project('stuck', pulumiYaml('stuck'), {
       'index.js':

@@ -10,6 +10,7 @@ import { prepareCheckpoint } from '../checkpoints/checkpoint-body.js';
 import type { CheckpointUpload, UntypedDeployment } from '../checkpoints/index.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import { checkpointLoader, updateCheckpointName } from '../state/stack-state.js';
+import { eventsPrefix } from './recorded-changes.js';
 import { summaryName } from './update-records.js';
 import { tokenRef } from './update-token.js';
 
@@ -17,7 +18,7 @@ const SEQ_DIGITS = 12;
 
 function eventsName(updateId: string, first: number, last: number, count: number): string {
   const pad = (n: number) => String(n).padStart(SEQ_DIGITS, '0');
-  return `updates/${updateId}/events/${pad(first)}-${pad(last)}-${count}`;
+  return `${eventsPrefix(updateId)}${pad(first)}-${pad(last)}-${count}`;
 }
 
 async function ignoreConflict(write: Promise<void>): Promise<boolean> {

@@ -17,6 +17,7 @@ import { isStaleRevision, loadStack } from '../kernel/authorization.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import { lastUpdateCheckpoint, loadCheckpoint, resourceCountInName, updateResultName } from '../state/stack-state.js';
 import type { Principal } from '../kernel/principal.js';
+import { recordedChanges } from './recorded-changes.js';
 import type { UpdateStatusView } from './types.js';
 
 const TERMINAL: ReadonlySet<UpdateStatus> = new Set(['succeeded', 'failed', 'cancelled']);
@@ -102,9 +103,9 @@ async function readSummary(
     const summary = JSON.parse(Buffer.from(bytes).toString('utf8')) as { resourceChanges?: Record<string, number> };
     return summary.resourceChanges;
   } catch (error) {
-    // Events are best effort: history simply has no resource changes without them.
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
+    if (!(error instanceof NotFoundError)) throw error;
+    // No summary (cancelled, killed): what the step events show. Events are best effort: without any, no changes.
+    return recordedChanges(deps, stackId, updateId);
   }
 }
 

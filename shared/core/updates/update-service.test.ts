@@ -609,6 +609,27 @@ describe.each([
     expect(next.version).toBe(2);
   });
 
+  it('a run that ends without a summary (cancelled, killed) has its history count the step events it recorded', async () => {
+    const step = (sequence: number, op: string) => ({ sequence, timestamp: sequence, resOutputsEvent: { metadata: { op, urn: urn(`r${sequence}`), type: 'x:y:Z' } } });
+    const ref = await newStack();
+    const cancelled = await begin(ref);
+    await updates.recordEvents(ref, cancelled.updateId, cancelled.token, [{ sequence: 0, timestamp: 0, preludeEvent: { config: {} } }, step(1, 'update'), step(2, 'update')]);
+    const defaultProvider = { sequence: 8, timestamp: 8, resOutputsEvent: { metadata: { op: 'create', urn: 'urn:pulumi:dev::p::pulumi:providers:aws::default_6_1_0', type: 'pulumi:providers:aws' } } };
+    await updates.recordEvents(ref, cancelled.updateId, cancelled.token, [step(3, 'create'), step(4, 'create-replacement'), step(5, 'replace'), step(6, 'delete-replaced'), step(7, 'same'), defaultProvider]);
+    await updates.cancel(alice, ref, cancelled.updateId);
+    const killed = await begin(ref, 'update', { leaseDurationMs: 1000 });
+    await updates.recordEvents(ref, killed.updateId, killed.token, [step(0, 'delete')]);
+    advance(1001);
+    await begin(ref);
+
+    const history = (await backend.storage.updates.listHistory((await stackOf(ref)).id, 1, 10)).updates;
+
+    expect(history.map((u) => [u.version, u.status, u.resourceChanges])).toEqual([
+      [2, 'failed', { delete: 1 }],
+      [1, 'cancelled', { update: 2, create: 1, replace: 1 }],
+    ]);
+  });
+
   it('gives the lease to exactly one of many concurrent starts', async () => {
     for (let round = 0; round < 3; round++) {
       const ref = await newStack();
