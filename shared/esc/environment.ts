@@ -3,14 +3,21 @@ import { formatPath, parsePath } from './ast/path.js';
 import type { Diagnostic } from './diagnostics.js';
 import { checkContextValues } from './eval/context.js';
 import { Evaluator } from './eval/evaluator.js';
+import { exportExpr } from './eval/export-expr.js';
+import type { EscExpr } from './expr.js';
 import type { EvalMode, EvalOptions, Rotation } from './eval/types.js';
 import { mergedSchema, toJSONSchema, type JSONSchema } from './schema/schema.js';
 import type { EscValue } from './value.js';
 
-/** An evaluated environment in ESC's checked shape: every top-level value, and the schema of the whole. */
+/**
+ * An evaluated environment in ESC's checked shape (esc.Environment): the expressions of its definition, every
+ * top-level value, the schema of the whole, and the execution context it was evaluated in.
+ */
 export interface EscEnvironment {
+  exprs: Record<string, EscExpr>;
   properties: Record<string, EscValue>;
   schema: JSONSchema;
+  executionContext: { properties: Record<string, EscValue>; schema: JSONSchema };
 }
 
 /** What checking or evaluating returns: the environment (absent when there was nothing to evaluate) and every problem. */
@@ -77,7 +84,16 @@ async function run(mode: EvalMode, name: string, env: EnvironmentDecl | undefine
   const exported = value.export(name);
   state.diagnostics.push(...exported.diagnostics);
   const properties = (exported.value.value ?? {}) as Record<string, EscValue>;
-  return { environment: { properties, schema: toJSONSchema(schema) }, diagnostics: state.diagnostics, rotations: state.rotations };
+  const contextValue = evaluator.myContext.export(name);
+  state.diagnostics.push(...contextValue.diagnostics);
+  const rootExpr = exportExpr(evaluator.root, name);
+  const environment: EscEnvironment = {
+    exprs: rootExpr.object ?? {},
+    properties,
+    schema: toJSONSchema(schema),
+    executionContext: { properties: (contextValue.value.value ?? {}) as Record<string, EscValue>, schema: toJSONSchema(evaluator.myContext.schema) },
+  };
+  return { environment, diagnostics: state.diagnostics, rotations: state.rotations };
 }
 
 /**

@@ -2,7 +2,8 @@ import { exprError, type Expr } from '../ast/expr.js';
 import { joinKey } from '../ast/path.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { always, arraySchema, booleanSchema, mapSchema, nullSchema, numberSchema, stringSchema, type Schema } from '../schema/schema.js';
-import { missingExpr, newExpr, type EvalExpr, type Value } from './value.js';
+import type { PropertyAccessor } from '../ast/property.js';
+import { missingExpr, newExpr, type AccessorSlot, type EvalExpr, type Value } from './value.js';
 
 /** The schema a builtin's result has before evaluation refines it. */
 const BUILTIN_SCHEMAS: Record<string, () => Schema> = {
@@ -21,6 +22,8 @@ const BUILTIN_SCHEMAS: Record<string, () => Schema> = {
   toString: () => stringSchema(),
 };
 
+const slotsOf = (accessors: PropertyAccessor[]): AccessorSlot[] => accessors.map((accessor) => ({ accessor }));
+
 /**
  * Turns an AST expression into an evaluation expression, declaring object keys over the imported value at the
  * same place (`base`) so that lookups fall through to imports. Builtin arguments have no base.
@@ -37,10 +40,12 @@ export function declare(diags: Diagnostic[], path: string, x: Expr | undefined, 
       return newExpr(path, { kind: 'literal', node: x }, numberSchema(x.value), base);
     case 'string':
       return newExpr(path, { kind: 'literal', node: x }, stringSchema(x.value), base);
-    case 'interpolate':
-      return newExpr(path, { kind: 'interpolate', node: x }, stringSchema(), base);
+    case 'interpolate': {
+      const parts = x.parts.map((p) => ({ text: p.text, ...(p.value ? { slots: slotsOf(p.value.accessors) } : {}) }));
+      return newExpr(path, { kind: 'interpolate', node: x, parts }, stringSchema(), base);
+    }
     case 'symbol':
-      return newExpr(path, { kind: 'symbol', node: x }, always(), base);
+      return newExpr(path, { kind: 'symbol', node: x, slots: slotsOf(x.property.accessors) }, always(), base);
     case 'array': {
       const elements = x.elements.map((e, i) => declare(diags, `${path}[${i}]`, e, undefined));
       return newExpr(path, { kind: 'array', node: x, elements }, arraySchema(always()), base);

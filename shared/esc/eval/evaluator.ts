@@ -1,25 +1,27 @@
 import type { EnvironmentDecl } from '../ast/environment.js';
 import { loadEnvironment } from '../ast/environment.js';
 import { exprError, type Expr, type StringExpr } from '../ast/expr.js';
-import type { PropertyAccessor } from '../ast/property.js';
 import { errorAt, hasErrors, type Diagnostic } from '../diagnostics.js';
 import { always, isRotateOnly, itemSchema, propertySchema, recordSchema, tupleSchema, type Schema } from '../schema/schema.js';
+import { evaluatePropertyAccess } from './access.js';
 import { evaluateBuiltin } from './builtins.js';
 import { contextForEnvironment } from './context.js';
 import { declare } from './declare.js';
-import { nearestName } from '../spell.js';
-import type { BuiltinHost, Decrypt, EscExecContext, EvalRun, ImportedEnvironment } from './types.js';
+import type { AccessHost, BuiltinHost, Decrypt, EscExecContext, EvalRun, ImportedEnvironment } from './types.js';
 import { Validator } from './validate.js';
-import { compareStrings, copyValue, newExpr, unexport, Value, type EvalExpr } from './value.js';
+import { compareStrings, copyValue, newExpr, unexport, Value, type EvalExpr, type InterpolationSlots } from './value.js';
 
 const RESERVED_KEYS = new Set(['imports', 'context', 'environments']);
 
 /** Evaluates one environment definition (ESC's evalContext); imports evaluate in evaluators of their own. */
-export class Evaluator implements BuiltinHost {
+export class Evaluator implements BuiltinHost, AccessHost {
   readonly execContext: EscExecContext;
-  private myContext!: Value;
-  private myImports!: Value;
-  private root!: EvalExpr;
+  /** `${context.…}`: the execution context's values. */
+  myContext!: Value;
+  /** `${imports.…}`: the environments imported directly, merged or not. */
+  myImports!: Value;
+  /** The environment's `values` as one object expression over the merged imports. */
+  root!: EvalExpr;
   private base?: Value;
 
   constructor(
@@ -48,10 +50,6 @@ export class Evaluator implements BuiltinHost {
 
   error(node: Expr | undefined, summary: string): void {
     this.run.diagnostics.push(exprError(node, summary));
-  }
-
-  private accessorError(node: Expr, accessor: PropertyAccessor, summary: string): void {
-    this.run.diagnostics.push(errorAt(accessor.range ?? node.syntax?.range, summary, node.syntax?.path ?? ''));
   }
 
   /** Evaluates the environment: context, imports in order (each merged over the ones before), then `values`. */
@@ -187,9 +185,9 @@ export class Evaluator implements BuiltinHost {
         return v;
       }
       case 'interpolate':
-        return this.evaluateInterpolate(x);
+        return this.evaluateInterpolate(x, repr.parts);
       case 'symbol':
-        return this.evaluatePropertyAccess(x, repr.node.kind === 'symbol' ? repr.node.property.accessors : [], accept);
+        return evaluatePropertyAccess(this, x, repr.slots, accept);
       case 'array': {
         const v = new Value(x, always());
         const items: Value[] = [];
@@ -224,14 +222,13 @@ export class Evaluator implements BuiltinHost {
     return { value, ok };
   }
 
-  private async evaluateInterpolate(x: EvalExpr): Promise<Value> {
+  private async evaluateInterpolate(x: EvalExpr, parts: InterpolationSlots[]): Promise<Value> {
     const v = new Value(x, x.schema);
     let text = '';
-    const node = x.repr.node;
-    for (const part of node.kind === 'interpolate' ? node.parts : []) {
+    for (const part of parts) {
       text += part.text;
-      if (part.value === undefined) continue;
-      const pv = await this.evaluatePropertyAccess(x, part.value.accessors, always());
+      if (part.slots === undefined) continue;
+      const pv = await evaluatePropertyAccess(this, x, part.slots, always());
       const s = pv.toStringParts();
       v.unknown = v.containsUnknowns() || s.unknown;
       v.secret = v.containsSecrets() || s.secret;
@@ -241,155 +238,4 @@ export class Evaluator implements BuiltinHost {
     return v;
   }
 
-  private async evaluatePropertyAccess(x: EvalExpr, accessors: PropertyAccessor[], accept: Schema): Promise<Value> {
-    const v = copyValue(await this.evaluateExprAccess(x, accessors, accept))!;
-    v.def = x;
-    return v;
-  }
-
-  /** Follows a property path through expressions (so references need no evaluation order), then through values. */
-  private async evaluateExprAccess(x: EvalExpr, accessors: PropertyAccessor[], accept: Schema): Promise<Value> {
-    const node = x.repr.node;
-    const first = this.objectKey(node, accessors[0], false);
-    if (first === 'imports') return this.evaluateValueAccess(node, this.myImports, accessors.slice(1));
-    if (first === 'context') return this.evaluateValueAccess(node, this.myContext, accessors.slice(1));
-    if (first === 'environments') return this.evaluateEnvironmentReference(x, accessors);
-
-    let receiver = this.root;
-    let rest = accessors;
-    while (rest.length > 0) {
-      const accessor = rest[0];
-      const repr = receiver.repr;
-      if (repr.kind === 'array') {
-        const index = this.arrayIndex(node, accessor, repr.elements.length);
-        if (index === undefined) return this.invalidAccess(node);
-        receiver = repr.elements[index];
-      } else if (repr.kind === 'object') {
-        const key = this.objectKey(node, accessor, true);
-        if (key === undefined) return this.invalidAccess(node);
-        const prop = repr.properties.get(key);
-        if (prop === undefined) {
-          if (receiver.base?.isObject()) return this.evaluateValueAccess(node, receiver.base, rest);
-          this.accessorError(node, accessor, `unknown property ${JSON.stringify(key)}${didYouMean(nearestName(key, [...repr.properties.keys()]))}`);
-          return this.invalidAccess(node);
-        }
-        receiver = prop;
-      } else if (repr.kind === 'builtin' && repr.node.kind === 'secret' && repr.args.plaintext !== undefined) {
-        receiver = repr.args.plaintext;
-        continue;
-      } else {
-        return this.evaluateValueAccess(node, await this.evaluateExpr(receiver, accept), rest);
-      }
-      rest = rest.slice(1);
-    }
-    return this.evaluateExpr(receiver, always());
-  }
-
-  private async evaluateEnvironmentReference(x: EvalExpr, accessors: PropertyAccessor[]): Promise<Value> {
-    const node = x.repr.node;
-    if (accessors.length < 3) return this.invalidAccess(node);
-    const project = this.objectKey(node, accessors[1], true);
-    const envName = this.objectKey(node, accessors[2], true);
-    if (project === undefined || envName === undefined) return this.invalidAccess(node);
-    let imported = await this.evaluateImport(node, `${project}/${envName}`);
-    if (imported === undefined) {
-      imported = new Value(newExpr('', { kind: 'missing', node: { kind: 'null' } }, always()), always());
-      imported.unknown = true;
-    }
-    const wrap = (key: string, inner: Value): Value => {
-      const v = new Value(x, recordSchema({ [key]: inner.schema }));
-      v.repr = new Map([[key, inner]]);
-      return v;
-    };
-    const reference = wrap('environments', wrap(project, wrap(envName, imported)));
-    reference.rotateOnly = true;
-    return this.evaluateValueAccess(node, reference, accessors);
-  }
-
-  private evaluateValueAccess(node: Expr, receiver: Value, accessors: PropertyAccessor[]): Value {
-    let current = receiver;
-    for (let i = 0; i < accessors.length; i++) {
-      const accessor = accessors[i];
-      if (current.unknown) return this.evaluateUnknownAccess(node, current.schema, accessors.slice(i));
-      const repr = current.repr;
-      if (Array.isArray(repr)) {
-        const index = this.arrayIndex(node, accessor, repr.length);
-        if (index === undefined) return this.invalidAccess(node);
-        current = repr[index];
-      } else if (repr instanceof Map) {
-        const key = this.objectKey(node, accessor, true);
-        if (key === undefined) return this.invalidAccess(node);
-        const prop = repr.get(key);
-        if (prop === undefined) {
-          if (current.base?.isObject()) return this.evaluateValueAccess(node, current.base, accessors.slice(i));
-          this.accessorError(node, accessor, `unknown property ${JSON.stringify(key)}${didYouMean(nearestName(key, [...repr.keys()]))}`);
-          return this.invalidAccess(node);
-        }
-        current = prop;
-      } else {
-        this.accessorError(node, accessor, 'receiver must be an array or an object');
-        return this.invalidAccess(node);
-      }
-    }
-    return current;
-  }
-
-  private evaluateUnknownAccess(node: Expr, schema: Schema, accessors: PropertyAccessor[]): Value {
-    let receiver = schema;
-    for (const accessor of accessors) {
-      if (!receiver.always) {
-        if (receiver.type === 'array') {
-          const length = receiver.items?.never ? (receiver.prefixItems?.length ?? 0) : -1;
-          const index = this.arrayIndex(node, accessor, length);
-          if (index === undefined) return this.invalidAccess(node);
-          receiver = itemSchema(receiver, index);
-        } else if (receiver.type === 'object') {
-          const key = this.objectKey(node, accessor, true);
-          if (key === undefined) return this.invalidAccess(node);
-          receiver = propertySchema(receiver, key);
-        } else {
-          this.accessorError(node, accessor, 'receiver must be an array or an object');
-          return this.invalidAccess(node);
-        }
-      }
-    }
-    return this.unknownAt(node, receiver);
-  }
-
-  private invalidAccess(node: Expr): Value {
-    return this.unknownAt(node, always());
-  }
-
-  private unknownAt(node: Expr, schema: Schema): Value {
-    const v = new Value({ ...newExpr('', { kind: 'literal', node }, schema), state: 'done' }, schema);
-    v.unknown = true;
-    return v;
-  }
-
-  private arrayIndex(node: Expr, accessor: PropertyAccessor, length: number): number | undefined {
-    if (accessor.kind !== 'subscript' || typeof accessor.index !== 'number') {
-      this.accessorError(node, accessor, 'cannot access an array element using a property name');
-      return undefined;
-    }
-    if (accessor.index < 0) {
-      this.accessorError(node, accessor, 'array indices must not be negative');
-      return undefined;
-    }
-    if (length >= 0 && accessor.index >= length) {
-      this.accessorError(node, accessor, `array index ${accessor.index} out-of-bounds for array of length ${length}`);
-      return undefined;
-    }
-    return accessor.index;
-  }
-
-  private objectKey(node: Expr, accessor: PropertyAccessor, must: boolean): string | undefined {
-    if (accessor.kind === 'name') return accessor.name;
-    if (typeof accessor.index === 'string') return accessor.index;
-    if (must) this.accessorError(node, accessor, 'cannot access an object property using an integer index');
-    return undefined;
-  }
-}
-
-function didYouMean(name: string): string {
-  return name === '' ? '' : `; did you mean ${JSON.stringify(name)}?`;
 }

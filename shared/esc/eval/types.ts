@@ -113,3 +113,13 @@ export interface BuiltinHost {
   evaluateExpr(x: EvalExpr, accept: Schema): Promise<Value>;
   evaluateTyped(x: EvalExpr, accept: Schema): Promise<{ value: Value; ok: boolean }>;
 }
+
+/** What resolving a `${…}` path reaches of the evaluator of the environment it is in. */
+export interface AccessHost {
+  readonly run: EvalRun;
+  readonly root: EvalExpr;
+  readonly myImports: Value;
+  readonly myContext: Value;
+  evaluateExpr(x: EvalExpr, accept: Schema): Promise<Value>;
+  evaluateImport(node: Expr, name: string): Promise<Value | undefined>;
+}

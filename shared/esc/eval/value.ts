@@ -15,12 +15,24 @@ import {
 } from '../schema/schema.js';
 import { formatScalar, goQuote, type EscValue } from '../value.js';
 
+/** One step of a `${…}` path and the value it reached when evaluated (where that step was defined). */
+export interface AccessorSlot {
+  accessor: PropertyAccessor;
+  value?: Value;
+}
+
+/** A piece of an interpolated string: its text, then the path it interpolates, if any. */
+export interface InterpolationSlots {
+  text: string;
+  slots?: AccessorSlot[];
+}
+
 /** How an expression is represented for evaluation (ESC's exprRepr). */
 export type ExprRepr =
   | { kind: 'missing'; node: Expr }
   | { kind: 'literal'; node: Expr }
-  | { kind: 'interpolate'; node: Expr }
-  | { kind: 'symbol'; node: Expr }
+  | { kind: 'interpolate'; node: Expr; parts: InterpolationSlots[] }
+  | { kind: 'symbol'; node: Expr; slots: AccessorSlot[] }
   | { kind: 'access'; node: Expr; receiver: Value; accessor: PropertyAccessor }
   | { kind: 'array'; node: Expr; elements: EvalExpr[] }
   | { kind: 'object'; node: Expr; properties: Map<string, EvalExpr> }

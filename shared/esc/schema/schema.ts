@@ -162,13 +162,18 @@ export function mergedSchema(base: Schema | undefined, top: Schema): Schema {
   return merged;
 }
 
-/** The schema as JSON Schema (`true`/`false` for always/never), without compiled state. */
+/**
+ * The schema as JSON Schema, as ESC serializes one: `true`/`false` for always/never, `type` always present
+ * (`""` when unset), empty lists and maps left out, no compiled state.
+ */
 export function toJSONSchema(s: Schema): JSONSchema {
   if (s.never) return false;
   if (s.always) return true;
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = { type: s.type ?? '' };
   for (const [k, v] of Object.entries(s)) {
-    if (k === 'compiled' || v === undefined) continue;
+    if (k === 'compiled' || k === 'type' || v === undefined) continue;
+    if (Array.isArray(v) && v.length === 0) continue;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0 && k !== 'const' && k !== 'default') continue;
     if (k === 'items' || k === 'additionalProperties') out[k] = toJSONSchema(v as Schema);
     else if (k === 'anyOf' || k === 'oneOf' || k === 'prefixItems') out[k] = (v as Schema[]).map(toJSONSchema);
     else if (k === 'properties' || k === '$defs') {
