@@ -245,6 +245,26 @@ export function registerCommands(program: Command): void {
     registerStackPermissionCommands(stackCmd, { leaf, group }, SHARED_FLAGS);
   });
 
+  leaf(program, 'new [template]', 'Create a new project and stack from a template folder or a .zip/.tar.gz template URL', [
+    { flags: '-c, --config <key=value>', description: 'config to save (repeatable)', repeatable: true },
+    { flags: '--config-path', description: 'config keys contain a path to a property in a map or list' },
+    { flags: '-d, --description <text>', description: 'the project description (default: asked, or the template\'s)' },
+    { flags: '--dir <dir>', description: 'the folder to create the project in (default: the current one)' },
+    { flags: '-f, --force', description: 'create the project even if it overwrites existing files' },
+    { flags: '-g, --generate-only', description: 'write the project only: no stack, no config' },
+    { flags: '-n, --name <name>', description: 'the project name (default: asked, or the folder\'s name)' },
+    { flags: '-o, --offline', description: 'use no network (a template URL is refused)' },
+    { flags: '-s, --stack <name>', description: 'the stack to create, or an existing org/project/stack (default: asked, dev)' },
+    { flags: '-y, --yes', description: 'skip prompts and take every default' },
+    { flags: '--secrets-provider <provider>', description: 'secrets provider', refused: "each stack's secrets are always encrypted with the stack's own key, held by the backend" },
+    { flags: '-l, --list-templates', description: 'list installed templates', refused: 'stackyard keeps no template catalogue; pass a template folder or archive URL' },
+    { flags: '--ai <prompt>', description: 'generate a project', refused: 'Pulumi retired AI project generation' },
+    { flags: '--language <language>', description: 'language of --ai', refused: 'Pulumi retired AI project generation' },
+    { flags: '-t, --template-mode', description: 'template mode', refused: 'template mode is the only mode (Pulumi ignores the flag); drop it' },
+    { flags: '--runtime-options <options>', description: 'language runtime options', refused: 'stackyard asks no language plugin for options; set runtime.options in Pulumi.yaml' },
+    { flags: '--remote-stack-config', description: 'store config in an ESC environment', refused: 'stackyard has no ESC environments; config lives in Pulumi.<stack>.yaml' },
+  ], async () => (await import('./new.js')).newProject).aliases(['create', 'setup']);
+
   leaf(program, 'migrate', 'Move stacks (state, tags, history, config) from a Pulumi DIY backend, a Pulumi-compatible service or another stackyard backend into this one (docs/migration.md)', [
     { flags: '--from <source>', description: 'file://<dir> or s3://<bucket>[/<prefix>] (Pulumi DIY), https://<service>, or a stackyard data folder' },
     { flags: '--from-local', description: 'from the `login --local` data folder' },

@@ -106,7 +106,7 @@ export const stackSummary: CommandHandler = async (ctx, _args, opts) => {
 };
 
 /** The tags `pulumi stack init` gives a new stack from the project. */
-function projectTags(project: Project): Record<string, string> {
+export function projectTags(project: Project): Record<string, string> {
   const tags: Record<string, string> = { 'pulumi:project': project.name, 'pulumi:runtime': project.runtime ?? 'nodejs' };
   if (project.description) tags['pulumi:description'] = project.description.slice(0, 256);
   return tags;

@@ -28,9 +28,10 @@ const OIDC_EXCHANGE = 'test/oidc/oidc-exchange.test.ts';
 const COMMAND_GRAMMAR = 'test/cli/command-grammar.test.ts';
 const CONFIG_COMMANDS = 'test/cli/config-commands.test.ts';
 const STACK_GRAPH = 'test/cli/stack-graph.test.ts';
+const NEW = 'test/cli/new-command.test.ts';
 
 /** The commands whose implemented flags must each name the test that exercises them. */
-const AUDITED = /^(preview|up|refresh|destroy|stack|config|state|login|version|logs|convert)( |$)|^org( get-default| set-default)?$/;
+const AUDITED = /^(preview|up|refresh|destroy|stack|config|state|login|version|logs|convert|new)( |$)|^org( get-default| set-default)?$/;
 
 /** Implemented flag → the test file exercising it (`<command path> <flag>` for one command, or the flag for all). */
 const EXERCISED: Record<string, string> = {
@@ -133,6 +134,17 @@ const EXERCISED: Record<string, string> = {
   'state move --source': STATE_COMMANDS,
   'state move --dest': STATE_COMMANDS,
   'state move --include-parents': STATE_COMMANDS,
+  // new
+  'new --config': NEW,
+  'new --config-path': NEW,
+  'new --description': NEW,
+  'new --dir': NEW,
+  'new --force': NEW,
+  'new --generate-only': NEW,
+  'new --name': NEW,
+  'new --offline': NEW,
+  'new --stack': NEW,
+  'new --yes': NEW,
   // the commands stackyard has only in name
   'logs --follow': COMMAND_GRAMMAR,
   'logs --since': COMMAND_GRAMMAR,
