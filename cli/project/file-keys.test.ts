@@ -21,6 +21,21 @@ describe('project and stack file keys', () => {
   });
 
   it.each([
+    ['runtime: yaml', 'yaml'],
+    ['runtime: { name: yaml }', { name: 'yaml' }],
+  ])('accepts the program keys of a Pulumi YAML project (%s), which its language plugin reads', (_, runtime) => {
+    const program = { resources: { a: { type: 't:a:A' } }, variables: {}, outputs: {}, pulumi: {}, components: {}, configuration: {} };
+
+    expect(() => checkProjectKeys('Pulumi.yaml', { name: 'p', runtime, ...program })).not.toThrow();
+  });
+
+  it('refuses a Pulumi YAML program key in a project of another runtime', () => {
+    const error = refusal(() => checkProjectKeys('Pulumi.yaml', { name: 'p', runtime: 'nodejs', resources: {} }));
+
+    expect(error.message).toMatch(/`resources` is not a key stackyard implements/);
+  });
+
+  it.each([
     ['backend', { backend: { url: 'file://~' } }, /`backend`: choosing the backend from the project file is not supported/, /stackyard login <url>/],
     ['packages', { packages: { foo: 'x' } }, /`packages`: packages .* are not supported/, /Remove `packages:`/],
     ['requiredPulumiVersion', { requiredPulumiVersion: '>=3' }, /`requiredPulumiVersion`/, /Remove `requiredPulumiVersion:`/],

@@ -23,6 +23,21 @@ export const PROJECT_KEYS: ReadonlySet<string> = new Set([
   'template',
 ]);
 
+/**
+ * Top-level keys a `runtime: yaml` project keeps its program in. The YAML language plugin reads them from Pulumi.yaml
+ * itself (Pulumi YAML's reference: `resources`, `variables`, `outputs`, `pulumi`, `components`, and the older
+ * `configuration`), so for such a project they are the program, not keys stackyard skips.
+ */
+const YAML_PROGRAM_KEYS: ReadonlySet<string> = new Set([
+  ...PROJECT_KEYS,
+  'resources',
+  'variables',
+  'outputs',
+  'pulumi',
+  'components',
+  'configuration',
+]);
+
 /** Keys of `options:` in `Pulumi.yaml` that stackyard reads (Pulumi's schema allows no other). */
 const PROJECT_OPTION_KEYS: ReadonlySet<string> = new Set(['refresh']);
 
@@ -63,9 +78,14 @@ function checkKeys(file: string, doc: Record<string, unknown>, known: ReadonlySe
   }
 }
 
+/** The runtime's name, written as `runtime: yaml` or `runtime: { name: yaml }`. */
+function runtimeName(runtime: unknown): unknown {
+  return runtime !== null && typeof runtime === 'object' ? (runtime as { name?: unknown }).name : runtime;
+}
+
 /** Refuses a key of a parsed `Pulumi.yaml` that stackyard does not implement. */
 export function checkProjectKeys(file: string, doc: Record<string, unknown>): void {
-  checkKeys(file, doc, PROJECT_KEYS);
+  checkKeys(file, doc, runtimeName(doc.runtime) === 'yaml' ? YAML_PROGRAM_KEYS : PROJECT_KEYS);
   const options = doc.options;
   if (options !== null && typeof options === 'object' && !Array.isArray(options)) {
     checkKeys(file, options as Record<string, unknown>, PROJECT_OPTION_KEYS, 'options');
