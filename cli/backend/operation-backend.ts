@@ -165,9 +165,16 @@ export class UpdateInProgressError extends UserError {
   }
 }
 
+/** An update's page in the web console, laid out as Pulumi Cloud's (`/<org>/<project>/<stack>/updates/<version>`). */
+function consolePermalink(serviceUrl: string, ref: StackRef, page: string): string {
+  const stackPath = [ref.org, ref.project, ref.stack].map(encodeURIComponent).join('/');
+  return `${serviceUrl.replace(/\/+$/, '')}/${stackPath}/${page}`;
+}
+
 export function createOperationBackend(target: OperationTarget): OperationBackend {
   const { backend, ref } = target;
   return {
+    banner: { stack: ref.stack, style: backend.kind },
     crypter: stackCrypter(backend, ref),
     readStack: stackReader(backend, ref),
     async activeUpdateConflict() {
@@ -225,6 +232,7 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
       return {
         base: base as EngineDeployment,
         lost: lost.signal,
+        ...(backend.kind === 'service' && 'url' in backend ? { permalink: consolePermalink(String(backend.url), ref, dryRun ? `previews/${updateId}` : `updates/${started.version}`) } : {}),
         persister: dryRun
           ? undefined
           : {

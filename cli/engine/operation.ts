@@ -69,6 +69,8 @@ export interface OperationSession {
    * and the last `recordEvents` call.
    */
   complete(outcome: OperationOutcome): Promise<void>;
+  /** Optional. The operation's page in the web console: the display's `View Live:` line (service backends only). */
+  permalink?: string;
 }
 
 /** Options of `OperationBackend.begin`. */
@@ -95,6 +97,11 @@ export interface OperationBackend {
    * `undefined`: asked when the state holds pending operations, which are then that update's steps in progress.
    */
   activeUpdateConflict?(): Promise<Error | undefined>;
+  /**
+   * Optional. How the banner before each run names the stack, as Pulumi's backends do: `local` prints
+   * `Updating (dev):` (Pulumi's diy backend), `service` prints `Updating (dev)` and a blank line (Pulumi Cloud's).
+   */
+  banner?: { stack: string; style: 'local' | 'service' };
 }
 
 /** Flags shared by the four commands (names as `pulumi` spells them). */
@@ -169,6 +176,21 @@ const QUESTION: Record<OperationCommand, string> = {
   destroy: 'Do you want to perform this destroy?',
   refresh: 'Do you want to perform this refresh?',
 };
+
+/** Pulumi's `ActionLabel`: `Previewing update`, `Updating`, `Refreshing`, `Destroying`. */
+function actionLabel(kind: DeploymentKind, dryRun: boolean): string {
+  const noun = kind === 'preview' ? 'update' : kind;
+  if (dryRun) return `Previewing ${noun}`;
+  return kind === 'refresh' ? 'Refreshing' : kind === 'destroy' ? 'Destroying' : 'Updating';
+}
+
+/** The banner Pulumi prints before each run (none with `--json`). */
+function bannerText(backend: OperationBackend, kind: DeploymentKind, dryRun: boolean): string {
+  const label = actionLabel(kind, dryRun);
+  if (!backend.banner) return `${label}:\n`;
+  const { stack, style } = backend.banner;
+  return style === 'service' ? `${label} (${stack})\n\n` : `${label} (${stack}):\n`;
+}
 
 function hasChanges(s: ChangeSummary): boolean {
   return Object.entries(s).some(([op, n]) => op !== 'same' && op !== 'read' && (n ?? 0) > 0);
@@ -251,6 +273,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
       note(`error: the operation was interrupted (${reasonText(req.signal.reason)}) before it started\n`);
       return { status: 'cancelled' };
     }
+    if (!flags.json) req.write(bannerText(req.backend, kind, dryRun));
     let session: OperationSession;
     try {
       session = await req.backend.begin(backendKind, dryRun, wait ? { wait } : undefined);
@@ -269,6 +292,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
       color,
       config: req.config,
       now,
+      permalink: session.permalink,
       ...flags.display,
     });
     const eventLog = flags.eventLog ? openEventLog(flags.eventLog) : undefined;
@@ -363,7 +387,6 @@ export async function runOperation(req: OperationRequest): Promise<number> {
     throw new OperationUsageError('--yes or --skip-preview or --preview-only must be passed in to proceed when running in non-interactive mode');
   }
   if (!flags.skipPreview) {
-    if (!flags.json) req.write(`Previewing ${command === 'up' ? 'update' : command}:\n`);
     const preview = await run(kind, true);
     if (preview.status !== 'succeeded') return 1;
     if (!flags.yes && req.confirm) {
@@ -375,12 +398,10 @@ export async function runOperation(req: OperationRequest): Promise<number> {
   }
 
   if ((command === 'up' || command === 'destroy') && flags.refresh) {
-    if (!flags.json) req.write('Refreshing:\n');
     const refreshed = await run('refresh', false);
     if (refreshed.status !== 'succeeded') return 1;
   }
 
-  if (!flags.json) req.write(`${command === 'up' ? 'Updating' : command === 'destroy' ? 'Destroying' : 'Refreshing'}:\n`);
   const result = await run(kind, false);
   if (result.status !== 'succeeded') return 1;
   if (flags.expectNoChanges && hasChanges(result.result!.summary)) {

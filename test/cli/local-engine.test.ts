@@ -54,7 +54,12 @@ describe('engine commands on the local backend', () => {
     expect(revealed.stdout).toContain('s3cr3t-out');
     expect(JSON.parse(outputs.stdout)).toMatchObject({ bValue: 1, secretOut: '[secret]' });
     expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'dev', current: true, updateInProgress: false, resourceCount: 8 }]);
-    expect(JSON.parse(history.stdout)).toMatchObject([{ version: 1, kind: 'update', result: 'succeeded', resourceChanges: { create: 8 } }]);
+    // The default provider is in the state but, as in Pulumi, neither shown nor counted.
+    expect(JSON.parse(history.stdout)).toMatchObject([{ version: 1, kind: 'update', result: 'succeeded', resourceChanges: { create: 7 } }]);
+    expect(up.stdout).toMatch(/^Previewing update \(dev\):\n/);
+    expect(up.stdout).toContain('\nUpdating (dev):\n');
+    expect(up.stdout).not.toContain('View Live');
+    expect(up.stdout).toContain('    + 7 created\n');
 
     const destroyed = await cli('destroy', '--yes');
     const removed = await cli('stack', 'rm', '--yes');

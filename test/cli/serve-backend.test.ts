@@ -226,7 +226,11 @@ describe('stackyard against `stackyard serve`', () => {
     expect(up.status, up.stderr).toBe(0);
     expect(exported.stdout).toContain('urn:pulumi:web::app::testprov:index:Thing::one');
     expect(exported.stdout).not.toContain('p4ssw0rd');
-    expect(JSON.parse(history.stdout)).toMatchObject([{ version: 1, kind: 'update', result: 'succeeded', resourceChanges: { create: 3 } }]);
+    // The default provider is internal to the engine, as in Pulumi: neither shown nor counted.
+    expect(JSON.parse(history.stdout)).toMatchObject([{ version: 1, kind: 'update', result: 'succeeded', resourceChanges: { create: 2 } }]);
+    // Pulumi Cloud's banner (no colon, a blank line), then the update's page in the console.
+    expect(up.stdout).toMatch(new RegExp(`^Updating \\(web\\)\n\nView Live: ${url.replace(/[.]/g, '\\.')}/[^/]+/app/web/updates/1\n\n`));
+    expect(up.stdout).not.toContain('pulumi:providers:testprov');
   });
 
   it('manages organizations, users and tokens; a revoked token is refused with the next step', async () => {

@@ -156,7 +156,7 @@ describe('stackyard hook against `stackyard serve`', () => {
     const ciphertext = /secure: (\S+)/.exec(readFileSync(join(project, 'Pulumi.dev.yaml'), 'utf8'))![1]!;
     const everything = (await receiver.received()).map((r) => `${r.path} ${JSON.stringify(r.headers)} ${r.body}`);
 
-    expect(JSON.parse(succeededEvent!.body)).toMatchObject({ event: 'update_succeeded', stackName: 'dev', resourceChanges: { create: 3 } });
+    expect(JSON.parse(succeededEvent!.body)).toMatchObject({ event: 'update_succeeded', stackName: 'dev', resourceChanges: { create: 2 } });
     for (const text of everything) {
       expect(text).not.toContain(CONFIG_SECRET);
       expect(text).not.toContain(ciphertext);

@@ -33,6 +33,8 @@ export interface DisplayFlags {
   suppressOutputs?: boolean;
   /** `--suppress-progress`: one line per step, never a redrawn tree. */
   suppressProgress?: boolean;
+  /** `--suppress-permalink`: no `View Live:` line. */
+  suppressPermalink?: boolean;
 }
 
 /** Options of the display. */
@@ -50,6 +52,8 @@ export interface DisplayOptions extends DisplayFlags {
   /** Shown in the preview digest. */
   config?: StackConfig;
   now?: () => number;
+  /** The operation's console page, shown first as Pulumi shows it (`View Live:`, or `View in Browser (Ctrl+O):` live). */
+  permalink?: string;
   /** Minimum time between two redraws of the live tree (default 100 ms). */
   throttleMs?: number;
 }

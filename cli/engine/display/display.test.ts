@@ -35,32 +35,58 @@ function fakeTerminal(columns: number, rows = 40) {
 }
 
 describe('plain display (not a terminal)', () => {
-  it('prints finished steps, masks secret outputs and prints the summary and duration like Pulumi', () => {
+  it('prints a line per step event as Pulumi does without a terminal, then diagnostics, outputs, summary and duration', () => {
     let text = '';
-    const d = createDisplay({ write: (t) => (text += t), diff: true });
-    d.events.step?.(step('update', A, 'start'));
-    d.events.step?.(step('update', A, 'done', { diffKeys: ['size'] }));
+    let now = 0;
+    const d = createDisplay({ write: (t) => (text += t), now: () => now });
+    d.events.step?.(step('same', STACK, 'start', { new: state(STACK, { custom: false }), old: state(STACK, { custom: false }) }));
+    d.events.step?.(step('create', PROVIDER, 'start', { new: state(PROVIDER) }));
+    d.events.step?.(step('create', PROVIDER, 'done', { new: state(PROVIDER) }));
+    d.events.step?.(step('update', A, 'start', { diffKeys: ['size'], new: state(A) }));
+    now = 1_500;
+    d.events.step?.(step('update', A, 'done', { diffKeys: ['size'], new: state(A) }));
     d.events.diag?.({ severity: 'debug', message: 'hidden' });
     d.events.diag?.({ severity: 'warning', message: 'careful', urn: A });
-    d.finish(result({ summary: { create: 3, update: 1, same: 2 }, outputs: { pw: makeSecret('hunter2'), n: 1 } }), false, { durationMs: 4_200 });
-    expect(text).toContain(' ~  t:index:Thing a updated [diff: size]');
-    expect(text).toContain('a: warning: careful');
-    expect(text).not.toContain('hidden');
-    expect(text).toContain('pw: [secret]');
-    expect(text).not.toContain('hunter2');
-    expect(text).toContain('\nResources:\n    + 3 created\n    ~ 1 updated\n    2 unchanged\n\nDuration: 4.2s\n');
-    expect(text).not.toMatch(ANSI);
+    d.events.outputs?.({ urn: STACK, type: 'pulumi:pulumi:Stack', state: state(STACK, { custom: false, outputs: { pw: makeSecret('hunter2'), n: 1 } }) });
+    d.finish(result({ summary: { create: 3, update: 1, same: 2 } }), false, { durationMs: 4_200 });
+    expect(text).toBe(
+      [
+        '',
+        '    pulumi:pulumi:Stack p-dev running ',
+        ' ~  t:index:Thing a updating (0s) [diff: ~size]',
+        ' ~  t:index:Thing a updated (1s) [diff: ~size]',
+        ' ~  t:index:Thing a updated (1s) [diff: ~size]; warning: careful',
+        '    pulumi:pulumi:Stack p-dev  ',
+        'Diagnostics:',
+        '  t:index:Thing (a):',
+        '    warning: careful',
+        '',
+        'Outputs:',
+        '    n : 1',
+        '    pw: [secret]',
+        '',
+        'Resources:',
+        '    + 3 created',
+        '    ~ 1 updated',
+        '    4 changes. 2 unchanged',
+        '',
+        'Duration: 5s',
+        '',
+        '',
+      ].join('\n'),
+    );
   });
 
-  it('summarises a preview in the future tense, with Pulumi prefixes', () => {
-    expect(summaryLines({ create: 3, update: 1, replace: 2, same: 2 }, true)).toBe('    + 3 to create\n    ~ 1 to update\n    +-2 to replace\n    2 unchanged\n');
-    expect(summaryLines({}, true)).toBe('    no changes\n');
+  it('summarises a preview in the future tense, with Pulumi prefixes and a total when two kinds changed', () => {
+    expect(summaryLines({ create: 3, update: 1, replace: 2, same: 2 }, true)).toBe('    + 3 to create\n    ~ 1 to update\n    +-2 to replace\n    6 changes. 2 unchanged\n');
+    expect(summaryLines({ create: 9 }, true)).toBe('    + 9 to create\n');
+    expect(summaryLines({}, true)).toBe('');
   });
 
   it('shows colored property diffs with --diff, secrets masked, and no color with --color never', () => {
     const old = state(A, { inputs: { size: 1, gone: true, pw: makeSecret('old-pw'), same: 'x', __provider: 'closure' } });
     const next = state(A, { inputs: { size: 2, added: 'new', pw: makeSecret('new-pw'), same: 'x', __provider: 'closure2' } });
-    const e = step('update', A, 'done', { old, new: next, diffKeys: ['size'] });
+    const e = step('update', A, 'start', { old, new: next, diffKeys: ['size'] });
     const colored = propertyDiffLines(e, true);
     expect(colored).toEqual([
       '      \x1b[33m~\x1b[0m size: 1 => 2',
@@ -72,9 +98,9 @@ describe('plain display (not a terminal)', () => {
     expect(created).toEqual(['      + v: 1']);
 
     let text = '';
-    const d = createDisplay({ write: (t) => (text += t), diff: true, color: false });
+    const d = createDisplay({ write: (t) => (text += t), diff: true, color: false, now: () => 0 });
     d.events.step?.(e);
-    expect(text).toBe(' ~  t:index:Thing a updated [diff: size]\n      ~ size: 1 => 2\n      + added: "new"\n      ~ pw: [secret] => [secret]\n      - gone: true\n');
+    expect(text).toBe('\n ~  t:index:Thing a updating (0s) [diff: ~size]\n      ~ size: 1 => 2\n      + added: "new"\n      ~ pw: [secret] => [secret]\n      - gone: true\n');
     expect(text).not.toContain('new-pw');
   });
 
@@ -172,8 +198,9 @@ describe('live tree (a terminal)', () => {
     d.events.step?.(step('update', A, 'failed', { new: state(A, { parent: STACK }), error: 'quota exceeded\nmore detail' }));
     d.events.diag?.({ severity: 'error', message: 'quota exceeded', urn: A });
     d.events.programOutput?.('stdout', 'hello from the program\n');
+    d.events.outputs?.({ urn: STACK, type: 'pulumi:pulumi:Stack', state: state(STACK, { custom: false, outputs: { pw: makeSecret('hunter2') } }) });
     const drawn = out.chunks.length;
-    d.finish(result({ ok: false, errors: [`${A}: quota exceeded`], summary: { same: 1 }, outputs: { pw: makeSecret('hunter2') } }), false, { durationMs: 2_500, status: 'failed' });
+    d.finish(result({ ok: false, errors: [`${A}: quota exceeded`], summary: { same: 1 } }), false, { durationMs: 2_500, status: 'failed' });
 
     const final = out.chunks.slice(drawn).join('');
     expect(final.startsWith('\x1b[3A\r\x1b[J')).toBe(true);
@@ -185,7 +212,7 @@ describe('live tree (a terminal)', () => {
     expect(text).toContain('  pulumi:pulumi:Stack (p-dev):\n    hello from the program\n');
     expect(text).toContain('pw: [secret]');
     expect(text).not.toContain('hunter2');
-    expect(text).toContain('Resources:\n    1 unchanged\n\nDuration: 2.5s\n');
+    expect(text).toContain('Resources:\n    1 unchanged\n\nDuration: 3s\n');
     expect(text).toContain('error: update failed\n');
     vi.advanceTimersByTime(5_000);
     expect(out.chunks.length).toBe(drawn + 1);

@@ -11,8 +11,10 @@ import { displayConfig, displayResource } from './engine-events.js';
 import type { ColorMode, Display, DisplayFlags, DisplayOptions, TerminalInfo } from './display-types.js';
 import type { StepEvent, StepOp } from './events.js';
 import { LiveTree } from './live-tree.js';
-import { closingText, configText, diagPrefix, isHidden, OP_COLOR, paint, propertyDiffLines, RED, SYMBOL, VERBS } from './render-text.js';
-import { STACK_TYPE, urnName } from '../resource/urn.js';
+import { configText } from './render-text.js';
+import { progressLines } from './progress-lines.js';
+import { isDefaultProviderStep } from './step-visibility.js';
+import { STACK_TYPE } from '../resource/urn.js';
 
 /** The terminal behind a stream, or `undefined` when it is not one. */
 export function terminalOf(stream: { isTTY?: boolean; columns?: number; rows?: number }): TerminalInfo | undefined {
@@ -28,46 +30,16 @@ export function colorEnabled(mode: ColorMode | undefined, isTTY: boolean, env: N
 }
 
 /** Builds a display writing through `write`. */
-export function createDisplay(o: DisplayOptions): Display {
+export function createDisplay(options: DisplayOptions): Display {
+  const o = options.suppressPermalink ? { ...options, permalink: undefined } : options;
   if (o.json === 'lines') return jsonLinesDisplay(o);
   if (o.json) return digestDisplay(o);
-  if (o.showConfig) o.write(configText(o.config ?? {}));
   if (o.terminal && !o.diff && !o.suppressProgress && !o.showReplacementSteps) {
+    if (o.permalink) o.write(`View in Browser (Ctrl+O): ${o.permalink}\n\n`);
+    if (o.showConfig) o.write(configText(o.config ?? {}));
     return new LiveTree(o, o.showFullOutput ? { ...o.terminal, columns: Number.POSITIVE_INFINITY } : o.terminal);
   }
-  return plainDisplay(o);
-}
-
-/** Whether a step gets a line of its own in the plain display. */
-function plainShows(e: StepEvent, o: DisplayFlags): boolean {
-  if (e.op === 'delete-replaced' && e.phase === 'failed') return true;
-  if (e.op === 'same') return o.showSames === true;
-  if (e.op === 'read') return o.showReads === true;
-  if (e.op === 'create-replacement' || e.op === 'delete-replaced') return o.showReplacementSteps === true;
-  return true;
-}
-
-function plainDisplay(o: DisplayOptions): Display {
-  return {
-    events: {
-      step: (e) => {
-        if (e.phase === 'start' || !plainShows(e, o)) return;
-        const [, past, future] = VERBS[e.op];
-        const status = e.phase === 'failed' ? paint(o.color, RED, `**${VERBS[e.op][0] || e.op} failed**`) : e.preview ? future : past;
-        const keys = o.diff && e.diffKeys?.length ? ` [diff: ${e.diffKeys.join(', ')}]` : '';
-        const repl = e.replaceKeys?.length ? ` [replace: ${e.replaceKeys.join(', ')}]` : '';
-        o.write(` ${paint(o.color, OP_COLOR[e.op], SYMBOL[e.op].padEnd(2))} ${e.type} ${urnName(e.urn)} ${status}${keys}${repl}\n`);
-        if (o.diff) for (const line of propertyDiffLines(e, o.color)) o.write(`${line}\n`);
-      },
-      diag: (d) => {
-        if (isHidden(d, o.verbose)) return;
-        o.write(`${d.urn ? `    ${urnName(d.urn)}: ` : ''}${diagPrefix(d, o.color)}${d.message.trimEnd()}\n`);
-      },
-      programOutput: (_s, text) => o.write(text),
-    },
-    engineEvent: () => undefined,
-    finish: (result, preview, info = {}) => o.write(closingText(o, result, preview, info)),
-  };
+  return progressLines(o);
 }
 
 function jsonLinesDisplay(o: DisplayOptions): Display {
@@ -92,6 +64,7 @@ interface PreviewStep {
 
 /** Steps a preview digest lists: Pulumi's defaults hide sames (but not the stack), replacement halves and reads. */
 function digestShows(e: StepEvent, o: DisplayFlags): boolean {
+  if (isDefaultProviderStep(e)) return false;
   if (e.op === 'same') return e.type === STACK_TYPE || o.showSames === true;
   if (e.op === 'read') return o.showReads === true;
   if (e.op === 'create-replacement' || e.op === 'delete-replaced') return o.showReplacementSteps === true;

@@ -7,6 +7,8 @@ import type { Display, DisplayOptions, FinishedRun, FinishInfo, TerminalInfo } f
 import type { EngineEvents, StepEvent, StepOp } from './events.js';
 import { BOLD, closingText, diagPrefix, formatElapsed, isHidden, OP_COLOR, paint, RED, SYMBOL, VERBS } from './render-text.js';
 import { STACK_TYPE, urnName } from '../resource/urn.js';
+import { isDefaultProviderStep } from './step-visibility.js';
+import type { PropertyMap } from '../resource/properties.js';
 
 interface Row {
   urn: string;
@@ -38,9 +40,6 @@ function fitLine(segments: Segment[], width: number, color?: boolean): string {
   return out.trimEnd();
 }
 
-function isDefaultProvider(urn: string, type: string): boolean {
-  return type.startsWith('pulumi:providers:') && urnName(urn).startsWith('default');
-}
 
 /** The live resource tree of a terminal. */
 export class LiveTree implements Display {
@@ -54,6 +53,8 @@ export class LiveTree implements Display {
   private timer: NodeJS.Timeout | undefined;
   private timerDue = 0;
   private finished = false;
+  /** The stack's outputs now and before the run, for the Outputs section. */
+  private stack: { outputs?: PropertyMap; olds?: PropertyMap } | undefined;
 
   constructor(
     private readonly o: DisplayOptions,
@@ -68,6 +69,9 @@ export class LiveTree implements Display {
         this.addDiag(d.urn ?? '', `${diagPrefix(d, o.color)}${d.message.trimEnd()}`);
       },
       programOutput: (_s, text) => this.addDiag('', text.replace(/\n$/, '')),
+      outputs: (e) => {
+        if (e.type === STACK_TYPE) this.stack = { ...this.stack, outputs: e.state.outputs };
+      },
     };
   }
 
@@ -80,6 +84,7 @@ export class LiveTree implements Display {
   }
 
   private step(e: StepEvent): void {
+    if (e.type === STACK_TYPE) this.stack = { outputs: e.new?.outputs ?? this.stack?.outputs, olds: e.old?.outputs ?? this.stack?.olds };
     const existing = this.rows.get(e.urn);
     const half = e.op === 'create-replacement' || e.op === 'delete-replaced';
     if (existing && half && existing.op === 'replace') {
@@ -178,7 +183,7 @@ export class LiveTree implements Display {
   private treeOrder(): { row: Row; prefix: string }[] {
     const visible = new Set<string>();
     for (const row of this.rows.values()) {
-      if (isDefaultProvider(row.urn, row.type)) continue;
+      if (isDefaultProviderStep(row)) continue;
       const shown = row.op === 'same' ? row.type === STACK_TYPE || this.o.showSames : row.op !== 'read' || this.o.showReads;
       if (shown) {
         for (let u: string | undefined = row.urn; u && this.rows.has(u) && !visible.has(u); u = this.rows.get(u)!.parent) visible.add(u);
@@ -219,6 +224,6 @@ export class LiveTree implements Display {
       });
       out += `\n${paint(this.o.color, BOLD, 'Diagnostics:')}\n${groups.join('\n')}`;
     }
-    this.o.write(out + closingText(this.o, result, preview, info));
+    this.o.write(out + closingText(this.o, result, preview, info, this.stack));
   }
 }

@@ -6,6 +6,7 @@ import type { DisplayOptions, FinishedRun, FinishInfo } from './display-types.js
 import type { DiagEvent, StepEvent, StepOp } from './events.js';
 import type { StackConfig } from '../config/program-config.js';
 import { deepEqual, isSecret, type PropertyMap, type PropertyValue } from '../resource/properties.js';
+import { objectText, printable } from './property-text.js';
 
 export const SYMBOL: Record<StepOp, string> = {
   same: ' ',
@@ -18,7 +19,7 @@ export const SYMBOL: Record<StepOp, string> = {
   read: '>',
   import: '=',
   refresh: '~',
-  discard: '-',
+  discard: '<',
 };
 
 export const RED = 31;
@@ -98,18 +99,77 @@ export function propertyDiffLines(e: StepEvent, color?: boolean, indent = '     
   return lines;
 }
 
-/** Pulumi's change summary lines: `    + 3 to create` (preview) or `    + 3 created`, then `    2 unchanged`. */
+/** Pulumi's order of step kinds in the summary (`deploy.StepOps`), reads left out. */
+const SUMMARY_OPS: readonly StepOp[] = ['create', 'update', 'delete', 'replace', 'create-replacement', 'delete-replaced', 'refresh', 'discard', 'import'];
+
+/**
+ * Pulumi's change summary lines (`renderSummaryEvent`): `    + 3 to create` (preview) or `    + 3 created` per kind,
+ * then `    4 changes. 2 unchanged` (the total only when two kinds or more changed).
+ */
 export function summaryLines(s: Partial<Record<StepOp, number>>, preview: boolean, color?: boolean): string {
   const lines: string[] = [];
-  const row = (op: StepOp) => {
+  let kinds = 0;
+  let total = 0;
+  for (const op of SUMMARY_OPS) {
     const n = s[op] ?? 0;
+    if (n <= 0) continue;
+    kinds++;
+    total += n;
     const [, past, future] = VERBS[op];
-    if (n > 0) lines.push(`    ${paint(color, OP_COLOR[op], SYMBOL[op].padEnd(2))}${n} ${preview ? `to ${future}` : past}`);
-  };
-  for (const op of ['create', 'update', 'delete', 'replace', 'read', 'import'] as const) row(op);
-  if (s.same) lines.push(`    ${s.same} unchanged`);
-  if (lines.length === 0) lines.push('    no changes');
-  return lines.join('\n') + '\n';
+    lines.push(`    ${paint(color, OP_COLOR[op], `${SYMBOL[op].padEnd(2)}${n} ${preview ? `to ${future}` : past}`)}`);
+  }
+  const pieces: string[] = [];
+  if (kinds >= 2) pieces.push(paint(color, BOLD, `${total} change${total === 1 ? '' : 's'}`));
+  if (s.same) pieces.push(`${s.same} unchanged`);
+  if (pieces.length) lines.push(`    ${pieces.join('. ')}`);
+  return lines.map((l) => `${l}\n`).join('');
+}
+
+/** Go's `time.Duration` text of whole seconds: `5s`, `2m5s`, `1h0m3s`. */
+export function goSeconds(totalSeconds: number): string {
+  const h = Math.floor(totalSeconds / 3600);
+  const m = Math.floor((totalSeconds % 3600) / 60);
+  const sec = totalSeconds % 60;
+  if (h) return `${h}h${m}m${sec}s`;
+  if (m) return `${m}m${sec}s`;
+  return `${sec}s`;
+}
+
+/** `Resources:` and the summary, then (not for a preview) `Duration:` rounded up to the second, as Pulumi ends. */
+export function resultSummaryText(o: Pick<DisplayOptions, 'color'>, summary: Partial<Record<StepOp, number>>, preview: boolean, info: FinishInfo): string {
+  let text = `${paint(o.color, MAGENTA, 'Resources:')}\n${summaryLines(summary, preview, o.color)}`;
+  if (!preview) text += `\n${paint(o.color, MAGENTA, 'Duration:')} ${goSeconds(Math.ceil((info.durationMs ?? 0) / 1000))}\n`;
+  return `${text}\n`;
+}
+
+/** The lines after the summary of a run that failed. */
+export function errorLines(o: Pick<DisplayOptions, 'color'>, result: FinishedRun, preview: boolean, info: FinishInfo): string {
+  const status = info.status ?? (result.ok ? 'succeeded' : 'failed');
+  if (status !== 'failed') return '';
+  return `${paint(o.color, RED, 'error:')} ${preview ? 'preview' : 'update'} failed\n${result.errors.map((e) => `    ${e}\n`).join('')}`;
+}
+
+/**
+ * The body of Pulumi's `Outputs:` section for the stack (`getResourceOutputsPropertiesString`): every output of an
+ * update; in a preview nothing when the outputs did not change (unless `--show-sames`). Outputs that changed
+ * since the last update are marked `+`, `-` or `~ old => new`.
+ */
+export function outputsText(outs: PropertyMap, olds: PropertyMap | undefined, o: { planning: boolean; showSames: boolean; color?: boolean }): string {
+  const showSames = o.showSames || !o.planning;
+  if (!olds) return objectText(outs, 1, (k) => printable(outs[k]));
+  const keys = [...new Set([...Object.keys(olds), ...Object.keys(outs)])].filter((k) => !k.startsWith('__')).sort();
+  const changed = keys.filter((k) => !deepEqual(olds[k], outs[k]));
+  if (changed.length === 0) return showSames ? objectText(outs, 1, (k) => printable(outs[k])) : '';
+  const width = Math.max(0, ...changed.concat(showSames ? keys : []).map((k) => k.length));
+  let text = '';
+  for (const k of keys) {
+    const title = `${k.padEnd(width)}: `;
+    if (!(k in olds)) text += `  ${paint(o.color, GREEN, '+')} ${title}${objectText({ v: outs[k]! }, 1).replace(/^ *v: /, '')}`;
+    else if (!(k in outs)) text += `  ${paint(o.color, RED, '-')} ${title}${objectText({ v: olds[k]! }, 1).replace(/^ *v: /, '')}`;
+    else if (changed.includes(k)) text += `  ${paint(o.color, YELLOW, '~')} ${title}${renderValue(olds[k])} => ${renderValue(outs[k])}\n`;
+    else if (showSames) text += `    ${title}${objectText({ v: outs[k]! }, 1).replace(/^ *v: /, '')}`;
+  }
+  return text;
 }
 
 /** `Configuration:` and one `key: value` line each (secrets as `[secret]`), as `pulumi --show-config` prints it. */
@@ -129,20 +189,11 @@ export function diagPrefix(d: DiagEvent, color?: boolean): string {
   return d.severity === 'info' ? '' : `${paint(color, d.severity === 'error' ? RED : d.severity === 'warning' ? YELLOW : undefined, d.severity)}: `;
 }
 
-/** Outputs, summary, duration and errors: the end of every human-readable display. */
-export function closingText(o: DisplayOptions, result: FinishedRun, preview: boolean, info: FinishInfo): string {
+/** Outputs, summary, duration and errors: the end of the live tree. */
+export function closingText(o: DisplayOptions, result: FinishedRun, preview: boolean, info: FinishInfo, stack?: { outputs?: PropertyMap; olds?: PropertyMap }): string {
   let text = '';
-  const outs = Object.entries(result.outputs);
-  if (outs.length && !preview && !o.suppressOutputs) {
-    text += '\nOutputs:\n';
-    for (const [k, v] of outs) text += `    ${k}: ${renderValue(v)}\n`;
-  }
-  text += `\n${paint(o.color, BOLD, 'Resources:')}\n${summaryLines(result.summary, preview, o.color)}`;
-  if (info.durationMs !== undefined && !preview) text += `\nDuration: ${formatElapsed(info.durationMs)}\n`;
-  const status = info.status ?? (result.ok ? 'succeeded' : 'failed');
-  if (status === 'failed') {
-    text += `\n${paint(o.color, RED, 'error:')} ${preview ? 'preview' : 'update'} failed\n`;
-    for (const e of result.errors) text += `    ${e}\n`;
-  }
-  return text;
+  const outputs = stack && !o.suppressOutputs ? outputsText(stack.outputs ?? {}, stack.olds, { planning: preview, showSames: o.showSames === true, color: o.color }) : '';
+  if (outputs) text += `\n${paint(o.color, MAGENTA, 'Outputs:')}\n${outputs}`;
+  text += `\n${resultSummaryText(o, result.summary, preview, info)}`;
+  return text + errorLines(o, result, preview, info);
 }

@@ -9,6 +9,7 @@
  */
 import type { ResourceState } from '../state/deployment.js';
 import type { ChangeSummary, StepOp } from '../display/events.js';
+import { isDefaultProviderStep } from '../display/step-visibility.js';
 import type { PropertyMap } from '../resource/properties.js';
 import { AliasResolver } from './aliases.js';
 import { StepApplier } from './apply-steps.js';
@@ -91,7 +92,10 @@ export class StepExecutor {
   }
 
   private emit(op: StepOp, urn: string, type: string, phase: 'start' | 'done' | 'failed', extra: StepDetails = {}): void {
-    if (phase === 'done' && op !== 'create-replacement' && op !== 'delete-replaced') this.summary[op] = (this.summary[op] ?? 0) + 1;
+    // A default provider's steps are internal, as in Pulumi's engine: they are not counted.
+    if (phase === 'done' && op !== 'create-replacement' && op !== 'delete-replaced' && !isDefaultProviderStep({ type, urn })) {
+      this.summary[op] = (this.summary[op] ?? 0) + 1;
+    }
     this.o.events.step?.({ op, urn, type, phase, preview: this.o.preview, ...extra });
   }
 

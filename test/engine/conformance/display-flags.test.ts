@@ -12,8 +12,10 @@ const A = 'urn:pulumi:dev::p::t:index:Thing::a';
 const READ = 'urn:pulumi:dev::p::t:index:Thing::looked-up';
 const LONG = `urn:pulumi:dev::p::t:index:Thing::${'n'.repeat(120)}`;
 
+const STACK = 'urn:pulumi:dev::p::pulumi:pulumi:Stack::p-dev';
+
 function step(op: StepEvent['op'], urn: string, phase: StepEvent['phase'], preview = false): StepEvent {
-  return { op, urn, type: 't:index:Thing', phase, preview };
+  return { op, urn, type: 't:index:Thing', phase, preview, new: { urn, type: 't:index:Thing', custom: true } };
 }
 
 function result(extra: Partial<DeploymentResult> = {}): DeploymentResult {
@@ -25,6 +27,8 @@ function render(flags: DisplayFlags & { json?: boolean; terminal?: boolean }): s
   let text = '';
   const { json, terminal, ...display } = flags;
   const d = createDisplay({ write: (t) => (text += t), json, terminal: terminal ? { columns: 80, rows: 40 } : undefined, throttleMs: 0, ...display });
+  d.events.step?.({ op: 'same', urn: STACK, type: 'pulumi:pulumi:Stack', phase: 'start', preview: flags.json === true });
+  d.events.outputs?.({ urn: STACK, type: 'pulumi:pulumi:Stack', state: { urn: STACK, type: 'pulumi:pulumi:Stack', custom: false, outputs: { out: 'value' } } });
   for (const [op, urn] of [['read', READ], ['same', A], ['replace', LONG], ['create-replacement', LONG], ['delete-replaced', LONG]] as const) {
     d.events.step?.(step(op, urn, 'start', flags.json === true));
     d.events.step?.(step(op, urn, 'done', flags.json === true));
@@ -50,8 +54,9 @@ describe('display flags', () => {
     expect((JSON.parse(render({ json: true, showSames: true })) as { steps: { op: string }[] }).steps.map((s) => s.op)).toContain('same');
   });
 
-  it('--show-replacement-steps: the create and delete halves get lines of their own', () => {
-    expect(render({})).not.toContain('created replacement');
+  it('--show-replacement-steps: the create and delete halves get lines of their own (always without a terminal, as Pulumi)', () => {
+    expect(render({ terminal: true })).not.toContain('created replacement');
+    expect(render({})).toContain('created replacement');
     expect(render({ showReplacementSteps: true })).toContain('created replacement');
     expect(render({ showReplacementSteps: true })).toContain('deleted original');
     expect(render({ terminal: true, showReplacementSteps: true })).toContain('created replacement');
