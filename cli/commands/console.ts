@@ -3,12 +3,9 @@ import { spawn } from 'node:child_process';
 import { isNotFound } from '../backend/backend.js';
 import { HttpBackend } from '../backend/http-backend.js';
 import { UserError } from '../output/errors.js';
+import { stackConsolePath } from './console-path.js';
 import type { CommandHandler } from './types.js';
 
-/** The page of a stack, in Pulumi Cloud's URL layout. */
-export function stackConsolePath(ref: { org: string; project: string; stack: string }): string {
-  return `/${[ref.org, ref.project, ref.stack].map(encodeURIComponent).join('/')}`;
-}
 
 /**
  * The sign-in URL. The code rides in the fragment, which browsers never send to a server, so it reaches no access

@@ -1,3 +1,4 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
@@ -56,6 +57,45 @@ function untilStopped(graceMs: number): Promise<void> {
   });
 }
 
+/** Where a running `serve` says which process it is and its URL (never a token), for `serve --print-login`. */
+function runningFile(dataDir: string): string {
+  return join(dataDir, 'serve.json');
+}
+
+/** Whether a process with this id is alive (a signal 0 probes without delivering anything). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * `serve --print-login`: the `serve` of this data folder prints its log-in lines again on its own output (SIGUSR1);
+ * the token it generated lives only in that process, so it cannot be printed here.
+ */
+function askToPrintLogin(dataDir: string): string[] {
+  let running: { pid?: unknown; url?: unknown };
+  try {
+    running = JSON.parse(readFileSync(runningFile(dataDir), 'utf8')) as typeof running;
+  } catch {
+    running = {};
+  }
+  if (typeof running.pid !== 'number' || !isAlive(running.pid)) {
+    throw new UserError(
+      `no stackyard serve is running with the data folder ${dataDir}`,
+      'Pass the --data-dir it was started with, or start it: its log-in lines end its output.',
+    );
+  }
+  process.kill(running.pid, 'SIGUSR1');
+  return [
+    `Asked stackyard serve (pid ${running.pid}) to print its log-in lines again on its output.`,
+    `Log in with: pulumi login ${String(running.url)}   (or: stackyard login ${String(running.url)})`,
+  ];
+}
+
 /** From the first signal to exit, at most: what process supervisors usually allow before SIGKILL. */
 const STOP_GRACE_MS = 10_000;
 
@@ -66,6 +106,8 @@ export function serveCommand(): Command {
     .option('--port <port>', 'port to listen on; 0 picks a free one (default: 8080)', portNumber)
     .option('--host <host>', 'address to listen on (default: 127.0.0.1)')
     .option('--data-dir <dir>', 'local storage folder (default: $STACKYARD_HOME/serve, STACKYARD_HOME defaults to ~/.stackyard)')
+    .option('--access-log', 'write one JSON access-log line per request on stdout (default: off)')
+    .option('--print-login', 'make the serve running with this --data-dir print its log-in lines again (as SIGUSR1 does), then exit')
     .addHelpText(
       'after',
       '\nEnvironment:\n' +
@@ -75,22 +117,33 @@ export function serveCommand(): Command {
         '  STACKYARD_ADMIN_TOKEN        make this token an administrator\'s (re-applied at every start)\n' +
         '  STACKYARD_ADMIN_USER         that administrator\'s login (default: admin)\n' +
         '  STACKYARD_PUBLIC_URL         the URL users log in with, when it is not http://<host>:<port>\n' +
-        '  STACKYARD_ACCESS_LOG=off     no access log (default: one JSON line per request on stdout)\n' +
+        '  STACKYARD_ACCESS_LOG=on      the access log, as --access-log (default: off)\n' +
         '  STACKYARD_HOOKS_ALLOW_PRIVATE=true   let hooks call http:// and private addresses (receivers on this machine)\n' +
         '  STACKYARD_HOOKS_DISPATCH_MS  pause between hook dispatcher runs (default: 1000)\n' +
         '  STACKYARD_HOOKS_MAX_ATTEMPTS, STACKYARD_HOOKS_BASE_DELAY_MS, STACKYARD_HOOKS_MAX_DELAY_MS   delivery retries (default: 5, 2000, 300000)\n' +
         '  STACKYARD_HOOK_FUNCTION_ARNS the Lambda functions hooks may invoke, comma-separated (default: any)\n' +
         '  AWS_ENDPOINT_URL_LAMBDA      SDK endpoint override for Lambda hooks\n',
     )
-    .action(async (flags: { port?: number; host?: string; dataDir?: string }) => {
+    .action(async (flags: { port?: number; host?: string; dataDir?: string; accessLog?: boolean; printLogin?: boolean }) => {
       const settings = serveSettings(flags, process.env);
+      if (flags.printLogin) {
+        for (const line of askToPrintLogin(settings.dataDir)) process.stdout.write(`${line}\n`);
+        return;
+      }
       const { createServer } = await import('../../functions/serve/server.js');
       const running = await createServer({
         ...settings,
         env: process.env,
+        accessLog: flags.accessLog === true,
         print: (line) => process.stdout.write(`${line}\n`),
       });
+      mkdirSync(settings.dataDir, { recursive: true });
+      writeFileSync(runningFile(settings.dataDir), `${JSON.stringify({ pid: process.pid, url: running.url })}\n`);
+      const repeat = () => running.printLogin();
+      process.on('SIGUSR1', repeat);
       await untilStopped(STOP_GRACE_MS);
+      process.off('SIGUSR1', repeat);
+      rmSync(runningFile(settings.dataDir), { force: true });
       await running.close();
       process.stderr.write('Stopped.\n');
     });

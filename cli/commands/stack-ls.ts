@@ -5,6 +5,7 @@
 import { formatStackRef } from '../../shared/core/names.js';
 import type { StackSummary } from '../backend/backend.js';
 import { selectedStack } from '../project/workspace.js';
+import { stackConsolePath } from './console-path.js';
 import { formatTime, relativeTime, table } from './format.js';
 import type { CommandHandler } from './types.js';
 
@@ -39,6 +40,8 @@ export const stackLs: CommandHandler = async (ctx, _args, opts) => {
             ? { lastUpdate: formatTime(s.lastUpdate), updateInProgress: false }
             : {}),
         ...(s.resourceCount !== undefined ? { resourceCount: s.resourceCount } : {}),
+        // Pulumi's `url`: the stack's console page, which a service serves at its own origin; a local backend has none.
+        ...(backend.kind === 'service' ? { url: `${backend.url.replace(/\/+$/, '')}${stackConsolePath(s.ref)}` } : {}),
       })),
     );
     return;

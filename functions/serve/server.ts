@@ -36,8 +36,10 @@ export interface ServeOptions {
    * credentials from the process environment (AWS_ENDPOINT_URL_LAMBDA for Lambda hooks).
    */
   env: NodeJS.ProcessEnv;
-  /** Where the start-up lines go (the URL, and a generated administrator token exactly once). */
+  /** Where the start-up lines go (the URL, and a generated administrator token, which only this process knows). */
   print: (line: string) => void;
+  /** One JSON access-log line per request through `print` (`serve --access-log`, or STACKYARD_ACCESS_LOG=on). */
+  accessLog?: boolean;
 }
 
 export interface RunningServer {
@@ -45,6 +47,12 @@ export interface RunningServer {
   url: string;
   port: number;
   server: Server;
+  /**
+   * The log-in lines (URL, administrator, `login` command), printed last at start; `printLogin` repeats them (on
+   * SIGUSR1), so a generated administrator token is never lost under other output while this process runs.
+   */
+  loginLines: readonly string[];
+  printLogin(): void;
   /**
    * Stops accepting, answers the requests in flight (telling keep-alive clients to close), closes idle
    * connections, then storage. Connections still open at `deadlineMs` (default 8 s) are cut.
@@ -82,13 +90,12 @@ function loginUrl(options: ServeOptions, port: number): string {
  * STACKYARD_ADMIN_TOKEN makes that token an administrator's (re-applied at every start, stored hashed). Without it,
  * the first start on an empty store creates an administrator token and prints it; later starts never show it again.
  */
-async function bootstrapAdministrator(services: Services, storage: Storage, options: ServeOptions): Promise<void> {
+async function bootstrapAdministrator(services: Services, storage: Storage, options: ServeOptions): Promise<string[]> {
   const login = options.env.STACKYARD_ADMIN_USER?.trim() || 'admin';
   const configured = options.env.STACKYARD_ADMIN_TOKEN;
   if (configured) {
     await services.identity.ensureAdmin(login, configured);
-    options.print(`Administrator '${login}' signs in with the token in STACKYARD_ADMIN_TOKEN.`);
-    return;
+    return [`Administrator '${login}' signs in with the token in STACKYARD_ADMIN_TOKEN.`];
   }
   const exists = await storage.identity.getUser(login).then(
     () => true,
@@ -98,13 +105,18 @@ async function bootstrapAdministrator(services: Services, storage: Storage, opti
     },
   );
   if (exists) {
-    options.print(`Administrator '${login}' exists; sign in with the token you saved when it was created.`);
-    return;
+    return [
+      `Administrator '${login}' exists; sign in with the token you saved when it was created.`,
+      `  (lost it? restart with STACKYARD_ADMIN_TOKEN=<a new secret>: that token becomes '${login}'s too)`,
+    ];
   }
   const token = `${API_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
   await services.identity.ensureAdmin(login, token);
-  options.print(`Created administrator '${login}'. Its token is shown this once and stored only as a hash:`);
-  options.print(`  ${token}`);
+  return [
+    `Created administrator '${login}'. Its token is stored only as a hash; this process repeats it on SIGUSR1 ` +
+      '(`stackyard serve --print-login`) until it stops:',
+    `  ${token}`,
+  ];
 }
 
 function serveLogLevel(env: NodeJS.ProcessEnv): LogLevel | undefined {
@@ -138,7 +150,7 @@ export async function createServer(options: ServeOptions): Promise<RunningServer
     const url = loginUrl(options, port);
     const auditGraceMs = auditGraceFromEnv(options.env);
     const services = createServices(storage, { serviceUrl: url, hooks: hookSettings.hooks, ...(auditGraceMs ? { auditGraceMs } : {}) });
-    await bootstrapAdministrator(services, storage, options);
+    const administratorLines = await bootstrapAdministrator(services, storage, options);
     const dispatchLogger = createApiLogger('stacks', { logLevel: serveLogLevel(options.env) });
     // Failed deliveries are recorded, not thrown: what arrives here is a storage failure, which names no hook URL.
     const dispatch = startHookDispatchLoop(storage, hookSettings, (error) =>
@@ -160,14 +172,22 @@ export async function createServer(options: ServeOptions): Promise<RunningServer
       }
       return handler;
     });
-    options.print(`Stackyard serves the Pulumi service API at ${url} (${options.storage} storage).`);
-    options.print(`Log in with: pulumi login ${url}   (or: stackyard login ${url})`);
-    if (consoleAssets) options.print(`Web console: ${url}/   (or: stackyard console)`);
+    // Last, and together: whatever the process printed before, the token and the login command end the output.
+    const loginLines = [
+      `Stackyard serves the Pulumi service API at ${url} (${options.storage} storage).`,
+      ...(consoleAssets ? [`Web console: ${url}/   (or: stackyard console)`] : []),
+      ...administratorLines,
+      `Log in with: pulumi login ${url}   (or: stackyard login ${url})`,
+    ];
+    const printLogin = () => loginLines.forEach((line) => options.print(line));
+    printLogin();
 
     return {
       url,
       port,
       server,
+      loginLines,
+      printLogin,
       async close(deadlineMs = SHUTDOWN_DEADLINE_MS) {
         await tracker.drain(deadlineMs);
         await dispatch.stop();
@@ -183,11 +203,13 @@ export async function createServer(options: ServeOptions): Promise<RunningServer
 }
 
 /**
- * The access log of `serve`: one JSON line per request on stdout, whatever the log level (STACKYARD_ACCESS_LOG=off
- * turns it off). The Lambda functions write the same fields through their logger.
+ * The access log of `serve`: off by default, so a terminal keeps its log-in lines in sight; `--access-log` or
+ * STACKYARD_ACCESS_LOG=on writes one JSON line per request through `print`, whatever the log level. The Lambda
+ * functions write the same fields through their logger.
  */
 function serveAccessLog(options: ServeOptions): AccessLog | undefined {
-  if (options.env.STACKYARD_ACCESS_LOG?.trim().toLowerCase() === 'off') return undefined;
+  const fromEnv = options.env.STACKYARD_ACCESS_LOG?.trim().toLowerCase();
+  if (!options.accessLog && fromEnv !== 'on' && fromEnv !== 'true' && fromEnv !== '1') return undefined;
   return (entry) => options.print(JSON.stringify({ level: 'INFO', message: 'access', timestamp: new Date().toISOString(), ...entry }));
 }
 

@@ -6,6 +6,7 @@
  */
 import { request as httpRequest, Agent } from 'node:http';
 import { connect } from 'node:net';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -194,7 +195,7 @@ describe('stackyard serve start and stop', () => {
   }, 60_000);
 
   it('writes one access-log line per request: method, route, status, duration, request id, principal; no token', async () => {
-    const serve = await startServe({ storage: 'local' });
+    const serve = await startServe({ storage: 'local', args: ['--access-log'] });
     try {
       await send(serve.url, 'GET', '/api/user', { token: serve.adminToken });
       await send(serve.url, 'GET', '/api/user', { token: 'wrong-token-value' });
@@ -221,4 +222,44 @@ describe('stackyard serve start and stop', () => {
       await serve.stop();
     }
   }, 60_000);
+
+  it('keeps access logs off the terminal by default and ends with the log-in lines, repeated on SIGUSR1 and --print-login', async () => {
+    const serve = await startServe({ storage: 'local', adminToken: null });
+    try {
+      await send(serve.url, 'GET', '/api/user');
+      await send(serve.url, 'GET', '/api/no/such/route');
+      await sleep(100);
+      const atStart = serve.stdout();
+      const token = /^ {2}(sy_\S+)$/m.exec(atStart)?.[1];
+
+      const asked = spawnSync(process.execPath, [BUNDLE, 'serve', '--print-login', '--data-dir', serve.dataDir], { encoding: 'utf8' });
+      const repeated = await waitFor(() => serve.stdout().slice(atStart.length), (text) => text.includes('Log in with:'));
+
+      expect(atStart).not.toContain('"message":"access"');
+      expect(atStart.trimEnd().split('\n').at(-1)).toBe(`Log in with: pulumi login ${serve.url}   (or: stackyard login ${serve.url})`);
+      expect(token).toBeDefined();
+      expect(asked.status, asked.stderr).toBe(0);
+      expect(asked.stdout).toContain(`Log in with: pulumi login ${serve.url}`);
+      expect(asked.stdout).not.toContain(token!);
+      expect(repeated).toContain(`  ${token!}\n`);
+    } finally {
+      await serve.stop();
+    }
+  }, 60_000);
+
+  it('--print-login says so when no serve runs with that data folder', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'stackyard-serve-none-'));
+    dirs.push(dataDir);
+
+    const asked = spawnSync(process.execPath, [BUNDLE, 'serve', '--print-login', '--data-dir', dataDir], { encoding: 'utf8' });
+
+    expect(asked.status).toBe(1);
+    expect(asked.stderr).toContain(`no stackyard serve is running with the data folder ${dataDir}`);
+  });
 });
+
+async function waitFor(read: () => string, done: (text: string) => boolean, timeoutMs = 10_000): Promise<string> {
+  const until = Date.now() + timeoutMs;
+  while (!done(read()) && Date.now() < until) await sleep(50);
+  return read();
+}

@@ -10,6 +10,7 @@ const BUNDLE = fileURLToPath(new URL('../../dist/cli/stackyard.mjs', import.meta
 /** A running `stackyard serve` child process (from the bundle, as users run it). */
 export interface ServeProcess {
   url: string;
+  dataDir: string;
   adminToken: string;
   /** Everything it printed on stdout so far. */
   stdout(): string;
@@ -30,6 +31,8 @@ export interface ServeStart {
   dataDir?: string;
   /** Defaults to a generated one passed as STACKYARD_ADMIN_TOKEN; `null` starts without it. */
   adminToken?: string | null;
+  /** More `serve` flags (`--access-log`). */
+  args?: string[];
 }
 
 /** Starts `node dist/cli/stackyard.mjs serve --port <free> --data-dir <tmp>` and waits for its login line. */
@@ -47,7 +50,7 @@ export async function startServe(options: ServeStart): Promise<ServeProcess> {
   };
   if (!adminToken) delete env.STACKYARD_ADMIN_TOKEN;
   if (!options.env?.STACKYARD_PUBLIC_URL) delete env.STACKYARD_PUBLIC_URL;
-  const child = spawnTracked(process.execPath, [BUNDLE, 'serve', '--port', String(port), '--data-dir', dataDir], { env });
+  const child = spawnTracked(process.execPath, [BUNDLE, 'serve', '--port', String(port), '--data-dir', dataDir, ...(options.args ?? [])], { env });
   let out = '';
   let err = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
@@ -68,7 +71,7 @@ export async function startServe(options: ServeStart): Promise<ServeProcess> {
     await stop();
     throw error;
   }
-  return { url: `http://127.0.0.1:${port}`, adminToken: adminToken ?? '', stdout: () => out, stderr: () => err, child, signal: (name) => {
+  return { url: `http://127.0.0.1:${port}`, dataDir, adminToken: adminToken ?? '', stdout: () => out, stderr: () => err, child, signal: (name) => {
     stopping = true;
     child.kill(name);
   }, stop };

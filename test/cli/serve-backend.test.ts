@@ -102,7 +102,7 @@ describe('stackyard against `stackyard serve`', () => {
     expect(init.stdout).toBe("Created stack 'dev'\n");
     expect(readFileSync(join(project, 'Pulumi.dev.yaml'), 'utf8')).not.toContain('hunter2');
     expect(get.stdout).toBe('hunter2\n');
-    expect(JSON.parse(listed.stdout)).toEqual([{ name: 'dev', current: true }]);
+    expect(JSON.parse(listed.stdout)).toEqual([{ name: 'dev', current: true, url: `${url}/admin/demo/dev` }]);
     expect(history.stdout).toBe('Stack has never been updated\n');
   });
 
