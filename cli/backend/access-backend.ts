@@ -70,6 +70,10 @@ export interface AuditInfo {
   sourceIp?: string;
   userAgent?: string;
   outcome?: string;
+  /** A refusal tally: how many refusals it stands for, the latest one's time (`time` is the first's) and the route. */
+  count?: number;
+  lastSeen?: number;
+  route?: string;
 }
 
 export interface AuditFilter {
@@ -230,6 +234,9 @@ interface WireAuditEvent {
   userAgent?: string;
   target?: string;
   outcome?: string;
+  count?: number;
+  lastSeen?: number;
+  route?: string;
 }
 
 function fromWire(e: WireAuditEvent): AuditInfo {
@@ -245,6 +252,9 @@ function fromWire(e: WireAuditEvent): AuditInfo {
     ...(e.sourceIP ? { sourceIp: e.sourceIP } : {}),
     ...(e.userAgent ? { userAgent: e.userAgent } : {}),
     ...(e.outcome ? { outcome: e.outcome } : {}),
+    ...(typeof e.count === 'number' ? { count: e.count } : {}),
+    ...(typeof e.lastSeen === 'number' ? { lastSeen: e.lastSeen * 1000 } : {}),
+    ...(e.route ? { route: e.route } : {}),
   };
 }
 

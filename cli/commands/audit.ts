@@ -1,6 +1,7 @@
 /** `audit ls`: an organization's audit log, newest first (organization admins). */
 import { UserError } from '../output/errors.js';
 import { formatTime, table } from './format.js';
+import type { AuditInfo } from '../backend/access-backend.js';
 import type { CommandHandler } from './types.js';
 
 const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -24,12 +25,23 @@ export const auditLs: CommandHandler = async (ctx, _args, opts) => {
     ...(typeof opts.event === 'string' ? { event: opts.event } : {}),
     limit,
   });
-  if (opts.json === true) return ctx.json(entries.map((e) => ({ ...e, time: formatTime(e.time) })));
+  if (opts.json === true) {
+    return ctx.json(entries.map((e) => ({ ...e, time: formatTime(e.time), ...(e.lastSeen !== undefined ? { lastSeen: formatTime(e.lastSeen) } : {}) })));
+  }
   if (entries.length === 0) return ctx.out(`No audit log entries for organization '${org}'`);
   ctx.out(
     table(
       ['TIME', 'EVENT', 'ACTOR', 'SOURCE', 'DESCRIPTION'],
-      entries.map((e) => [formatTime(e.time), e.outcome ? `${e.event} (${e.outcome})` : e.event, e.actor, e.sourceIp ?? '', e.description]),
+      entries.map((e) => [formatTime(e.time), e.outcome ? `${e.event} (${e.outcome})` : e.event, e.actor, e.sourceIp ?? '', describe(e)]),
     ),
   );
 };
+
+/** A refusal tally says how many refusals it stands for, where, and until when; other entries say what they say. */
+function describe(entry: AuditInfo): string {
+  if (entry.count === undefined) return entry.description;
+  const times = entry.count === 1 ? 'once' : `${entry.count} times`;
+  const where = entry.route ? ` at ${entry.route}` : '';
+  const until = entry.count > 1 && entry.lastSeen !== undefined ? `, last ${formatTime(entry.lastSeen)}` : '';
+  return `${times}${where}${until}: ${entry.description}${entry.count > 1 ? ' (the first)' : ''}`;
+}

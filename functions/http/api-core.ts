@@ -42,7 +42,8 @@ export function createRoutedApi(options: RoutedApiOptions): ApiHandler {
     const started = performance.now();
     let response: HttpResponse;
     const match = router.match(request.method, request.path);
-    const context = match && createRouteContext(request, match.params, services);
+    const route = match && `${match.route.method} ${match.route.path}`;
+    const context = match && createRouteContext({ ...request, route }, match.params, services);
     try {
       if (context) response = await match.route.handle(context);
       else if (!servesDefault) throw Router.misrouted(request.method, request.path, group!);
@@ -54,7 +55,7 @@ export function createRoutedApi(options: RoutedApiOptions): ApiHandler {
     const finished = await finishResponse(response, request, logger);
     accessLog?.({
       method: request.method,
-      route: match ? `${match.route.method} ${match.route.path}` : '$default',
+      route: route ?? '$default',
       status: finished.status,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       requestId: request.requestId,

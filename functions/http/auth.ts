@@ -46,6 +46,7 @@ export function requestInfo(request: HttpRequest): RequestInfo {
     id: request.requestId,
     ...(request.sourceIp ? { sourceIp: request.sourceIp } : {}),
     ...(request.headers['user-agent'] ? { userAgent: request.headers['user-agent'] } : {}),
+    ...(request.route ? { route: request.route } : {}),
   };
 }
 

@@ -15,6 +15,8 @@ export interface HttpRequest {
   requestId: string;
   /** The caller's address as API Gateway (or serve's socket) saw it; for the audit log. */
   sourceIp?: string;
+  /** The route the router matched, as the table spells it (`GET /api/user`); set by the router, for the audit log. */
+  route?: string;
 }
 
 export interface HttpResponse {

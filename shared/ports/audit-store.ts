@@ -25,6 +25,15 @@ export interface AuditEntry {
    * published from its intent) or storage failed in a way that may have applied it. Absent: the action happened.
    */
   outcome?: 'unknown';
+  /**
+   * Present on a refusal tally only (see `AuditStore.tally`): how many refusals it stands for. Its `time` is when the
+   * first of them was recorded, its other fields (actor, description, request id, user agent) are the first's.
+   */
+  count?: number;
+  /** A tally's latest refusal (epoch ms); `time` is its first. */
+  lastSeen?: number;
+  /** A tally's API route (`GET /api/user`), when the refusals came through one. */
+  route?: string;
 }
 
 /** An action's entry, stored before the action is tried; not part of the log until committed or recovered. */
@@ -68,9 +77,18 @@ export interface AuditPage {
  * intent goes and the log is unchanged). A request that dies in between leaves its intent, and `recover` publishes it
  * with `outcome: 'unknown'` once its deadline has passed, or (local storage) once the process that began it is gone.
  * Intents are never listed.
+ *
+ * Refusal tallies bound what a flood of refused requests can write: `tally` counts one refusal into the tally its
+ * id names (the core derives the id from the refusal's organization, source, route and minute), creating it from the
+ * given entry with `count: 1` when it is absent, else adding 1 to `count` and setting `lastSeen` — one atomic write
+ * (DynamoDB: one UpdateItem with ADD; local: under a file lock), so N concurrent tallies of one id leave one tally
+ * with count N. Tallies live apart from the entries (which stay create-only) and are the only records ever updated;
+ * `list` returns them among the entries, in the order of their ids, with the same filters and pages.
  */
 export interface AuditStore {
   append(entry: AuditEntry): Promise<void>;
+  /** Counts one refusal into the tally `entry.id` (created from `entry` when absent); see above. */
+  tally(entry: AuditEntry): Promise<void>;
   begin(intent: AuditIntent): Promise<void>;
   commit(entry: AuditEntry): Promise<void>;
   discard(entry: AuditEntry): Promise<void>;
@@ -89,4 +107,14 @@ export function checkAuditLimit(limit: number | undefined): number {
     throw new InvalidInputError(`The page size must be 1 to ${MAX_LIMIT}.`);
   }
   return limit;
+}
+
+/**
+ * Merges two newest-first pages (the entries and the tallies of one query, each cut at `limit`) into one page of at
+ * most `limit`, newest first by id; `more` says whether either source had more than it returned.
+ */
+export function mergeAuditPages(a: AuditEntry[], b: AuditEntry[], limit: number, more: boolean, token: (lastId: string) => string): AuditPage {
+  const merged = [...a, ...b].sort((x, y) => (x.id < y.id ? 1 : x.id > y.id ? -1 : 0));
+  const entries = merged.slice(0, limit);
+  return merged.length > limit || more ? { entries, ...(entries.length > 0 ? { continuationToken: token(entries[entries.length - 1]!.id) } : {}) } : { entries };
 }

@@ -4,7 +4,7 @@
  * `serve` run. No request may be answered 5xx or make the handler throw, and requests that are refused must change
  * nothing: storage is snapshotted before and after every batch whose requests were all refused, and compared. The
  * audit log is part of the comparison, except the entries that record a refusal itself (failed sign-ins, denied
- * authorizations): recording those is its job (docs/security.md).
+ * authorizations) and the refusal tallies: recording those is its job (docs/security.md).
  * `POST /api/oauth/token` is unauthenticated by design and form-encoded: half its requests carry a token-exchange form
  * built from the generated names (unsigned ID tokens, odd audiences, scopes and expirations), the rest the generated
  * bodies; none may issue a token.
@@ -61,6 +61,7 @@ async function localMode(): Promise<Mode> {
         if (path.startsWith(join(dataDir, 'tmp')) || path.startsWith(join(dataDir, 'locks'))) continue;
         const body = await fs.readFile(path);
         if (path.startsWith(join(dataDir, 'audit', '')) && REFUSAL_EVENTS.includes((JSON.parse(body.toString('utf8')) as { event: string }).event)) continue;
+        if (path.startsWith(join(dataDir, 'audit-tallies', ''))) continue;
         const kept = path.startsWith(join(dataDir, 'identity', 'tokens', '')) ? withoutLastUse(body.toString('utf8')) : body.toString('base64');
         files.push(`${path.slice(dataDir.length)}:${kept}`);
       }
@@ -99,6 +100,7 @@ async function awsMode(): Promise<Mode> {
         const page = await ddb.send(new ScanCommand({ TableName: standIns.table, ExclusiveStartKey: start as never }));
         for (const item of page.Items ?? []) {
           if (item.pk?.S?.startsWith('AUDIT#') && REFUSAL_EVENTS.includes(item.event?.S ?? '')) continue;
+          if (item.pk?.S?.startsWith('AUDITTALLY#')) continue;
           const { lastUsedAt: _lastUse, ...kept } = item;
           items.push(JSON.stringify(Object.entries(kept).sort()));
         }

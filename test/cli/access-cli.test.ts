@@ -154,6 +154,38 @@ describe('organization administration from the CLI', () => {
     expect((denials.auditLogEvents as { target: string }[])[0]).toMatchObject({ target: 'read-audit-log', sourceIP: '127.0.0.1' });
   });
 
+  it('shows refused sign-ins from one source at one route in one minute as one tally, with its count', async () => {
+    // Arrange: acme trusts an issuer, so refused token exchanges naming acme go to its log.
+    ok(await wire.call('POST', '/api/orgs/acme/oidc/policies', {
+      auth: { token: serve.adminToken },
+      body: { issuer: 'https://issuer.stackyard.invalid', claims: { sub: 'repo:*' }, tokenKind: 'organization' },
+    }), 201);
+    const exchange = new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+      requested_token_type: 'urn:pulumi:token-type:access_token:organization',
+      audience: 'urn:pulumi:org:acme',
+      subject_token: 'not-a-jwt',
+    }).toString();
+
+    // Act: three refusals in a row, then the log as the CLI and the API show it.
+    for (let i = 0; i < 3; i += 1) {
+      const refused = await wire.call('POST', '/api/oauth/token', { body: Buffer.from(exchange), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(refused.status).toBe(401);
+    }
+    const text = await as('admin', 'audit', 'ls', '--org', 'acme', '--event', 'auth.failed');
+    const json = JSON.parse((await as('admin', 'audit', 'ls', '--org', 'acme', '--event', 'auth.failed', '--json')).stdout) as Record<string, unknown>[];
+    const api = ok(await wire.call('GET', '/api/orgs/acme/auditlogs?eventType=auth.failed', { auth: { token: serve.adminToken } }));
+
+    // Assess: one record per minute (the three may straddle a minute's end: then two, counting three together).
+    const counts = json.map((e) => e.count as number);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(3);
+    expect(json.length).toBeLessThanOrEqual(2);
+    expect(json[0]).toMatchObject({ route: 'POST /api/oauth/token', sourceIp: '127.0.0.1', lastSeen: expect.any(String) });
+    expect(text.stdout).toMatch(/auth\.failed +oidc +127\.0\.0\.1 +(3 times|2 times|once) at POST \/api\/oauth\/token/);
+    expect((api.auditLogEvents as Record<string, unknown>[])[0]).toMatchObject({ count: counts[0], route: 'POST /api/oauth/token', lastSeen: expect.any(Number) });
+  });
+
   it('records an update completed with its update token once, as the user who started it', async () => {
     // Arrange
     const ref = { org: 'acme', project: 'demo', stack: 'dev' };

@@ -25,7 +25,10 @@ function auditQuery(query: URLSearchParams): AuditListQuery {
   };
 }
 
-/** `AuditLogEvent` as the Pulumi CLI decodes it, plus Stackyard's id, request id, user agent, target and outcome. */
+/**
+ * `AuditLogEvent` as the Pulumi CLI decodes it, plus Stackyard's id, request id, user agent, target and outcome, and
+ * for a refusal tally its `count`, `lastSeen` (Unix seconds; `timestamp` is the first refusal) and `route`.
+ */
 function auditLogEvent(entry: AuditEntry) {
   return {
     id: entry.id,
@@ -39,6 +42,9 @@ function auditLogEvent(entry: AuditEntry) {
     ...(entry.userAgent !== undefined ? { userAgent: entry.userAgent } : {}),
     ...(entry.target !== undefined ? { target: entry.target } : {}),
     ...(entry.outcome !== undefined ? { outcome: entry.outcome } : {}),
+    ...(entry.count !== undefined ? { count: entry.count } : {}),
+    ...(entry.lastSeen !== undefined ? { lastSeen: Math.floor(entry.lastSeen / 1000) } : {}),
+    ...(entry.route !== undefined ? { route: entry.route } : {}),
   };
 }
 

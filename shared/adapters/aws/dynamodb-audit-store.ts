@@ -1,7 +1,8 @@
-import { DeleteCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ConflictError, InvalidInputError } from '../../core/errors.js';
+import { DeleteCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConflictError, InvalidInputError, UnavailableError } from '../../core/errors.js';
 import {
   checkAuditLimit as checkLimit,
+  mergeAuditPages,
   type AuditEntry,
   type AuditIntent,
   type AuditPage,
@@ -10,17 +11,20 @@ import {
 } from '../../ports/audit-store.js';
 import { cancellationCodes } from './conditional-update.js';
 import { errorName, translateDynamoDbError } from './errors.js';
-import { auditIntentPk, auditPk, auditSk } from './keys.js';
+import { auditIntentPk, auditPk, auditSk, auditTallyPk } from './keys.js';
 import { KEY, putNew } from './table.js';
 
 const ID = /^[0-9]{13}-[0-9a-f]{16}$/;
+/** A tally write gives up after this many conditional steps, each lost only to another writer of the same tally. */
+const MAX_TALLY_STEPS = 30;
 const TOKEN_VERSION = 1;
 
 /**
  * Audit entries in the Stackyard table: one partition per organization, sorted by the time-ordered id. Entries are
  * written with a create-only condition and this adapter never updates or deletes one; docs/security.md shows the IAM
  * condition that makes the table refuse it too. Intents live in a partition of their own (`AUDITINTENT#<org>`), and
- * a commit is one transaction: the entry put (create-only) and the intent deleted together.
+ * a commit is one transaction: the entry put (create-only) and the intent deleted together. Refusal tallies live in a
+ * partition of their own too (`AUDITTALLY#<org>`), each counted by one UpdateItem (ADD), and are listed with the log.
  */
 export class DynamoDbAuditStore implements AuditStore {
   constructor(
@@ -40,6 +44,51 @@ export class DynamoDbAuditStore implements AuditStore {
       }
       throw translateDynamoDbError(error, 'The audit entry');
     }
+  }
+
+  /**
+   * Each step is one conditional write, and each step's condition fails only if another writer changed the tally
+   * since the last one, so the loop ends: (1) the tally exists and `lastSeen` is not later: add 1, move `lastSeen`;
+   * (2) it does not exist: create it from `entry` with count 1; (3) it exists with a later `lastSeen` (a concurrent
+   * refusal landed first): add 1 only. So concurrent writers of one id never lose a count, never make two items,
+   * `lastSeen` is the latest refusal, and every other field is the first writer's.
+   */
+  async tally(entry: AuditEntry): Promise<void> {
+    checkId(entry.id);
+    const { count: _count, lastSeen: _lastSeen, ...first } = entry;
+    const Key = { [KEY.partition]: auditTallyPk(entry.org), [KEY.sort]: auditSk(entry.id) };
+    const names = { '#pk': KEY.partition, '#count': 'count', '#lastSeen': 'lastSeen' };
+    const values = { ':one': 1, ':lastSeen': entry.time };
+    const steps: (() => Promise<unknown>)[] = [
+      () =>
+        this.documents.send(new UpdateCommand({
+          TableName: this.table,
+          Key,
+          UpdateExpression: 'SET #lastSeen = :lastSeen ADD #count :one',
+          ConditionExpression: 'attribute_exists(#pk) AND #lastSeen <= :lastSeen',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        })),
+      () => this.documents.send(new PutCommand(putNew(this.table, { ...Key, ...first, count: 1, lastSeen: entry.time }))),
+      () =>
+        this.documents.send(new UpdateCommand({
+          TableName: this.table,
+          Key,
+          UpdateExpression: 'ADD #count :one',
+          ConditionExpression: 'attribute_exists(#pk) AND #lastSeen > :lastSeen',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        })),
+    ];
+    for (let attempt = 0; attempt < MAX_TALLY_STEPS; attempt += 1) {
+      try {
+        await steps[attempt % steps.length]!();
+        return;
+      } catch (error) {
+        if (errorName(error) !== 'ConditionalCheckFailedException') throw translateDynamoDbError(error, 'The audit tally');
+      }
+    }
+    throw new UnavailableError('The audit tally kept changing under its writes (a burst of refusals); try again shortly.');
   }
 
   async begin(intent: AuditIntent): Promise<void> {
@@ -116,10 +165,19 @@ export class DynamoDbAuditStore implements AuditStore {
   /** Newest first, between the time bounds, filters applied by DynamoDB before the page is cut here. */
   async list(query: AuditQuery): Promise<AuditPage> {
     const limit = checkLimit(query.limit);
+    const [entries, tallies] = await Promise.all([
+      this.listPartition(auditPk(query.org), query, limit),
+      this.listPartition(auditTallyPk(query.org), query, limit),
+    ]);
+    return mergeAuditPages(entries.entries, tallies.entries, limit, entries.more || tallies.more, encodeToken);
+  }
+
+  /** Up to `limit` items of one partition, newest first; `more`: the partition has another after them. */
+  private async listPartition(pk: string, query: AuditQuery, limit: number): Promise<{ entries: AuditEntry[]; more: boolean }> {
     const low = auditSk(`${pad(query.since ?? 0)}`);
     const high = query.continuationToken !== undefined ? auditSk(decodeToken(query.continuationToken)) : auditSk(`${pad(query.before ?? 9_999_999_999_999)}`);
     const names: Record<string, string> = { '#pk': KEY.partition, '#sk': KEY.sort };
-    const values: Record<string, unknown> = { ':pk': auditPk(query.org), ':low': low, ':high': high };
+    const values: Record<string, unknown> = { ':pk': pk, ':low': low, ':high': high };
     const filters: string[] = [];
     if (query.actor !== undefined) {
       names['#actor'] = 'actor';
@@ -151,7 +209,7 @@ export class DynamoDbAuditStore implements AuditStore {
         for (const item of page.Items ?? []) {
           if (item[KEY.sort] === high) continue;
           const { [KEY.partition]: _pk, [KEY.sort]: _sk, ...entry } = item;
-          if (entries.length === limit) return { entries, continuationToken: encodeToken(entries[entries.length - 1]!.id) };
+          if (entries.length === limit) return { entries, more: true };
           entries.push(entry as AuditEntry);
         }
         startKey = page.LastEvaluatedKey;
@@ -159,7 +217,7 @@ export class DynamoDbAuditStore implements AuditStore {
     } catch (error) {
       throw translateDynamoDbError(error, 'The audit log');
     }
-    return { entries };
+    return { entries, more: false };
   }
 }
 

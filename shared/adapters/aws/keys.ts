@@ -45,3 +45,8 @@ export const auditPk = (org: string) => `AUDIT#${org === '' ? '_site' : org}`;
 export const auditSk = (id: string) => `AUDIT#${id}`;
 /** An organization's audit intents (the outbox of actions under way), apart from its log so they are never listed. */
 export const auditIntentPk = (org: string) => `AUDITINTENT#${org === '' ? '_site' : org}`;
+/**
+ * An organization's refusal tallies (counters of refused requests per source, route and minute), apart from its log
+ * so the log's items stay create-only (docs/security.md: the IAM deny on updates of `AUDIT#` items).
+ */
+export const auditTallyPk = (org: string) => `AUDITTALLY#${org === '' ? '_site' : org}`;

@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../../core/errors.js';
 import {
   checkAuditLimit as checkLimit,
+  mergeAuditPages,
   type AuditEntry,
   type AuditIntent,
   type AuditPage,
@@ -11,6 +12,8 @@ import { safeSegment, type DataDir } from './files.js';
 import { holderIsGone, lockOwner, type LockOwner } from './lock-owner.js';
 
 const SITE = '_site';
+/** One lock for every tally: each holds it for one small read and rewrite, and one name keeps every process agreeing. */
+const TALLY_LOCK = 'audit-tallies';
 const ID = /^[0-9]{13}-[0-9a-f]{16}$/;
 
 /** An intent as stored: which process began it, so recovery need not wait for the deadline once it is gone. */
@@ -22,7 +25,9 @@ interface StoredIntent extends AuditIntent {
  * `audit/<org>/<id>.json`, one file per entry, created exclusively and never rewritten; ids start with the time,
  * so a directory listing is the log in time order. The site log lives in `audit/_site`. Intents live apart in
  * `audit-intents/<org>/<id>.json`: committing publishes the entry create-if-absent, then removes the intent, so a
- * crash between the two leaves an intent whose recovery finds the entry already there and only removes it.
+ * crash between the two leaves an intent whose recovery finds the entry already there and only removes it. Refusal
+ * tallies live apart in `audit-tallies/<org>/<id>.json`, each read and rewritten under the `audit-tallies` lock
+ * (every process's), and are listed with the log.
  */
 export class LocalAuditStore implements AuditStore {
   constructor(private readonly dir: DataDir) {}
@@ -30,6 +35,19 @@ export class LocalAuditStore implements AuditStore {
   async append(entry: AuditEntry): Promise<void> {
     checkId(entry.id);
     await this.dir.createJson(this.entryPath(entry), entry, `Audit entry ${entry.id}`);
+  }
+
+  async tally(entry: AuditEntry): Promise<void> {
+    checkId(entry.id);
+    const path = this.tallyPath(entry);
+    await this.dir.withLock(TALLY_LOCK, async () => {
+      const stored = await this.dir.readJson<AuditEntry>(path);
+      const { count: _count, lastSeen: _lastSeen, ...first } = entry;
+      const counted = stored
+        ? { ...stored, count: (stored.count ?? 1) + 1, lastSeen: Math.max(stored.lastSeen ?? stored.time, entry.time) }
+        : { ...first, count: 1, lastSeen: entry.time };
+      await this.dir.writeAtomic(path, JSON.stringify(counted));
+    });
   }
 
   async begin(intent: AuditIntent): Promise<void> {
@@ -63,9 +81,15 @@ export class LocalAuditStore implements AuditStore {
 
   async list(query: AuditQuery): Promise<AuditPage> {
     const limit = checkLimit(query.limit);
+    const [entries, tallies] = await Promise.all([this.listFolder('audit', query, limit), this.listFolder('audit-tallies', query, limit)]);
+    return mergeAuditPages(entries.entries, tallies.entries, limit, entries.more || tallies.more, encodeToken);
+  }
+
+  /** Up to `limit` records of one folder, newest first; `more`: the folder has another after them. */
+  private async listFolder(folder: string, query: AuditQuery, limit: number): Promise<{ entries: AuditEntry[]; more: boolean }> {
     const after = query.continuationToken === undefined ? undefined : decodeToken(query.continuationToken);
     const segment = this.orgSegment(query.org);
-    const files = (await this.dir.list(this.dir.path('audit', segment))).filter((f) => f.endsWith('.json')).reverse();
+    const files = (await this.dir.list(this.dir.path(folder, segment))).filter((f) => f.endsWith('.json')).reverse();
     const entries: AuditEntry[] = [];
     for (const file of files) {
       const id = file.slice(0, -'.json'.length);
@@ -73,12 +97,16 @@ export class LocalAuditStore implements AuditStore {
       const time = Number(id.slice(0, 13));
       if (query.before !== undefined && time >= query.before) continue;
       if (query.since !== undefined && time < query.since) break;
-      const entry = await this.dir.readJson<AuditEntry>(this.dir.path('audit', segment, file));
+      const entry = await this.dir.readJson<AuditEntry>(this.dir.path(folder, segment, file));
       if (!entry || (query.actor !== undefined && entry.actor !== query.actor) || (query.event !== undefined && entry.event !== query.event)) continue;
-      if (entries.length === limit) return { entries, continuationToken: encodeToken(entries[entries.length - 1]!.id) };
+      if (entries.length === limit) return { entries, more: true };
       entries.push(entry);
     }
-    return { entries };
+    return { entries, more: false };
+  }
+
+  private tallyPath(entry: AuditEntry): string {
+    return this.dir.path('audit-tallies', this.orgSegment(entry.org), `${entry.id}.json`);
   }
 
   private entryPath(entry: AuditEntry): string {

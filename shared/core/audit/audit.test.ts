@@ -139,6 +139,48 @@ describe('the audit log', () => {
     ]);
   });
 
+  it('tallies refused sign-ins per source, route and minute: a flood writes one record a minute, with its count', async () => {
+    const expiring = await fx.access.createOrgToken(alice, 'acme', { description: 'short', expiresInMs: 1_000 });
+    const other = await fx.access.createOrgToken(alice, 'acme', { description: 'other', expiresInMs: 1_000 });
+    fx.advance(60_000 - ((fx.deps.now() - START_TIME) % 60_000));
+    const minuteStart = fx.deps.now();
+    const from = (sourceIp: string, route: string, n: number) => ({ id: `req-${n}`, sourceIp, userAgent: `flood/${n}`, route });
+    const refused = (token: string, request: ReturnType<typeof from>) =>
+      expect(fx.identity.authenticate(token, request)).rejects.toBeInstanceOf(UnauthorizedError);
+
+    for (let n = 0; n < 40; n += 1) {
+      await refused(`sy_guess-${n}`, from('203.0.113.9', 'GET /api/user', n));
+      fx.advance(1_000);
+    }
+    await refused('sy_guess-x', from('203.0.113.9', 'GET /api/user/stacks', 40));
+    await refused('sy_guess-y', from('198.51.100.4', 'GET /api/user', 41));
+    await refused(expiring.token, from('203.0.113.9', 'GET /api/user', 42));
+    await refused(other.token, from('203.0.113.9', 'GET /api/user', 43));
+    await refused(expiring.token, from('203.0.113.9', 'GET /api/user', 44));
+    fx.advance(20_000);
+    await refused('sy_guess-z', from('203.0.113.9', 'GET /api/user', 45));
+
+    const site = (await all('')).filter((e) => e.event === 'auth.failed' && e.time >= minuteStart);
+    expect(site).toHaveLength(4);
+    expect(site.find((e) => e.count === 40)).toMatchObject({
+      actor: 'anonymous',
+      sourceIp: '203.0.113.9',
+      route: 'GET /api/user',
+      requestId: 'req-0',
+      userAgent: 'flood/0',
+      time: minuteStart,
+      lastSeen: minuteStart + 39_000,
+      description: 'unknown or revoked access token',
+    });
+    expect(site.filter((e) => e.count === 1).map((e) => [e.sourceIp, e.route, e.requestId]).sort()).toEqual([
+      ['198.51.100.4', 'GET /api/user', 'req-41'],
+      ['203.0.113.9', 'GET /api/user', 'req-45'],
+      ['203.0.113.9', 'GET /api/user/stacks', 'req-40'],
+    ]);
+    const owners = (await all('acme')).filter((e) => e.event === 'auth.failed' && e.time >= minuteStart);
+    expect(owners.map((e) => [e.tokenId, e.count]).sort()).toEqual([[expiring.record.id, 2], [other.record.id, 1]].sort());
+  });
+
   it('stores the intent before acting: an action whose intent cannot be stored does not happen; one that fails in an outage is recorded as unknown', async () => {
     // Arrange: the same services over storage whose audit log refuses writes, then whose stack deletes fail.
     await fx.stacks.create(alice, ref);

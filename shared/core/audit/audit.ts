@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { AuditEntry, AuditPage } from '../../ports/audit-store.js';
 import { DomainError, InvalidInputError, PermissionDeniedError, UnavailableError } from '../errors.js';
 import { requireOrgAction } from '../kernel/authorization.js';
@@ -131,9 +131,25 @@ function isRefusal(error: unknown): boolean {
   return error instanceof DomainError && !(error instanceof UnavailableError);
 }
 
+/** Refusals of one source, route and minute share one tally (docs/security.md, "Refusal tallies"). */
+export const REFUSAL_TALLY_MS = 60_000;
+
+/**
+ * The id of the tally a refusal counts into: its window's start (so tallies sort by time like entries), then a hash
+ * of what the tally is per — organization, event, source address, route, window, and the token's public id when the
+ * refused token is a stored one (expired, or of a deleted account). Nothing else the caller sends (token, user agent, subject claims) picks the tally, so a
+ * flood from one address at one route writes one tally a minute however it varies the rest.
+ */
+function refusalTallyId(entry: AuditEntry, storedTokenId: string | undefined): string {
+  const window = Math.floor(entry.time / REFUSAL_TALLY_MS) * REFUSAL_TALLY_MS;
+  const key = JSON.stringify([entry.org, entry.event, entry.sourceIp ?? '', entry.route ?? '', storedTokenId ?? '', window]);
+  return `${String(window).padStart(13, '0')}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+}
+
 /**
  * An authentication failure: in the organization of a known (expired) token's owner, or the site log for tokens
- * nobody holds. Never stores the token, only its public id when known.
+ * nobody holds. Never stores the token, only its public id when known. Counted into the refusal tally of its source,
+ * route and minute (`AuditStore.tally`), so an anonymous flood writes one record per source, route and minute.
  */
 export async function auditAuthenticationFailure(
   deps: ServiceDeps,
@@ -141,8 +157,14 @@ export async function auditAuthenticationFailure(
   reason: string,
   known?: { org: string; actor: string; tokenId?: string },
 ): Promise<void> {
-  const entry = entryFor(deps, request ? { login: 'anonymous', request } : undefined, { org: known?.org ?? '', event: 'auth.failed', description: reason });
-  await deps.storage.audit.append(known ? { ...entry, actor: known.actor, ...(known.tokenId ? { tokenId: known.tokenId } : {}) } : entry);
+  const base = entryFor(deps, request ? { login: 'anonymous', request } : undefined, { org: known?.org ?? '', event: 'auth.failed', description: reason });
+  const entry: AuditEntry = {
+    ...base,
+    ...(request?.route ? { route: request.route } : {}),
+    ...(known ? { actor: known.actor, ...(known.tokenId ? { tokenId: known.tokenId } : {}) } : {}),
+  };
+  // Only a stored token can be trusted to pick the tally; an OIDC subject is the caller's word.
+  await deps.storage.audit.tally({ ...entry, id: refusalTallyId(entry, known?.tokenId) });
 }
 
 /** Records a refusal by the permission table (`authz.denied`) in the log of the organization it concerns. */

@@ -26,6 +26,8 @@ export interface RequestInfo {
   id: string;
   sourceIp?: string;
   userAgent?: string;
+  /** The API route it matched, as the route table spells it (`GET /api/user`): refusals are tallied per route. */
+  route?: string;
 }
 
 /** Which token a principal acts with; team and organization tokens act with only that team's or organization's rights. */

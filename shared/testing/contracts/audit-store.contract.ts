@@ -16,7 +16,11 @@ function entry(org: string, time: number, extra: Partial<AuditEntry> = {}): Audi
   };
 }
 
-/** AuditStore guarantees: create-only appends, intents committed once or discarded, recovery after the deadline, newest-first listing with time bounds, filters and pages. */
+/**
+ * AuditStore guarantees: create-only appends, intents committed once or discarded, recovery after the deadline,
+ * refusal tallies counted atomically, newest-first listing (tallies among the entries) with time bounds, filters and
+ * pages.
+ */
 export function auditStoreContract(adapterName: string, setup: ContractSetup): void {
   describe(`AuditStore contract (${adapterName})`, () => {
     let env: ContractEnv;
@@ -92,6 +96,52 @@ export function auditStoreContract(adapterName: string, setup: ContractSetup): v
 
       expect(early).toEqual({ entries: [] });
       expect(await env.storage.audit.list({ org })).toEqual({ entries: [{ ...left, outcome: 'unknown' }] });
+    });
+
+    it('counts refusals into one tally per id: created from the first, then count and last seen only', async () => {
+      const org = uniqueOrg();
+      const first = entry(org, 60_000, { event: 'auth.failed', actor: 'anonymous', sourceIp: '192.0.2.7', route: 'GET /api/user', description: 'first' });
+      const later = { ...first, time: 60_500, description: 'second', requestId: 'r2' };
+
+      await env.storage.audit.tally(first);
+      const once = await env.storage.audit.list({ org });
+      await env.storage.audit.tally(later);
+      await env.storage.audit.tally({ ...first, time: 60_200, description: 'third' });
+
+      expect(once).toEqual({ entries: [{ ...first, count: 1, lastSeen: 60_000 }] });
+      // The third arrived last but happened before the second: last seen stays the latest refusal.
+      expect(await env.storage.audit.list({ org })).toEqual({ entries: [{ ...first, count: 3, lastSeen: 60_500 }] });
+    });
+
+    it('counts concurrent tallies of one id into one tally, none lost', async () => {
+      const org = uniqueOrg();
+      const refusal = entry(org, 120_000, { event: 'auth.failed', actor: 'anonymous', sourceIp: '192.0.2.8' });
+
+      await Promise.all(Array.from({ length: 12 }, (_, i) => env.storage.audit.tally({ ...refusal, time: 120_000 + i })));
+
+      const { entries } = await env.storage.audit.list({ org });
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({ id: refusal.id, count: 12, lastSeen: 120_011 });
+    });
+
+    it('lists tallies among the entries by id, with the same time bounds, filters and pages', async () => {
+      const org = uniqueOrg();
+      const entries = [1, 3, 5].map((n) => entry(org, n * 1_000));
+      const tallies = [2, 4, 6].map((n) => entry(org, n * 1_000, { event: 'auth.failed', actor: 'anonymous' }));
+      for (const e of entries) await env.storage.audit.append(e);
+      for (const t of tallies) await env.storage.audit.tally(t);
+      const counted = tallies.map((t) => ({ ...t, count: 1, lastSeen: t.time }));
+
+      const page1 = await env.storage.audit.list({ org, limit: 4 });
+      const page2 = await env.storage.audit.list({ org, limit: 4, continuationToken: page1.continuationToken });
+
+      expect(page1.entries).toEqual([counted[2], entries[2], counted[1], entries[1]]);
+      expect(page2).toEqual({ entries: [counted[0], entries[0]] });
+      expect((await env.storage.audit.list({ org, event: 'auth.failed', since: 3_000 })).entries).toEqual([counted[2], counted[1]]);
+      expect((await env.storage.audit.list({ org, actor: 'alice', before: 5_000 })).entries).toEqual([entries[1], entries[0]]);
+      const exact = await env.storage.audit.list({ org, limit: 6 });
+      expect(exact.entries).toHaveLength(6);
+      expect(exact.continuationToken).toBeUndefined();
     });
 
     it('keeps the site log apart', async () => {
