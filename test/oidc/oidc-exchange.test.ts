@@ -225,8 +225,9 @@ describe.each(['local', 'aws'] as const)('OIDC token exchange against stackyard 
     expect(tokens).toEqual([]);
   });
 
+  /** Refusals recorded: refused sign-ins are tallied per source, route and minute, so the counts are summed. */
   async function authFailures(): Promise<number> {
-    const log = ok(await wire.call('GET', '/api/orgs/acme/auditlogs?eventType=auth.failed&pageSize=1000', { auth: { token: aliceToken } })) as { auditLogEvents: unknown[] };
-    return log.auditLogEvents.length;
+    const log = ok(await wire.call('GET', '/api/orgs/acme/auditlogs?eventType=auth.failed&pageSize=1000', { auth: { token: aliceToken } })) as { auditLogEvents: { count?: number }[] };
+    return log.auditLogEvents.reduce((sum, event) => sum + (event.count ?? 1), 0);
   }
 });
