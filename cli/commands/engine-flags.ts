@@ -119,6 +119,17 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--exec-agent <agent>', description: 'execution agent (internal)', commands: ALL, refused: NO_AGENT },
 ];
 
+/** The flags of `up` that Pulumi's `watch` takes (refused ones stay refused). */
+const WATCH_FLAGS = new Set(['--stack', '--debug', '--config-file', '--config', '--config-path', '--message', '--parallel', '--refresh', '--show-config', '--show-replacement-steps', '--show-sames', '--skip-plugin-pre-install', '--policy-pack', '--policy-pack-config', '--urns', '--secrets-provider']);
+
+/** `watch`'s flags: those `up` flags, each handed on to every `up` it runs, and the paths to watch. */
+export function watchFlags(): FlagSpec[] {
+  return [
+    ...ENGINE_FLAGS.filter((f) => f.commands.includes('up') && WATCH_FLAGS.has(/--[\w-]+/.exec(f.flags)![0])),
+    { flags: '--path <path>', description: 'a file or folder to watch (repeatable; relative to the project folder; default: the project folder)', repeatable: true },
+  ];
+}
+
 /** Declares every `pulumi` flag of `command` on `cmd`. */
 export function addEngineFlags(cmd: Command, command: OperationCommand): Command {
   return addFlags(cmd, ENGINE_FLAGS.filter((f) => f.commands.includes(command)));

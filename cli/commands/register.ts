@@ -6,6 +6,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { UserError } from '../output/errors.js';
 import { ENGINE_COMMAND_DESCRIPTIONS, ENGINE_COMMANDS, declareEngineCommand } from './engine-command.js';
+import { watchFlags } from './engine-flags.js';
 import { ORG_TOKEN_FLAGS, registerOrgAccessCommands, registerStackPermissionCommands, registerTeamAndAuditCommands } from './access-register.js';
 import { declareLater, declareOnDispatch, declareTreeBeforeHelp } from './lazy-tree.js';
 import { INHERITED_REFUSED, addFlags, assertNoRefusedFlags, positiveInteger, type FlagSpec } from './pulumi-flags.js';
@@ -450,6 +451,7 @@ export function registerCommands(program: Command): void {
     { flags: '-t, --transitive', description: 'include transitive dependencies', refused: 'stackyard lists the program\'s direct dependencies only' },
   ], async () => (await import('./about.js')).about);
 
+  leaf(program, 'watch', 'Run `up` each time files of the project change', watchFlags(), async () => (await import('./watch.js')).watch);
   leaf(program, 'version', "Print stackyard's version number", [], async () => (await import('./version.js')).version);
 
   // Pulumi's flags are accepted so its command lines parse; the command itself answers that it cannot run.

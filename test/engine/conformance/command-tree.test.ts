@@ -29,9 +29,10 @@ const COMMAND_GRAMMAR = 'test/cli/command-grammar.test.ts';
 const CONFIG_COMMANDS = 'test/cli/config-commands.test.ts';
 const STACK_GRAPH = 'test/cli/stack-graph.test.ts';
 const NEW = 'test/cli/new-command.test.ts';
+const WATCH = 'test/cli/watch.test.ts';
 
 /** The commands whose implemented flags must each name the test that exercises them. */
-const AUDITED = /^(preview|up|refresh|destroy|stack|config|state|login|version|logs|convert|new)( |$)|^org( get-default| set-default)?$/;
+const AUDITED = /^(preview|up|refresh|destroy|stack|config|state|login|version|logs|convert|new|watch)( |$)|^org( get-default| set-default)?$/;
 
 /** Implemented flag → the test file exercising it (`<command path> <flag>` for one command, or the flag for all). */
 const EXERCISED: Record<string, string> = {
@@ -145,6 +146,9 @@ const EXERCISED: Record<string, string> = {
   'new --offline': NEW,
   'new --stack': NEW,
   'new --yes': NEW,
+  // watch (its other flags are up's, handed on)
+  'watch --path': WATCH,
+  'watch --config': WATCH,
   // the commands stackyard has only in name
   'logs --follow': COMMAND_GRAMMAR,
   'logs --since': COMMAND_GRAMMAR,
