@@ -175,6 +175,7 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
   const { backend, ref } = target;
   return {
     banner: { stack: ref.stack, style: backend.kind },
+    currentState: async () => (await backend.exportDeployment(ref)) as EngineDeployment,
     crypter: stackCrypter(backend, ref),
     readStack: stackReader(backend, ref),
     async activeUpdateConflict() {

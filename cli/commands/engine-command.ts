@@ -80,6 +80,7 @@ export function declareEngineCommand(cmd: Command, command: OperationCommand, lo
         command,
         flags,
         previewOnly,
+        remove,
         program: ctx.program,
         config: ctx.config,
         projectPlugins: ctx.projectPlugins,

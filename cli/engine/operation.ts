@@ -5,14 +5,14 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { StackReader } from './plugins/providers/builtin-provider.js';
-import type { JournalPersister, SecretsCrypter, SnapshotPersister, UntypedDeployment } from './state/deployment.js';
+import type { JournalPersister, ResourceState, SecretsCrypter, SnapshotPersister, UntypedDeployment } from './state/deployment.js';
 import { colorEnabled, createDisplay } from './display/display.js';
 import type { ColorMode, DisplayFlags, TerminalInfo } from './display/display-types.js';
 import { createEngineEventLog, serviceEventLog, type EngineEvent, type OperationStatus } from './display/engine-events.js';
 import { combineEvents, type ChangeSummary, type EngineEvents } from './display/events.js';
 import type { ProgramSpec } from './program/language-host.js';
 import type { StackConfig } from './config/program-config.js';
-import type { TargetOptions } from './steps/targeting.js';
+import { protectedExcludes, type TargetOptions } from './steps/targeting.js';
 import { describeLeaseHolder, type LeaseWaitOptions } from './lease-wait.js';
 import type { ProjectPlugin } from './plugins/plugin-discovery.js';
 import { PluginAcquisitionError } from '../plugins/acquire.js';
@@ -102,6 +102,8 @@ export interface OperationBackend {
    * `Updating (dev):` (Pulumi's diy backend), `service` prints `Updating (dev)` and a blank line (Pulumi Cloud's).
    */
   banner?: { stack: string; style: 'local' | 'service' };
+  /** Optional. The stack's state now, without starting an operation: `destroy --exclude-protected` counts from it. */
+  currentState?(): Promise<UntypedDeployment | undefined>;
 }
 
 /** Flags shared by the four commands (names as `pulumi` spells them). */
@@ -156,6 +158,8 @@ export interface OperationRequest {
   terminal?: TerminalInfo;
   /** Only preview (`destroy|refresh --preview-only`). */
   previewOnly?: boolean;
+  /** `destroy --remove`: the stack is removed afterwards, so the closing note does not say it is kept. */
+  remove?: boolean;
   /** Asks the user to confirm; absent when not interactive. */
   confirm?: (question: string) => Promise<boolean>;
   env?: NodeJS.ProcessEnv;
@@ -372,6 +376,12 @@ export async function runOperation(req: OperationRequest): Promise<number> {
   };
 
   const kind = KIND[command];
+  const { kept: protectedCount, total } = await protectedTally(req);
+  if (protectedCount > 0 && protectedCount === total) {
+    // Nothing to destroy: Pulumi says so and runs nothing (a destroy would refuse the protected resources).
+    if (!flags.json) req.write(`There were no unprotected resources to destroy. There are still ${protectedCount} protected resources associated with this stack.\n`);
+    return 0;
+  }
   if (previewCommand) {
     const r = await run(kind, true);
     if (r.status !== 'succeeded') return 1;
@@ -408,5 +418,30 @@ export async function runOperation(req: OperationRequest): Promise<number> {
     note('error: no changes were expected but changes occurred\n');
     return 1;
   }
+  if (command === 'destroy' && !flags.json) req.write(destroyedNote(req, protectedCount));
   return 0;
+}
+
+/** What `pulumi destroy` says once it has destroyed (`pkg/cmd/pulumi/operations/destroy.go`). */
+function destroyedNote(req: OperationRequest, protectedCount: number): string {
+  if (protectedCount > 0) {
+    return `All unprotected resources were destroyed. There are still ${protectedCount} protected resources associated with this stack.\n`;
+  }
+  if (req.flags.target?.length || req.remove) return '';
+  const stack = req.backend.banner?.stack ?? req.program.stack;
+  return (
+    'The resources in the stack have been deleted, but the history and configuration associated with the stack are ' +
+    `still maintained. \nIf you want to remove the stack completely, run \`stackyard stack rm ${stack}\`.\n`
+  );
+}
+
+/**
+ * `destroy --exclude-protected`: how many resources stay (the protected ones and all they depend on) of how many,
+ * counted before anything runs as Pulumi's CLI counts them; `{0, 0}` otherwise.
+ */
+async function protectedTally(req: OperationRequest): Promise<{ kept: number; total: number }> {
+  if (req.command !== 'destroy' || !req.flags.excludeProtected || !req.backend.currentState) return { kept: 0, total: 0 };
+  const state = await req.backend.currentState();
+  const resources = (state?.deployment as { resources?: ResourceState[] } | undefined)?.resources ?? [];
+  return { kept: protectedExcludes(resources).length, total: resources.length };
 }
