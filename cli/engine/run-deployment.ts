@@ -187,7 +187,20 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     if (!ex.verifyTargets(true)) return;
     await ex.deleteAll(ex.deletionCandidates()).catch(() => undefined);
   };
-  host = new ProgramHost({ executor: ex, events, onShutdown: runDeletes, rootDir: opts.program.rootDir });
+  host = new ProgramHost({
+    executor: ex,
+    events,
+    onShutdown: runDeletes,
+    rootDir: opts.program.rootDir,
+    componentInfo: {
+      project: opts.program.project,
+      stack: opts.program.stack,
+      organization: opts.program.organization ?? 'organization',
+      config: opts.config,
+      dryRun,
+      parallel: opts.parallel ?? 16,
+    },
+  });
   await host.start();
   const onAbort = () => ex.cancel();
   if (opts.signal?.aborted) ex.cancel();
@@ -264,8 +277,9 @@ async function runProgram(opts: DeploymentOptions, host: ProgramHost, ex: StepEx
   else opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const { code, signal } = await child.exited;
-    // 32: the program already reported its error through the engine
-    if (code === 32) return host.programErrored ? undefined : 'the program failed';
+    // 32: the program already reported its error through the engine, or stopped because the run had failed (a
+    // component's Construct or Call failing ends the program this way)
+    if (code === 32) return host.programErrored || ex.stopped ? undefined : 'the program failed';
     if (code !== 0) return signal ? `the program was stopped by ${signal}` : `Program exited with non-zero exit code: ${code}`;
     return undefined;
   } finally {

@@ -220,7 +220,7 @@ export class LiveTree implements Display {
       const groups = [...this.diags].map(([urn, lines]) => {
         const row = urn ? this.rows.get(urn) : [...this.rows.values()].find((r) => r.type === STACK_TYPE);
         const title = row ? `${row.type} (${urnName(row.urn)})` : urn ? urnName(urn) : 'stackyard';
-        return `  ${title}:\n${lines.map((l) => l.split('\n').map((x) => `    ${x}`).join('\n')).join('\n')}\n`;
+        return `  ${title}:\n${lines.map((l) => l.split('\n').map((x) => `    ${x}`.trimEnd()).join('\n')).join('\n')}\n`;
       });
       out += `\n${paint(this.o.color, BOLD, 'Diagnostics:')}\n${groups.join('\n')}`;
     }

@@ -20,7 +20,8 @@ describe('ProgramHost', () => {
     const trackedPort = await new Promise<number>((resolve, reject) =>
       tracked.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
     );
-    const host = new ProgramHost({ executor: {} as StepExecutor, events: {}, onShutdown: async () => undefined });
+    const componentInfo = { project: 'p', stack: 's', organization: 'o', config: {}, dryRun: false, parallel: 1 };
+    const host = new ProgramHost({ executor: {} as StepExecutor, events: {}, onShutdown: async () => undefined, componentInfo });
     await host.start();
     try {
       const ports = await channelzServerPorts();

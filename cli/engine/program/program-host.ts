@@ -12,6 +12,9 @@ import type { StepExecutor } from '../steps/step-executor.js';
 import { ShuttingDownError, StepError, type AliasSpec, type RegisterGoal } from '../steps/step-types.js';
 import { CallbackInvoker, type CallbackRef } from './transforms.js';
 import { STACK_TYPE } from '../resource/urn.js';
+import { callComponentMethod } from './call.js';
+import type { ComponentRunInfo } from './component-info.js';
+import { RemoteComponents } from './construct.js';
 
 type RegisterRequest = InstanceType<typeof resproto.RegisterResourceRequest>;
 
@@ -28,6 +31,8 @@ export interface ProgramHostOptions {
   onShutdown: () => Promise<void>;
   /** The project root; source positions under it are recorded as `project:///<path>`, as Pulumi does. */
   rootDir?: string;
+  /** The deployment as component providers are told about it (Construct, Call). */
+  componentInfo: Omit<ComponentRunInfo, 'monitorAddress'>;
 }
 
 /** A listening program host. */
@@ -44,8 +49,13 @@ export class ProgramHost {
   private readonly callbacks = new CallbackInvoker();
   private parentOf = new Map<string, string>();
   private port = 0;
+  private readonly components: RemoteComponents;
+  private readonly componentInfo: ComponentRunInfo;
 
-  constructor(private readonly o: ProgramHostOptions) {}
+  constructor(private readonly o: ProgramHostOptions) {
+    this.componentInfo = { ...o.componentInfo, monitorAddress: () => this.address };
+    this.components = new RemoteComponents(o.executor, this.componentInfo);
+  }
 
   /** `127.0.0.1:<port>` once started. */
   get address(): string {
@@ -125,7 +135,7 @@ export class ProgramHost {
         return new emptyproto.Empty();
       }),
       getDeploymentInfo: unimplemented('GetDeploymentInfo'),
-      call: unimplemented('Call'),
+      call: this.unary((req: InstanceType<typeof resproto.ResourceCallRequest>) => callComponentMethod(ex, this.componentInfo, req)),
       registerStackInvokeTransform: unimplemented('RegisterStackInvokeTransform'),
       registerResourceHook: unimplemented('RegisterResourceHook'),
       registerErrorHook: unimplemented('RegisterErrorHook'),
@@ -161,16 +171,16 @@ export class ProgramHost {
   }
 
   private async registerResource(req: RegisterRequest): Promise<InstanceType<typeof resproto.RegisterResourceResponse>> {
-    if (req.getRemote()) {
-      throw this.o.executor.fail(undefined, new Error(`${req.getType()} "${req.getName()}" is a multi-language component; this engine does not run those yet`));
-    }
+    this.components.inheritProvider(req);
     const own = req.getTransformsList().map((c) => ({ target: c.getTarget(), token: c.getToken() }));
     const transforms = this.transformsFor(req);
     if (transforms.length) await this.callbacks.applyTransforms(req, transforms);
+    if (req.getRemote()) return this.components.construct(req);
     const goal = goalOf(req, this.o.rootDir);
     const res = await this.o.executor.register(goal);
     if (goal.parent) this.parentOf.set(res.urn, goal.parent);
     if (own.length) this.resourceTransforms.set(res.urn, own);
+    this.components.noteComponent(res.urn, req);
     const out = new resproto.RegisterResourceResponse().setUrn(res.urn).setId(res.id);
     out.setObject(toStruct(forCaller(res.outputs, req.getAcceptsecrets(), req.getAcceptresources())));
     out.setResult(res.result === 'skip' ? resproto.Result.SKIP : res.result === 'fail' ? resproto.Result.FAIL : resproto.Result.SUCCESS);

@@ -31,6 +31,8 @@ export const cbproto = require('@pulumi/pulumi/proto/callback_pb.js') as typeof 
 export const cbrpc = require('@pulumi/pulumi/proto/callback_grpc_pb.js') as typeof import('@pulumi/pulumi/proto/callback_grpc_pb.js');
 /** Alias messages. */
 export const aliasproto = require('@pulumi/pulumi/proto/alias_pb.js') as typeof import('@pulumi/pulumi/proto/alias_pb.js');
+/** Error detail messages of component calls (InputPropertiesError). */
+export const errproto = require('@pulumi/pulumi/proto/errors_pb.js') as typeof import('@pulumi/pulumi/proto/errors_pb.js');
 /** Error detail messages (ErrorResourceInitFailed). */
 export const statusproto = require('@pulumi/pulumi/proto/status_pb.js') as typeof import('@pulumi/pulumi/proto/status_pb.js');
 

@@ -11,6 +11,7 @@ import type { ResourceState } from '../state/deployment.js';
 import type { ChangeSummary, StepOp } from '../display/events.js';
 import { isDefaultProviderStep } from '../display/step-visibility.js';
 import type { PropertyMap } from '../resource/properties.js';
+import type { Provider } from '../plugins/providers/provider-registry.js';
 import { AliasResolver } from './aliases.js';
 import { StepApplier } from './apply-steps.js';
 import { DeleteSteps } from './delete-steps.js';
@@ -195,6 +196,15 @@ export class StepExecutor {
   /** Handles ReadResource (and StackReference). */
   read(goal: ReadGoal): Promise<{ urn: string; outputs: PropertyMap }> {
     return this.track(this.requests.read(goal));
+  }
+
+  /**
+   * The provider serving a component package (Construct and Call): the explicit reference, or the package's default
+   * provider, registered on first use as for a custom resource.
+   */
+  async componentProvider(type: string, explicit: string | undefined, version: string | undefined, pluginDownloadURL?: string): Promise<{ ref: string; provider: Provider }> {
+    this.assertRunning();
+    return this.track(this.providers.providerFor(type, explicit, version, pluginDownloadURL));
   }
 
   /** Handles Invoke: builtins in process, everything else through the package's provider. */

@@ -6,6 +6,7 @@
 import type * as grpcTypes from '@grpc/grpc-js';
 import { callUnary, ENGINE_GRPC_OPTIONS, grpcMessage, hasCode } from '../../rpc/grpc-util.js';
 import { launchPlugin, type PluginCommand, type PluginProcess } from '../plugin-host.js';
+import { componentCallError } from './component-call-error.js';
 import {
   annotateSecrets,
   downgradeResourceRefs,
@@ -19,6 +20,10 @@ import {
 import { emptyproto, grpc, provproto, provrpc, statusproto } from '../../rpc/proto.js';
 
 type Client = InstanceType<typeof provrpc.ResourceProviderClient>;
+type ConstructRequest = InstanceType<typeof provproto.ConstructRequest>;
+type ConstructResponse = InstanceType<typeof provproto.ConstructResponse>;
+type CallRequest = InstanceType<typeof provproto.CallRequest>;
+type CallResponse = InstanceType<typeof provproto.CallResponse>;
 
 /** A validation failure reported by Check/CheckConfig. */
 export interface CheckFailure {
@@ -274,6 +279,20 @@ export class ProviderClient {
     const res = await this.call('Invoke', this.client.invoke, req, this.timeouts.callMs);
     const result = fromStruct(res.getReturn());
     return { result: this.acceptSecrets ? result : annotateSecrets(result, args), failures: failuresOf(res.getFailuresList()) };
+  }
+
+  /**
+   * Construct: the provider builds a component, registering it and its children with the monitor the request
+   * names, so it lasts as long as their steps (the operation deadline, not the call deadline). A failure keeps the
+   * provider's message and input property errors (`ComponentCallError`).
+   */
+  async construct(req: ConstructRequest): Promise<ConstructResponse> {
+    return callUnary(this.client.construct, this.client, req, this.timeouts.operationMs).catch((err: unknown) => Promise.reject(componentCallError(err)));
+  }
+
+  /** Call: runs a component method, which may register resources too; failures as for `construct`. */
+  async callMethod(req: CallRequest): Promise<CallResponse> {
+    return callUnary(this.client.call, this.client, req, this.timeouts.operationMs).catch((err: unknown) => Promise.reject(componentCallError(err)));
   }
 
   private opTimeout(timeoutSec?: number): number {

@@ -12,11 +12,12 @@ import { ProviderClient, type ProviderTimeouts } from './provider-client.js';
 import type { PropertyMap } from '../../resource/properties.js';
 import { createUrn, formatProviderRef, urnName } from '../../resource/urn.js';
 
-/** The operations the engine uses on a provider. */
+/** The operations the engine uses on a provider; plugins also build components (the builtin provider does not). */
 export type Provider = Pick<
   ProviderClient,
   'supportsPreview' | 'checkConfig' | 'configure' | 'check' | 'diff' | 'create' | 'update' | 'delete' | 'read' | 'invoke' | 'close'
->;
+> &
+  Partial<Pick<ProviderClient, 'construct' | 'callMethod' | 'acceptSecrets' | 'acceptResources' | 'acceptOutputs'>>;
 
 /** Settings shared by every plugin launch. */
 export interface RegistryOptions {
