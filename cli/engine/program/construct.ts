@@ -5,6 +5,7 @@
  * outputs and, per output, the resources it depends on. Components also pass their `providers` option down to
  * what is registered under them (Go's `componentProviders`).
  */
+import type { CallbackRef } from './transforms.js';
 import { ComponentCallError } from '../plugins/providers/component-call-error.js';
 import type { Provider } from '../plugins/providers/provider-registry.js';
 import { aliasproto, provproto, resproto } from '../rpc/proto.js';
@@ -23,6 +24,8 @@ type Alias = InstanceType<typeof aliasproto.Alias>;
 export class RemoteComponents {
   /** Each component's `providers` option (with its component parent's) by URN. */
   private readonly componentProviders = new Map<string, Record<string, string>>();
+  /** The program's transforms of a remote component, by parent, type and name, until its provider registers it. */
+  private readonly pendingTransforms = new Map<string, CallbackRef[]>();
 
   constructor(
     private readonly executor: StepExecutor,
@@ -38,6 +41,21 @@ export class RemoteComponents {
     const pkg = packageOfType(req.getType());
     const ref = mapOf(req)[pkg] ?? this.componentProviders.get(req.getParent())?.[pkg];
     if (ref) req.setProvider(ref);
+  }
+
+  /**
+   * A registration's own transforms (Go's `pendingTransforms`): those the program gave a remote component become
+   * the transforms of the component its provider registers, so they also reach what is registered under it.
+   */
+  ownTransforms(req: RegisterRequest, given: CallbackRef[]): CallbackRef[] {
+    const key = `${req.getParent()}::${req.getType()}::${req.getName()}`;
+    const pending = this.pendingTransforms.get(key);
+    if (pending) {
+      this.pendingTransforms.delete(key);
+      return pending;
+    }
+    if (req.getRemote() && given.length) this.pendingTransforms.set(key, given);
+    return given;
   }
 
   /** Remembers a component's `providers` option once it is registered (local or remote). */

@@ -162,9 +162,8 @@ export class ProgramHost {
     };
   }
 
-  private transformsFor(req: RegisterRequest): CallbackRef[] {
+  private transformsFor(req: RegisterRequest, own: CallbackRef[]): CallbackRef[] {
     if (req.getType() === STACK_TYPE) return [];
-    const own = req.getTransformsList().map((c) => ({ target: c.getTarget(), token: c.getToken() }));
     const inherited: CallbackRef[] = [];
     for (let p = req.getParent(); p; p = this.parentOf.get(p) ?? '') inherited.push(...(this.resourceTransforms.get(p) ?? []));
     return [...own, ...inherited, ...this.stackTransforms];
@@ -172,10 +171,14 @@ export class ProgramHost {
 
   private async registerResource(req: RegisterRequest): Promise<InstanceType<typeof resproto.RegisterResourceResponse>> {
     this.components.inheritProvider(req);
-    const own = req.getTransformsList().map((c) => ({ target: c.getTarget(), token: c.getToken() }));
-    const transforms = this.transformsFor(req);
+    const own = this.components.ownTransforms(req, req.getTransformsList().map((c) => ({ target: c.getTarget(), token: c.getToken() })));
+    const transforms = this.transformsFor(req, own);
     if (transforms.length) await this.callbacks.applyTransforms(req, transforms);
-    if (req.getRemote()) return this.components.construct(req);
+    if (req.getRemote()) {
+      const res = await this.components.construct(req);
+      if (own.length) this.resourceTransforms.set(res.getUrn(), own);
+      return res;
+    }
     const goal = goalOf(req, this.o.rootDir);
     const res = await this.o.executor.register(goal);
     if (goal.parent) this.parentOf.set(res.urn, goal.parent);
