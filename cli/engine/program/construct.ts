@@ -10,7 +10,7 @@ import { ComponentCallError } from '../plugins/providers/component-call-error.js
 import type { Provider } from '../plugins/providers/provider-registry.js';
 import { aliasproto, provproto, resproto } from '../rpc/proto.js';
 import { downgradeResourceRefs, fromStruct, resolveOutputValues, stripSecrets, toStruct, containsUnknowns, type PropertyMap } from '../resource/properties.js';
-import { packageOfType } from '../resource/urn.js';
+import { packageOfType, parseProviderRef } from '../resource/urn.js';
 import type { StepExecutor } from '../steps/step-executor.js';
 import { ShuttingDownError } from '../steps/step-types.js';
 import { componentConfig, type ComponentRunInfo } from './component-info.js';
@@ -75,8 +75,10 @@ export class RemoteComponents {
     const name = req.getName();
     const inputs = upgradeMapToOutputValues(fromStruct(req.getObject()));
     let provider: Provider;
+    let ref: string;
     try {
-      ({ provider } = await this.executor.componentProvider(type, req.getProvider() || undefined, req.getVersion() || undefined, req.getPlugindownloadurl() || undefined));
+      ({ ref, provider } = await this.executor.componentProvider(type, req.getProvider() || undefined, req.getVersion() || undefined, req.getPlugindownloadurl() || undefined));
+      if (this.unconfigured(ref)) return await this.registerUnconstructed(req);
       if (!provider.construct) throw new Error(`the ${packageOfType(type)} provider does not construct components`);
       if (!provider.acceptSecrets) throw new Error('plugins that can construct components must support secrets');
     } catch (err) {
@@ -96,6 +98,36 @@ export class RemoteComponents {
     const urn = res.getUrn();
     this.noteComponent(urn, req);
     return this.registerResponse(req, urn, res);
+  }
+
+  /** In a preview, a provider whose configuration is not known yet (an explicit provider's inputs are unknown). */
+  private unconfigured(ref: string): boolean {
+    if (!this.info.dryRun) return false;
+    const state = this.executor.lookup(parseProviderRef(ref).urn);
+    return state !== undefined && containsUnknowns(state.inputs ?? {});
+  }
+
+  /**
+   * What Pulumi's provider plugin does when it cannot be configured yet: it registers the component itself (type, name
+   * and parent only) to answer its URN, and nothing under it is previewed.
+   */
+  private async registerUnconstructed(req: RegisterRequest): Promise<RegisterResponse> {
+    const res = await this.executor.register({
+      type: req.getType(),
+      name: req.getName(),
+      parent: req.getParent() || undefined,
+      custom: false,
+      inputs: {},
+      dependencies: [],
+      propertyDependencies: {},
+      ignoreChanges: [],
+      replaceOnChanges: [],
+      additionalSecretOutputs: [],
+      aliasSpecs: [],
+      aliasUrns: [],
+    });
+    this.noteComponent(res.urn, req);
+    return new resproto.RegisterResourceResponse().setUrn(res.urn).setId('').setObject(toStruct({})).setResult(resproto.Result.SUCCESS);
   }
 
   private constructRequest(req: RegisterRequest, inputs: PropertyMap, provider: Provider): InstanceType<typeof provproto.ConstructRequest> {

@@ -117,4 +117,18 @@ describe('conformance: remote components (Construct) and methods (Call)', () => 
     expectOk(run);
     expect(stateResources(run.state).find((r) => r.urn === CHILD_URN)?.inputs).toEqual({ foo: 2 });
   }, 60_000);
+
+  // provider_plugin.go Construct: a provider not fully configured registers the component itself to answer its URN
+  it('in a preview, a component whose explicit provider has unknown configuration is registered without Construct', async () => {
+    const stack = new RemoteStack();
+
+    const run = await stack.deploy('preview', 'unconfigured');
+    const seen = stack.entries();
+
+    expectOk(run);
+    expect(seen.construct).toBeUndefined();
+    expect(seen.registered).toMatchObject({ urn: COMPONENT_URN, object: {} });
+    expect(run.steps.filter((s) => s.phase === 'done').map((s) => `${s.op} ${s.type}`)).toContain('create remotepkg:index:Component');
+    expect(run.steps.some((s) => s.urn === CHILD_URN)).toBe(false);
+  }, 60_000);
 });
