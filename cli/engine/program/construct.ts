@@ -12,7 +12,7 @@ import { aliasproto, provproto, resproto } from '../rpc/proto.js';
 import { downgradeResourceRefs, fromStruct, resolveOutputValues, stripSecrets, toStruct, containsUnknowns, type PropertyMap } from '../resource/properties.js';
 import { packageOfType, parseProviderRef } from '../resource/urn.js';
 import type { StepExecutor } from '../steps/step-executor.js';
-import { ShuttingDownError } from '../steps/step-types.js';
+import { bareGoal, ShuttingDownError } from '../steps/step-types.js';
 import { componentConfig, type ComponentRunInfo } from './component-info.js';
 import { componentErrorMessage, extendOutputDependencies, upgradeMapToOutputValues, withoutUnknownValues } from './component-values.js';
 
@@ -112,20 +112,7 @@ export class RemoteComponents {
    * and parent only) to answer its URN, and nothing under it is previewed.
    */
   private async registerUnconstructed(req: RegisterRequest): Promise<RegisterResponse> {
-    const res = await this.executor.register({
-      type: req.getType(),
-      name: req.getName(),
-      parent: req.getParent() || undefined,
-      custom: false,
-      inputs: {},
-      dependencies: [],
-      propertyDependencies: {},
-      ignoreChanges: [],
-      replaceOnChanges: [],
-      additionalSecretOutputs: [],
-      aliasSpecs: [],
-      aliasUrns: [],
-    });
+    const res = await this.executor.register(bareGoal(req.getType(), req.getName(), false, {}, { parent: req.getParent() || undefined }));
     this.noteComponent(res.urn, req);
     return new resproto.RegisterResourceResponse().setUrn(res.urn).setId('').setObject(toStruct({})).setResult(resproto.Result.SUCCESS);
   }

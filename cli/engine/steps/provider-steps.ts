@@ -13,7 +13,7 @@ import { changedKeys, deepEqual, resolveOutputValues, UNKNOWN } from '../resourc
 import { formatProviderRef, isProviderType, packageOfType, parseProviderRef, urnName } from '../resource/urn.js';
 import type { RunLedger } from './run-ledger.js';
 import { proposedState } from './step-generator.js';
-import type { RegisterGoal, RegisterResult, RunContext, StepDetails } from './step-types.js';
+import { bareGoal, type RegisterGoal, type RegisterResult, type RunContext, type StepDetails } from './step-types.js';
 
 /** Registers provider resources and finds the provider of each resource. */
 export class ProviderSteps {
@@ -78,20 +78,7 @@ export class ProviderSteps {
       p = (async () => {
         const o = this.ctx.options;
         const urn = defaultProviderUrn(o.stack, o.project, pkg, version, pluginDownloadURL);
-        const goal: RegisterGoal = {
-          type: `pulumi:providers:${pkg}`,
-          name: urnName(urn),
-          custom: true,
-          inputs: defaultProviderInputs(pkg, o.config, version),
-          pluginDownloadURL,
-          dependencies: [],
-          propertyDependencies: {},
-          ignoreChanges: [],
-          replaceOnChanges: [],
-          additionalSecretOutputs: [],
-          aliasSpecs: [],
-          aliasUrns: [],
-        };
+        const goal = bareGoal(`pulumi:providers:${pkg}`, urnName(urn), true, defaultProviderInputs(pkg, o.config, version), { pluginDownloadURL });
         this.ledger.registeredUrns.add(urn);
         const res = await this.register(goal, urn, this.ledger.claimOld(urn, []));
         return formatProviderRef(urn, res.id || UNKNOWN);

@@ -49,6 +49,24 @@ export interface RegisterGoal {
   sourcePosition?: string;
 }
 
+/** A goal without options, for registrations the engine makes itself (default providers, unconstructed components). */
+export function bareGoal(type: string, name: string, custom: boolean, inputs: PropertyMap, extra: Partial<RegisterGoal> = {}): RegisterGoal {
+  return {
+    type,
+    name,
+    custom,
+    inputs,
+    dependencies: [],
+    propertyDependencies: {},
+    ignoreChanges: [],
+    replaceOnChanges: [],
+    additionalSecretOutputs: [],
+    aliasSpecs: [],
+    aliasUrns: [],
+    ...extra,
+  };
+}
+
 /** What the program asked for in ReadResource. */
 export interface ReadGoal {
   type: string;
