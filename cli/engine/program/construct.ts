@@ -10,7 +10,7 @@ import { ComponentCallError } from '../plugins/providers/component-call-error.js
 import type { Provider } from '../plugins/providers/provider-registry.js';
 import { aliasproto, provproto, resproto } from '../rpc/proto.js';
 import { downgradeResourceRefs, fromStruct, resolveOutputValues, stripSecrets, toStruct, containsUnknowns, type PropertyMap } from '../resource/properties.js';
-import { packageOfType, parseProviderRef } from '../resource/urn.js';
+import { isProviderType, packageOfType, parseProviderRef } from '../resource/urn.js';
 import type { StepExecutor } from '../steps/step-executor.js';
 import { bareGoal, ShuttingDownError } from '../steps/step-types.js';
 import { componentConfig, type ComponentRunInfo } from './component-info.js';
@@ -37,7 +37,8 @@ export class RemoteComponents {
    * own `providers` option for its package, else the one its component parent was given.
    */
   inheritProvider(req: RegisterRequest): void {
-    if ((!req.getCustom() && !req.getRemote()) || req.getProvider()) return;
+    // a provider resource's package is `pulumi` (Go's `t.Package()`), which no `providers` option names
+    if ((!req.getCustom() && !req.getRemote()) || req.getProvider() || isProviderType(req.getType())) return;
     const pkg = packageOfType(req.getType());
     const ref = mapOf(req)[pkg] ?? this.componentProviders.get(req.getParent())?.[pkg];
     if (ref) req.setProvider(ref);

@@ -131,4 +131,17 @@ describe('conformance: remote components (Construct) and methods (Call)', () => 
     expect(run.steps.filter((s) => s.phase === 'done').map((s) => `${s.op} ${s.type}`)).toContain('create remotepkg:index:Component');
     expect(run.steps.some((s) => s.urn === CHILD_URN)).toBe(false);
   }, 60_000);
+
+  // resmon.resolveProvider: `providers` of a component parent give its custom children their provider (by package)
+  it('a component’s providers option gives a custom child its provider, and a provider resource none', async () => {
+    const stack = new RemoteStack();
+
+    const run = await stack.deploy('update', 'providers');
+
+    expectOk(run);
+    const stored = stateResources(run.state);
+    const explicit = stored.find((r) => r.urn.endsWith('::pulumi:providers:remotepkg::explicit'))!;
+    expect(stored.find((r) => r.urn.endsWith('::child'))?.provider).toBe(`${explicit.urn}::${explicit.id}`);
+    expect(stored.find((r) => r.urn.endsWith('::nested'))?.provider).toBeUndefined();
+  }, 60_000);
 });
