@@ -6,7 +6,7 @@ export function joinKey(root: string, key: string): string {
 }
 
 /** True when a key is not a plain identifier (letters, digits not first, underscores). */
-export function mustEscapeKey(key: string): boolean {
+function mustEscapeKey(key: string): boolean {
   return !/^[A-Za-z_][A-Za-z0-9_]*$/.test(key);
 }
 

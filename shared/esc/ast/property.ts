@@ -29,16 +29,6 @@ export interface Interpolation {
   value?: PropertyAccess;
 }
 
-/** Formats a property path as ESC prints it (`a.b[0]["c d"]`). */
-export function formatPropertyAccess(access: PropertyAccess): string {
-  let out = '';
-  for (const a of access.accessors) {
-    if (a.kind === 'name') out += out.length === 0 ? a.name : `.${a.name}`;
-    else out += typeof a.index === 'number' ? `[${a.index}]` : `["${a.index.replaceAll('"', '\\"')}"]`;
-  }
-  return out;
-}
-
 /** Splits a string scalar into text and `${…}` property accesses; `$$` is a literal `$`. */
 export function parseInterpolation(node: StringNode): { parts: Interpolation[]; diagnostics: Diagnostic[] } {
   const chars = [...node.value];

@@ -222,7 +222,7 @@ export class Validator {
 }
 
 /** Deep equality of a value with a schema constant. */
-export function equalsConst(v: Value, c: unknown): boolean {
+function equalsConst(v: Value, c: unknown): boolean {
   if (c === null) return v.repr === null;
   if (typeof c !== 'object') return v.repr === c;
   if (Array.isArray(c)) {
