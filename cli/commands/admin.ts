@@ -1,5 +1,5 @@
 /** `org`, `user` and `token`: organizations, users and API tokens on the current backend. */
-import { UserError } from '../output/errors.js';
+import { UsageError, UserError } from '../output/errors.js';
 import { formatTime, table } from './format.js';
 import type { CommandContext } from './context.js';
 import type { CommandHandler } from './types.js';
@@ -36,18 +36,22 @@ export const userCreate: CommandHandler = async (ctx, args, opts) => {
 
 /** The token alone goes to stdout, so `TOKEN=$(stackyard token create)` captures exactly it; the rest to stderr. */
 export const tokenCreate: CommandHandler = async (ctx, _args, opts) => {
+  if (opts.expiresIn !== undefined && opts.expiresInDays !== undefined) {
+    throw new UsageError('--expires-in and --expires-in-days both set the lifetime: pass one of them.');
+  }
+  const expiresInDays = (opts.expiresIn ?? opts.expiresInDays) as number | undefined;
   const backend = await ctx.backend();
   const org = orgTokenOwner(opts);
   const created = org
     ? await backend.access().createOrgToken(org.org, {
         description: (opts.description as string | undefined) ?? 'created with stackyard token create',
         ...(org.team !== undefined ? { team: org.team } : {}),
-        expiresInDays: opts.expiresInDays as number | undefined,
+        expiresInDays,
       })
     : await backend.createToken({
     description: (opts.description as string | undefined) ?? 'created with stackyard token create',
     login: opts.login as string | undefined,
-    expiresInDays: opts.expiresInDays as number | undefined,
+    expiresInDays,
   });
   ctx.note(`Created token ${created.id}. It is shown once and stored nowhere: keep it in your password manager.`);
   ctx.out(created.token);

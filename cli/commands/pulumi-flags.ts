@@ -3,6 +3,7 @@
  * not implement is declared with the reason it is refused: using it fails the command before anything runs (exit 2),
  * because a flag accepted and ignored would silently change what the user asked for.
  */
+import { parseDurationSeconds } from '../engine/go-formats/durations.js';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../output/errors.js';
 
@@ -71,3 +72,17 @@ export function positiveInteger(value: string): number {
   if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`expected a positive whole number, got "${value}"`);
   return n;
 }
+
+/**
+ * A token lifetime for `token create --expires-in`, in days (what the API takes): `30d`, or a Go duration (`15m`,
+ * `12h`, `1h30m`), at least a second.
+ */
+export function tokenLifetimeDays(value: string): number {
+  const days = /^(\d+(?:\.\d+)?)d$/.exec(value.trim());
+  const seconds = days ? Number(days[1]) * 86_400 : parseDurationSeconds(value.trim());
+  if (seconds === undefined || seconds < 1) {
+    throw new InvalidArgumentError(`expected a duration such as 15m, 12h or 30d, got "${value}"`);
+  }
+  return seconds / 86_400;
+}
+

@@ -9,7 +9,7 @@ import { ENGINE_COMMAND_DESCRIPTIONS, ENGINE_COMMANDS, declareEngineCommand } fr
 import { watchFlags } from './engine-flags.js';
 import { ORG_TOKEN_FLAGS, registerOrgAccessCommands, registerStackPermissionCommands, registerTeamAndAuditCommands } from './access-register.js';
 import { declareLater, declareOnDispatch, declareTreeBeforeHelp } from './lazy-tree.js';
-import { INHERITED_REFUSED, addFlags, assertNoRefusedFlags, positiveInteger, type FlagSpec } from './pulumi-flags.js';
+import { INHERITED_REFUSED, addFlags, assertNoRefusedFlags, positiveInteger, tokenLifetimeDays, type FlagSpec } from './pulumi-flags.js';
 import type { CommandHandler } from './types.js';
 
 const STACK_FLAG: FlagSpec = { flags: '-s, --stack <name>', description: 'the stack to operate on (default: the selected stack)' };
@@ -404,7 +404,8 @@ export function registerCommands(program: Command): void {
       ...ORG_TOKEN_FLAGS,
       { flags: '--description <text>', description: 'what the token is for' },
       { flags: '--login <login>', description: 'create it for another user (administrators)' },
-      { flags: '--expires-in-days <days>', description: 'expire after this many days', parse: positiveInteger },
+      { flags: '--expires-in <duration>', description: 'expire after this long: 15m, 12h, 30d (default: never)', parse: tokenLifetimeDays },
+      { flags: '--expires-in-days <days>', description: 'expire after this many days (as --expires-in <days>d)', parse: positiveInteger },
     ], async () => (await admin()).tokenCreate);
     leaf(token, 'ls', 'List access tokens', [
       JSON_FLAG,

@@ -103,6 +103,10 @@ describe('the permission model', () => {
     const teamStack = { ...ref, stack: 'team-made' };
     await fx.stacks.create(asTeam, teamStack);
     await expect(fx.stacks.remove(asTeam, teamStack, true)).resolves.toBeUndefined();
+    await expect(fx.stacks.remove(asTeam, ref, true)).rejects.toThrow(
+      "team token 'ci deploys' of team 'ci' has 'write' permission on stack 'acme/web/prod', and delete needs 'admin'",
+    );
+    await expect(fx.access.createTeam(asOrg, 'acme', 'sneaky')).rejects.toThrow(/^An organization token cannot manage teams in 'acme'/);
     for (const call of [
       fx.access.createTeam(asOrg, 'acme', 'sneaky'),
       fx.access.setMemberRole(asTeam, 'acme', 'owner', 'viewer'),

@@ -46,6 +46,18 @@ describe('IdentityService.authenticate', () => {
     }
   });
 
+  it('says when an expired token expired, and nothing of the kind for an unknown one', async () => {
+    const alice = await fx.user('alice');
+    const { token } = await fx.identity.createToken(alice, { description: 'short', expiresInMs: 60_000 });
+    fx.advance(120_000);
+
+    const expired = fx.identity.authenticate(token);
+    const unknown = fx.identity.authenticate('sy_nope');
+
+    await expect(expired).rejects.toThrow(`The access token expired at ${new Date(START_TIME + 60_000).toISOString()}`);
+    await expect(unknown).rejects.toThrow('The access token is not valid (unknown, revoked or expired)');
+  });
+
   it('records a token’s last use once a minute, asking storage only when it is due', async () => {
     const alice = await fx.user('alice');
     const { token, record } = await fx.identity.createToken(alice, { description: 'ci' });

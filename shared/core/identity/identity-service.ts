@@ -31,6 +31,13 @@ const INVALID_TOKEN =
   'The access token is not valid (unknown, revoked or expired): log in again with a valid token, or ask an ' +
   'administrator for a new one.';
 
+function expiredTokenMessage(expiresAt: number): string {
+  return (
+    `The access token expired at ${new Date(expiresAt).toISOString()}: log in again with a valid token, or ask an ` +
+    'administrator for a new one.'
+  );
+}
+
 /**
  * Users, organizations and API tokens. A user's login is also the name of its personal organization, so logins
  * follow the organization name rules, and the organization record is what reserves a name: whoever creates it
@@ -96,17 +103,20 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
   }
 
   /** Every refusal is audited: expired tokens in their owner's organization, unknown ones in the site log. */
-  async function refuse(request: RequestInfo | undefined, reason: string, known?: TokenRecord): Promise<never> {
+  async function refuse(request: RequestInfo | undefined, reason: string, known?: TokenRecord, message = INVALID_TOKEN): Promise<never> {
     const owner = known && { org: known.org ?? known.login, actor: known.login, tokenId: known.id };
     await auditAuthenticationFailure(deps, request, reason, owner);
-    throw new UnauthorizedError(INVALID_TOKEN);
+    throw new UnauthorizedError(message);
   }
 
   async function authenticateHash(tokenHash: string, request?: RequestInfo): Promise<Principal> {
     const record = await identity.findToken(tokenHash);
     if (!record || !sameHash(record.tokenHash, tokenHash)) return refuse(request, 'unknown or revoked access token');
     const now = deps.now();
-    if (record.expiresAt !== undefined && record.expiresAt <= now) return refuse(request, `expired access token ${record.id}`, record);
+    if (record.expiresAt !== undefined && record.expiresAt <= now) {
+      // Only the token's holder can get this far, so saying when it expired tells nobody else anything.
+      return refuse(request, `expired access token ${record.id}`, record, expiredTokenMessage(record.expiresAt));
+    }
     const principal = await principalOf(record).catch((error: unknown) =>
       error instanceof UnauthorizedError ? refuse(request, `access token ${record.id} of a deleted user, team or organization`, record) : Promise.reject(error),
     );

@@ -86,7 +86,7 @@ export function requireStackPermission(
   if (!allows(held, 'read')) throw stackNotFound(stack);
   if (!allows(held, needed)) {
     throw new PermissionDeniedError(
-      `'${callerName(principal)}' has '${held}' permission on stack '${formatStackRef(stack)}', and ${action} needs ` +
+      `${callerName(principal)} has '${held}' permission on stack '${formatStackRef(stack)}', and ${action} needs ` +
         `'${needed}': ask an administrator of '${stack.org}' for '${needed}' on this stack.`,
       stack.org,
       `${action} ${formatStackRef(stack)}`,
@@ -173,7 +173,7 @@ export function requireOrgAction(principal: Principal, org: string, action: OrgA
   if (principal.token?.kind === 'team' || principal.token?.kind === 'organization') {
     if (principal.token.org === org && (action === 'create-stack' || action === 'list-stacks')) return;
     throw new PermissionDeniedError(
-      `A ${principal.token.kind} token cannot ${action.replace(/-/g, ' ')} in '${org}': use the personal token of an ` +
+      `${principal.token.kind === 'organization' ? 'An' : 'A'} ${principal.token.kind} token cannot ${action.replace(/-/g, ' ')} in '${org}': use the personal token of an ` +
         `administrator of '${org}'.`,
       org,
       action,
@@ -183,19 +183,19 @@ export function requireOrgAction(principal: Principal, org: string, action: OrgA
   if (role === undefined || ROLE_RANK[role] < ROLE_RANK[needed]) {
     throw new PermissionDeniedError(
       `Only ${needed === 'admin' ? 'administrators' : `${needed}s or above`} of organization '${org}' may ` +
-        `${action.replace(/-/g, ' ')}, and '${callerName(principal)}' is ${role ? `a ${role}` : 'not one'}: ask an administrator of '${org}'.`,
+        `${action.replace(/-/g, ' ')}, and ${callerName(principal)} is ${role ? `a ${role}` : 'not one'}: ask an administrator of '${org}'.`,
       org,
       action,
     );
   }
 }
 
-/** How a refusal names the caller: the login, or the token for team and organization tokens. */
+/** How a refusal names the caller, quotes included: `'alice'`, or the token for team and organization tokens. */
 export function callerName(principal: Principal): string {
   const token = principal.token;
   if (token?.kind === 'team') return `team token '${token.description || token.id}' of team '${token.team}'`;
   if (token?.kind === 'organization') return `organization token '${token.description || token.id}'`;
-  return principal.login;
+  return `'${principal.login}'`;
 }
 
 /** Stack-changing operations other than the running update itself are refused while an update holds the lease. */
