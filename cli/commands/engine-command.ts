@@ -8,7 +8,7 @@ import type { ProgramSpec } from '../engine/program/language-host.js';
 import type { StackConfig } from '../engine/config/program-config.js';
 import type { OperationBackend, OperationCommand } from '../engine/operation.js';
 import type { ProjectPlugin } from '../engine/plugins/plugin-discovery.js';
-import { addEngineFlags, toConfigFlags, toOperationFlags, type ConfigFlags } from './engine-flags.js';
+import { addEngineFlags, skipConfigValidation, toConfigFlags, toOperationFlags, type ConfigFlags } from './engine-flags.js';
 
 /** What the engine needs to know about the stack a command runs on. */
 export interface EngineStackContext {
@@ -29,6 +29,8 @@ export interface EngineStackRequest {
   message?: string;
   /** `-c`, `--config-path`, `--config-file`: written to the stack's config file before the run, as `pulumi` does. */
   config?: ConfigFlags;
+  /** `--skip-config-validation` (or `PULUMI_OPTION_SKIP_CONFIG_VALIDATION`): the project's config schema is not checked. */
+  skipConfigValidation?: boolean;
 }
 
 /** Resolves the stack (by `--stack` or the selected one) from the current project directory. */
@@ -67,6 +69,7 @@ export function declareEngineCommand(cmd: Command, command: OperationCommand, lo
       command,
       message: typeof opts.message === 'string' ? opts.message : undefined,
       config: toConfigFlags(opts),
+      skipConfigValidation: skipConfigValidation(opts),
     });
     if (flags.refresh === undefined && ctx.refreshAlways) flags.refresh = true;
     const [{ runOperation }, { handleInterrupts }, { terminalOf }] = await Promise.all([

@@ -93,6 +93,7 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--replace <urn>', description: 'replace this resource even if it has no changes (repeatable)', commands: PROGRAM, repeatable: true },
   { flags: '--target-replace <urn>', description: 'replace this resource and operate on it only (repeatable)', commands: PROGRAM, repeatable: true },
   { flags: '--continue-on-error', description: 'keep going after a failed step, skipping only what depends on it (the run still fails)', commands: ['up', 'destroy'] },
+  { flags: '--skip-config-validation', description: 'skip validation of stack config values against the project config schema (also PULUMI_OPTION_SKIP_CONFIG_VALIDATION=true)', commands: ALL },
   { flags: '--exclude-protected', description: 'do not destroy protected resources (nor what they depend on); destroy all others', commands: ['destroy'] },
   // Refused: they need something stackyard does not have.
   { flags: '--policy-pack <path>', description: 'run this policy pack', commands: PROGRAM, repeatable: true, refused: NO_POLICY },
@@ -106,7 +107,6 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--skip-pending-creates', description: 'leave interrupted creates in the state', commands: ['refresh'], refused: 'refresh always resolves pending operations; `stackyard state repair` clears them without refreshing' },
   { flags: '--import-pending-creates <pairs>', description: 'import interrupted creates by id', commands: ['refresh'], repeatable: true, refused: 'stackyard has no resource import yet' },
   { flags: '--ignore-protect', description: 'delete protected resources too', commands: ['preview', 'up', 'destroy'], refused: 'unprotect them first with `stackyard state unprotect`' },
-  { flags: '--skip-config-validation', description: 'skip validation of config against the project schema', commands: ALL, refused: 'stackyard does not check config against a project schema, so there is nothing to skip' },
   { flags: '--show-secrets', description: 'show secret values in plaintext', commands: PROGRAM, refused: 'secrets are always shown as [secret]; read them with `stackyard stack output --show-secrets`' },
   { flags: '--urns', description: 'show URNs instead of names', commands: ALL, refused: 'list URNs with `stackyard stack --show-urns`' },
   { flags: '--attach-debugger [what]', description: 'wait for a debugger', commands: PROGRAM, refused: 'stackyard does not run programs or plugins under a debugger' },
@@ -155,6 +155,11 @@ export function toConfigFlags(opts: Record<string, unknown>): ConfigFlags {
 /** `PULUMI_SKIP_CONFIRMATIONS` as Go's `strconv.ParseBool` reads it. */
 function skipConfirmations(env: NodeJS.ProcessEnv): boolean {
   return /^(1|t|true|TRUE|True)$/.test(env.PULUMI_SKIP_CONFIRMATIONS ?? '') || /^(1|t|true|TRUE|True)$/.test(env.STACKYARD_SKIP_CONFIRMATIONS ?? '');
+}
+
+/** `--skip-config-validation`, or `PULUMI_OPTION_SKIP_CONFIG_VALIDATION` as Go's `strconv.ParseBool` reads it. */
+export function skipConfigValidation(opts: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): boolean {
+  return opts.skipConfigValidation === true || /^(1|t|true|TRUE|True)$/.test(env.PULUMI_OPTION_SKIP_CONFIG_VALIDATION ?? '');
 }
 
 /** Maps parsed options to engine flags (refused flags never get here: see `assertNoRefusedFlags`). */

@@ -9,6 +9,7 @@ import { isNotFound } from '../backend/backend.js';
 import { createOperationBackend } from '../backend/operation-backend.js';
 import { UserError } from '../output/errors.js';
 import { decryptConfig, effectiveConfig, engineConfig, updateConfig } from '../project/config-values.js';
+import { validateStackConfig } from '../project/config-schema.js';
 import { stackConfigPath } from '../project/project.js';
 import { StackConfigFile } from '../project/stack-config.js';
 import { applyConfigOverrides } from '../project/config-overrides.js';
@@ -21,7 +22,7 @@ import { programFromProject } from './engine-program.js';
  * written after the command name, so the command's `--stack` alone would miss them.
  */
 export function createEngineStackResolver(globals: () => GlobalOptions): ResolveEngineStack {
-  return async ({ stack, message, config }) => {
+  return async ({ stack, command, message, config, skipConfigValidation }) => {
     const { stack: globalStack, nonInteractive } = globals();
     const ctx = new CommandContext({ stack: globalStack, nonInteractive });
     const project = await ctx.requireProject();
@@ -50,6 +51,11 @@ export function createEngineStackResolver(globals: () => GlobalOptions): Resolve
     }
     const entries = effectiveConfig(project, file);
     const plaintexts = await decryptConfig(backend, ref, entries, `Pulumi.${ref.stack}.yaml`);
+    const programConfig = engineConfig(entries, plaintexts);
+    // As Pulumi: checked only when the program runs (refresh and destroy here never run it), unless skipped.
+    if ((command === 'preview' || command === 'up') && !skipConfigValidation) {
+      validateStackConfig(ref.stack, project.name, project.config, programConfig);
+    }
 
     const tags: Record<string, string> = { ...details.tags, 'pulumi:project': project.name, 'pulumi:runtime': project.runtime ?? 'nodejs' };
     if (project.description) tags['pulumi:description'] = project.description.slice(0, 256);
@@ -64,7 +70,7 @@ export function createEngineStackResolver(globals: () => GlobalOptions): Resolve
         await rm(defaultConfigPath, { force: true });
         return 'The resources in the stack have been deleted, and the history and configuration removed.\n';
       },
-      config: engineConfig(entries, plaintexts),
+      config: programConfig,
       backend: createOperationBackend({
         backend,
         ref,

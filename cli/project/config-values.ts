@@ -16,22 +16,14 @@ import { collectCiphertexts, isSecureValue, mapSecureValues, type StackConfigFil
 export type ConfigEntries = [string, unknown][];
 
 /**
- * The stack file's values plus the project's `config:` defaults (`key: value` or `key: {default: value}`) for keys
- * the stack does not set, sorted by key.
+ * The stack file's values plus the project's `config:` defaults and values for keys the stack does not set (Pulumi's
+ * `ApplyProjectConfig`), sorted by key.
  */
 export function effectiveConfig(project: Project, file: StackConfigFile): ConfigEntries {
   const entries = new Map(file.entries());
-  const projectConfig = project.raw.config;
-  if (projectConfig && typeof projectConfig === 'object' && !Array.isArray(projectConfig)) {
-    for (const [name, spec] of Object.entries(projectConfig as Record<string, unknown>)) {
-      const key = name.includes(':') ? name : `${project.name}:${name}`;
-      if (entries.has(key)) continue;
-      const value =
-        spec !== null && typeof spec === 'object' && !Array.isArray(spec) && !isSecureValue(spec)
-          ? ((spec as { value?: unknown; default?: unknown }).value ?? (spec as { default?: unknown }).default)
-          : spec;
-      if (value !== undefined) entries.set(key, value);
-    }
+  for (const decl of project.config) {
+    const value = decl.default ?? decl.value;
+    if (!entries.has(decl.key) && value !== undefined) entries.set(decl.key, value);
   }
   return [...entries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }

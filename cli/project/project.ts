@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { validateProjectName } from '../../shared/core/names.js';
 import { UserError } from '../output/errors.js';
+import { parseProjectConfig, type ProjectConfigType } from './config-schema.js';
 import { checkProjectKeys } from './file-keys.js';
 import { parseYamlCached } from './yaml-cache.js';
 
@@ -22,6 +23,8 @@ export interface Project {
   runtime?: string;
   /** The parsed project file, for the engine's own reading (program, plugins). */
   raw: Record<string, unknown>;
+  /** The declarations of `config:`, sorted by key as written. */
+  config: ProjectConfigType[];
   /** Folder of the stack config files (`stackConfigDir`), default the project folder. */
   stackConfigDir: string;
 }
@@ -90,6 +93,7 @@ async function parseProject(file: string, text: string, env: NodeJS.ProcessEnv):
     description: typeof doc.description === 'string' ? doc.description : undefined,
     runtime: typeof runtime === 'string' ? runtime : undefined,
     raw: doc,
+    config: parseProjectConfig(file, doc.name, doc.config),
     stackConfigDir: typeof doc.stackConfigDir === 'string' ? resolve(dir, doc.stackConfigDir) : dir,
   };
 }

@@ -10,7 +10,7 @@ const homes: string[] = [];
 afterEach(() => homes.splice(0).forEach((home) => rmSync(home, { recursive: true, force: true })));
 
 function project(file: string): Project {
-  return { dir: join(file, '..'), file, name: 'web', raw: {}, stackConfigDir: join(file, '..') };
+  return { dir: join(file, '..'), file, name: 'web', raw: {}, config: [], stackConfigDir: join(file, '..') };
 }
 
 describe('workspace files', () => {

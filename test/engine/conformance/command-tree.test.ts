@@ -67,6 +67,7 @@ const EXERCISED: Record<string, string> = {
   '--suppress-permalink': CLI_FLAGS,
   '--skip-plugin-pre-install': CLI_FLAGS,
   '--event-log': CLI_FLAGS,
+  '--skip-config-validation': 'test/cli/project-config.test.ts',
   '--remove': CLI_FLAGS,
   '--clear-pending-creates': CLI_FLAGS,
   // the engine's targeting and replacement flags (issue 14, helper e14)
