@@ -453,6 +453,7 @@ export function registerCommands(program: Command): void {
   ], async () => (await import('./about.js')).about);
 
   leaf(program, 'watch', 'Run `up` each time files of the project change', watchFlags(), async () => (await import('./watch.js')).watch);
+  leaf(program, 'gen-completion <shell>', 'Generate completion scripts for bash, zsh or fish', [], async () => (await import('./gen-completion.js')).genCompletion(program)).alias('completion');
   leaf(program, 'version', "Print stackyard's version number", [], async () => (await import('./version.js')).version);
 
   // Pulumi's flags are accepted so its command lines parse; the command itself answers that it cannot run.

@@ -32,7 +32,7 @@ const NEW = 'test/cli/new-command.test.ts';
 const WATCH = 'test/cli/watch.test.ts';
 
 /** The commands whose implemented flags must each name the test that exercises them. */
-const AUDITED = /^(preview|up|refresh|destroy|stack|config|state|login|version|logs|convert|new|watch)( |$)|^org( get-default| set-default)?$/;
+const AUDITED = /^(preview|up|refresh|destroy|stack|config|state|login|version|logs|convert|new|watch|gen-completion)( |$)|^org( get-default| set-default)?$/;
 
 /** Implemented flag → the test file exercising it (`<command path> <flag>` for one command, or the flag for all). */
 const EXERCISED: Record<string, string> = {
