@@ -12,6 +12,7 @@ import { isDefaultProviderStep } from './step-visibility.js';
 import { typeDisplayName } from './property-text.js';
 import { STACK_TYPE, urnName } from '../resource/urn.js';
 import type { ResourceState } from '../state/deployment.js';
+import { deepEqual } from '../resource/properties.js';
 
 interface Row {
   urn: string;
@@ -94,7 +95,8 @@ export function progressLines(o: DisplayOptions): Display {
 
   const info = (row: Row): string => {
     const parts: string[] = [];
-    if (row.diffKeys.length && row.op !== 'same') parts.push(`[diff: ~${[...row.diffKeys].sort().join(',')}]`);
+    const diff = row.op === 'same' ? '' : shortDiff(row);
+    if (diff) parts.push(`[${diff}]`);
     if (finished) {
       const count = (s: DiagEvent['severity']) => row.diags.filter((d) => d.severity === s).length;
       if (count('error')) parts.push(plural(count('error'), 'error'));
@@ -195,6 +197,24 @@ export function progressLines(o: DisplayOptions): Display {
       o.write(text);
     },
   };
+}
+
+/**
+ * Pulumi's short diff of a step (`getDiffInfo`): `diff: ` then the added, removed and changed input keys, each group
+ * after its sign (`+a,b-c~d`), limited to the keys the provider named when it named any.
+ */
+function shortDiff(row: Row): string {
+  const olds = row.oldState?.inputs;
+  const news = row.state?.inputs;
+  if (!olds || !news) return row.diffKeys.length ? `diff: ~${[...row.diffKeys].sort().join(',')}` : '';
+  const named = row.diffKeys.length ? new Set(row.diffKeys) : undefined;
+  const keep = (k: string) => !k.startsWith('__') && (!named || named.has(k));
+  const adds = Object.keys(news).filter((k) => keep(k) && !(k in olds));
+  const deletes = Object.keys(olds).filter((k) => keep(k) && !(k in news));
+  const updates = Object.keys(news).filter((k) => keep(k) && k in olds && !deepEqual(olds[k], news[k]));
+  if (!adds.length && !deletes.length && !updates.length) return '';
+  const group = (sign: string, keys: string[]) => (keys.length ? `${sign}${keys.sort().join(',')}` : '');
+  return `diff: ${group('+', adds)}${group('-', deletes)}${group('~', updates)}`;
 }
 
 function urnTypeOf(urn: string): string {
