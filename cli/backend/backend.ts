@@ -123,11 +123,8 @@ export interface Backend {
   renameStack(ref: StackRef, to: { project: string; stack: string }): Promise<void>;
   setTags(ref: StackRef, tags: Record<string, string>): Promise<void>;
   exportDeployment(ref: StackRef, version?: number): Promise<UntypedDeployment>;
-  /**
-   * Optional. The live lease of the stack's running update (`undefined` when none runs or its lease expired), for
-   * backends that can see leases; others are asked `getStack(…).activeUpdate`.
-   */
-  liveLease?(ref: StackRef): Promise<LeaseHolder | undefined>;
+  /** The live lease of the stack's running update (`undefined` when none runs or its lease expired). */
+  liveLease(ref: StackRef): Promise<LeaseHolder | undefined>;
   importDeployment(ref: StackRef, deployment: UntypedDeployment): Promise<void>;
   history(ref: StackRef, page: number, pageSize: number): Promise<UpdateInfo[]>;
   /** Publishes version `version`'s state as the stack's next version (recorded in history); refused while an update runs. */

@@ -2,7 +2,7 @@
  * Stacks on a Stackyard service, over the Pulumi service API (pulumi-service-api.md §3) and our admin routes, with
  * the same request shapes, gzip choices and lease-token authentication the Pulumi CLI uses.
  */
-import { LeaseHeldError } from '../../shared/core/errors.js';
+import { LeaseHeldError, type LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { OrgRole } from '../../shared/ports/identity-store.js';
 import type { UntypedDeployment } from '../../shared/core/checkpoints/types.js';
@@ -143,6 +143,27 @@ export class HttpBackend implements Backend {
       activeUpdate: stack.activeUpdate || undefined,
       version: stack.version ?? 0,
     };
+  }
+
+  /**
+   * The stack's live lease, as the service's console read answers it (holder, start and expiry; an expired lease is
+   * not live). A service without that read (404) is asked for the stack's active update, holder and times unknown.
+   */
+  async liveLease(ref: StackRef): Promise<LeaseHolder | undefined> {
+    try {
+      const overview = await this.client.request<{ lease?: { updateId: string; holder: string; since: number; expiresAt: number } }>({
+        method: 'GET',
+        path: `/api/console/stacks/${ref.org}/${ref.project}/${ref.stack}`,
+        operation: 'get stack lease',
+      });
+      const lease = overview.lease;
+      return lease ? { updateId: lease.updateId, holder: lease.holder, startedAt: lease.since, expiresAt: lease.expiresAt } : undefined;
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+      const { activeUpdate } = await this.getStack(ref);
+      const now = Date.now();
+      return activeUpdate ? { updateId: activeUpdate, holder: 'another user', startedAt: now, expiresAt: now } : undefined;
+    }
   }
 
   async removeStack(ref: StackRef, force: boolean): Promise<void> {

@@ -155,16 +155,6 @@ function eventSender(send: (batch: unknown[]) => Promise<void>, onError: (error:
   };
 }
 
-/** Another update runs on the stack (a service tells its id, not its lease): the conflict a new start would get. */
-export class UpdateInProgressError extends UserError {
-  constructor(readonly updateId: string) {
-    super(
-      `Conflict: Another update is currently in progress (update ${updateId}).`,
-      'Wait for it to finish (or pass --wait), or run `stackyard cancel` if it is no longer running.',
-    );
-  }
-}
-
 /** An update's page in the web console, laid out as Pulumi Cloud's (`/<org>/<project>/<stack>/updates/<version>`). */
 function consolePermalink(serviceUrl: string, ref: StackRef, page: string): string {
   const stackPath = [ref.org, ref.project, ref.stack].map(encodeURIComponent).join('/');
@@ -173,19 +163,18 @@ function consolePermalink(serviceUrl: string, ref: StackRef, page: string): stri
 
 export function createOperationBackend(target: OperationTarget): OperationBackend {
   const { backend, ref } = target;
+  /** Updates this backend started: a lease one of them holds is the run's own, never a conflict. */
+  const own = new Set<string>();
+  const activeUpdateConflict = async () => {
+    const lease = await backend.liveLease(ref);
+    return lease && !own.has(lease.updateId) ? new LeaseHeldError(lease) : undefined;
+  };
   return {
     banner: { stack: ref.stack, style: backend.kind },
     currentState: async () => (await backend.exportDeployment(ref)) as EngineDeployment,
     crypter: stackCrypter(backend, ref),
     readStack: stackReader(backend, ref),
-    async activeUpdateConflict() {
-      if (backend.liveLease) {
-        const lease = await backend.liveLease(ref);
-        return lease ? new LeaseHeldError(lease) : undefined;
-      }
-      const { activeUpdate } = await backend.getStack(ref);
-      return activeUpdate ? new UpdateInProgressError(activeUpdate) : undefined;
-    },
+    activeUpdateConflict,
     async begin(kind, dryRun, options): Promise<OperationSession> {
       const lease = target.lease ?? leaseSettings();
       const updateId = await backend.createUpdate(ref, {
@@ -196,6 +185,7 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
         config: target.config,
         program: target.program,
       });
+      own.add(updateId);
       const journaling = !dryRun && (target.journaling ?? journalingWanted());
       const start = () =>
         backend.startUpdate(ref, updateId, target.tags, { leaseDurationSeconds: lease.durationSeconds, ...(journaling ? { journalVersion: 1 } : {}) });

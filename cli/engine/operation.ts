@@ -102,7 +102,10 @@ export interface OperationBackend {
    * `Updating (dev):` (Pulumi's diy backend), `service` prints `Updating (dev)` and a blank line (Pulumi Cloud's).
    */
   banner?: { stack: string; style: 'local' | 'service' };
-  /** Optional. The stack's state now, without starting an operation: `destroy --exclude-protected` counts from it. */
+  /**
+   * Optional. The stack's state now, without starting an operation: `destroy --exclude-protected` counts from it, and
+   * a real run whose preview was skipped is refused from it when it holds operations an interrupted run left.
+   */
   currentState?(): Promise<UntypedDeployment | undefined>;
 }
 
@@ -262,6 +265,19 @@ async function refreshInMemory(
   return { ok: result.ok, cancelled: result.cancelled, base: refreshed, result };
 }
 
+/**
+ * Before a real run whose preview was skipped (a preview finds them itself): the error that refuses it before
+ * anything starts, so nothing is added to history, when the state holds operations an interrupted run left. A live
+ * update's pending operations are its steps in progress: its start conflict says so then (and `--wait` waits).
+ */
+async function leftoverOperations(backend: OperationBackend): Promise<Error | undefined> {
+  const state = await backend.currentState?.();
+  const pending = (state?.deployment as { pending_operations?: unknown } | undefined)?.pending_operations;
+  if (!Array.isArray(pending) || pending.length === 0) return undefined;
+  if (await backend.activeUpdateConflict?.()) return undefined;
+  return new PendingOperationsError(pending as ConstructorParameters<typeof PendingOperationsError>[0]);
+}
+
 /** Runs a command; resolves to the process exit code. */
 export async function runOperation(req: OperationRequest): Promise<number> {
   const { command, flags } = req;
@@ -395,6 +411,13 @@ export async function runOperation(req: OperationRequest): Promise<number> {
   // As `pulumi`: without a terminal to ask on, refuse before anything runs (--skip-preview implies --yes).
   if (!flags.yes && !req.confirm) {
     throw new OperationUsageError('--yes or --skip-preview or --preview-only must be passed in to proceed when running in non-interactive mode');
+  }
+  if (flags.skipPreview && kind !== 'refresh') {
+    const leftovers = await leftoverOperations(req.backend);
+    if (leftovers) {
+      note(`error: ${leftovers.message}\n`);
+      return 1;
+    }
   }
   if (!flags.skipPreview) {
     const preview = await run(kind, true);

@@ -85,7 +85,7 @@ export interface DeploymentOptions {
 /** The base state holds operations an interrupted run left unfinished; only `refresh` may run on it. */
 export class PendingOperationsError extends Error {
   override readonly name = 'PendingOperationsError';
-  constructor(readonly operations: readonly PendingOperation[]) {
+  constructor(readonly operations: readonly (Pick<PendingOperation, 'type'> & { resource: { urn: string } })[]) {
     const noun = operations.length === 1 ? 'operation' : 'operations';
     super(
       `the stack has ${operations.length} pending ${noun} left by an update that was interrupted:\n` +
