@@ -1,6 +1,7 @@
 /** `config`, `config get`, `config set` and `config rm` on `Pulumi.<stack>.yaml`, secrets under the stack's key. */
 import { isNotFound } from '../backend/backend.js';
 import { UserError } from '../output/errors.js';
+import { missingStackError } from './missing-stack.js';
 import { decryptConfig, effectiveConfig } from '../project/config-values.js';
 import { stackConfigPath, type Project } from '../project/project.js';
 import {
@@ -28,7 +29,7 @@ export async function stackConfigTarget(ctx: CommandContext, project: Project, r
   const { backend, ref } = resolved;
   await backend.getStack(ref).catch(async (error: unknown) => {
     if (isNotFound(error)) {
-      throw new UserError(`no stack named '${await ctx.displayName(ref)}' found`, `Create it with \`stackyard stack init ${ref.stack}\`.`);
+      throw await missingStackError(backend, ref, await ctx.displayName(ref), `Create it with \`stackyard stack init ${ref.stack}\`.`);
     }
     throw error;
   });

@@ -16,6 +16,7 @@ import { applyConfigOverrides } from '../project/config-overrides.js';
 import { CommandContext, type GlobalOptions } from './context.js';
 import type { ResolveEngineStack } from './engine-command.js';
 import { programFromProject } from './engine-program.js';
+import { missingStackError } from './missing-stack.js';
 
 /**
  * `globals` reads the program's own flags: the program takes `-s` and `--non-interactive` even when they are
@@ -27,9 +28,9 @@ export function createEngineStackResolver(globals: () => GlobalOptions): Resolve
     const ctx = new CommandContext({ stack: globalStack, nonInteractive });
     const project = await ctx.requireProject();
     const { backend, ref } = await ctx.resolveStack(stack);
-    const details = await backend.getStack(ref).catch((error: unknown) => {
+    const details = await backend.getStack(ref).catch(async (error: unknown) => {
       if (isNotFound(error)) {
-        throw new UserError(`no stack named '${formatStackRef(ref)}' found`, `Create it with \`stackyard stack init ${ref.stack}\`.`);
+        throw await missingStackError(backend, ref, formatStackRef(ref), `Create it with \`stackyard stack init ${ref.stack}\`.`);
       }
       throw error;
     });

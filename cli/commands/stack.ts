@@ -11,6 +11,7 @@ import { collectCiphertexts, mapSecureValues } from '../project/stack-config.js'
 import { selectedStack, selectStack } from '../project/workspace.js';
 import type { CommandContext } from './context.js';
 import { formatTime, relativeTime, table } from './format.js';
+import { missingStackError } from './missing-stack.js';
 import type { CommandHandler } from './types.js';
 
 const STACK_TYPE = 'pulumi:pulumi:Stack';
@@ -31,8 +32,10 @@ export async function requireExisting(ctx: CommandContext, backend: Backend, ref
     return await backend.getStack(ref);
   } catch (error) {
     if (isNotFound(error)) {
-      throw new UserError(
-        `no stack named '${await ctx.displayName(ref)}' found`,
+      throw await missingStackError(
+        backend,
+        ref,
+        await ctx.displayName(ref),
         `Create it with \`stackyard stack init ${ref.stack}\`, or list stacks with \`stackyard stack ls\`.`,
       );
     }
