@@ -3,12 +3,12 @@
  * token, the stack and config commands over HTTP, moving a stack from `--local` by export/import, organizations,
  * users and tokens, and how service errors read (needs `npm run build`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, CliSandbox, TESTPROV_DIR, removeSandboxes } from './cli-harness.js';
+import { CliSandbox, TESTPROV_DIR, removeSandboxes, startServe, stopServe } from './cli-harness.js';
 
 const SIG = '4dabf18193072939515e22adb298388d';
 const SECRET = '1b47061264138c4ac30d75fd1eb44270';
@@ -45,28 +45,12 @@ describe('stackyard against `stackyard serve`', () => {
   const cli = (...args: string[]) => sandbox.run(project, args);
 
   beforeAll(async () => {
-    serve = spawn(process.execPath, [CLI, 'serve', '--port', '0'], {
-      env: { ...server.env, STACKYARD_ADMIN_TOKEN: adminToken },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    url = await new Promise<string>((resolve, reject) => {
-      let output = '';
-      serve.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-        output += chunk;
-        const match = /serves the Pulumi service API at (http:\/\/\S+)/.exec(output);
-        if (match) resolve(match[1]!);
-      });
-      serve.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
-    });
+    ({ url, serve } = await startServe(server, adminToken));
     project = sandbox.project('demo', 'name: demo\nruntime: nodejs\n');
   });
 
   afterAll(async () => {
-    if (serve && serve.exitCode === null) {
-      const exited = new Promise((resolve) => serve.once('exit', resolve));
-      serve.kill('SIGTERM');
-      await exited;
-    }
+    if (serve) await stopServe(serve);
     removeSandboxes();
   });
 
