@@ -23,6 +23,26 @@ describe('engine commands on the local backend', () => {
   const world = join(sandbox.root, 'world');
   const env = { TESTPROV_WORLD: world };
 
+  /** An `up` of a project whose `quick` is created and whose `slow` create never finishes, once both are so. */
+  const stuckUp = async (name: string) => {
+    const project = sandbox.project(name, pulumiYaml(name), {
+      'index.js':
+        "const pulumi = require('@pulumi/pulumi');\n" +
+        "new pulumi.CustomResource('testprov:index:Thing', 'quick', { value: 1 });\n" +
+        "new pulumi.CustomResource('testprov:index:Thing', 'slow', { value: 2, hang: true });\n",
+    });
+    const cli = (...args: string[]) => sandbox.run(project, args, { env });
+    await cli('stack', 'init', 'dev');
+    const running = spawn(process.execPath, [CLI, 'up', '--yes', '--skip-preview'], { cwd: project, env: { ...sandbox.env, ...env }, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => running.on('exit', (code) => resolve(code)));
+    await until('quick to be created and slow to be pending', async () => {
+      const state = JSON.parse((await cli('stack', 'export')).stdout) as Exported;
+      const quick = state.deployment.resources?.some((r) => r.urn.endsWith('::quick'));
+      return quick && state.deployment.pending_operations?.length ? true : undefined;
+    });
+    return { cli, running, exited };
+  };
+
   beforeAll(async () => {
     mkdirSync(world);
     await sandbox.run(sandbox.root, ['login', '--local']);
@@ -102,21 +122,7 @@ describe('engine commands on the local backend', () => {
   });
 
   it('cancel during `up` is recorded with its canceller and what the run did before it, as through serve', async () => {
-    const project = sandbox.project('cancelled', pulumiYaml('cancelled'), {
-      'index.js':
-        "const pulumi = require('@pulumi/pulumi');\n" +
-        "new pulumi.CustomResource('testprov:index:Thing', 'quick', { value: 1 });\n" +
-        "new pulumi.CustomResource('testprov:index:Thing', 'slow', { value: 2, hang: true });\n",
-    });
-    const cli = (...args: string[]) => sandbox.run(project, args, { env });
-    await cli('stack', 'init', 'dev');
-    const running = spawn(process.execPath, [CLI, 'up', '--yes', '--skip-preview'], { cwd: project, env: { ...sandbox.env, ...env }, stdio: 'ignore' });
-    const exited = new Promise<number | null>((resolve) => running.on('exit', (code) => resolve(code)));
-    await until('quick to be created and slow to be pending', async () => {
-      const state = JSON.parse((await cli('stack', 'export')).stdout) as Exported;
-      const quick = state.deployment.resources?.some((r) => r.urn.endsWith('::quick'));
-      return quick && state.deployment.pending_operations?.length ? true : undefined;
-    });
+    const { cli, running, exited } = await stuckUp('cancelled');
     // the client sends a partial batch of engine events every 2 s
     await new Promise((r) => setTimeout(r, 2_500));
 
@@ -134,20 +140,7 @@ describe('engine commands on the local backend', () => {
   });
 
   it('recovers a stack whose update was killed: cancel releases it, state repair clears the pending create', async () => {
-    const project = sandbox.project('stuck', pulumiYaml('stuck'), {
-      'index.js':
-        "const pulumi = require('@pulumi/pulumi');\n" +
-        "new pulumi.CustomResource('testprov:index:Thing', 'quick', { value: 1 });\n" +
-        "new pulumi.CustomResource('testprov:index:Thing', 'slow', { value: 2, hang: true });\n",
-    });
-    const cli = (...args: string[]) => sandbox.run(project, args, { env });
-    await cli('stack', 'init', 'dev');
-    const running = spawn(process.execPath, [CLI, 'up', '--yes', '--skip-preview'], { cwd: project, env: { ...sandbox.env, ...env }, stdio: 'ignore' });
-    const exited = new Promise<number | null>((resolve) => running.on('exit', (code) => resolve(code)));
-    await until('the hanging create to be recorded as pending', async () => {
-      const state = JSON.parse((await cli('stack', 'export')).stdout) as Exported;
-      return state.deployment.pending_operations?.length ? true : undefined;
-    });
+    const { cli, running, exited } = await stuckUp('stuck');
     running.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 200));
     running.kill('SIGTERM');
