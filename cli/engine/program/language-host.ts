@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { diesWithParent, signalGroup, trackChild } from '../plugins/child-processes.js';
 import { goJson } from '../go-formats/go-json.js';
 import type { StackConfig } from '../config/program-config.js';
@@ -74,12 +74,23 @@ function preloadPath(): string {
   return file;
 }
 
-/** Directory the program runs in and the entry point handed to `cmd/run`. */
+/**
+ * Directory the program runs in and the entry point handed to `cmd/run`, as Pulumi's `getPwdMain` (pkg/engine):
+ * `main` a folder runs there with entry `.`; `main` a file runs in the file's folder with its base name, so relative
+ * paths inside the program resolve from there; a `main` that is not there fails before the program starts.
+ */
 export function programLocation(spec: ProgramSpec): { programDir: string; entry: string } {
   if (!spec.main) return { programDir: spec.rootDir, entry: '.' };
   const target = resolve(spec.rootDir, spec.main);
-  if (existsSync(target) && statSync(target).isDirectory()) return { programDir: target, entry: '.' };
-  return { programDir: spec.rootDir, entry: `./${relative(spec.rootDir, target)}` };
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(target).isDirectory();
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (error as Error).message;
+    throw new Error(`project 'main' could not be read: stat ${target}: ${reason}`);
+  }
+  if (isDirectory) return { programDir: target, entry: '.' };
+  return { programDir: dirname(target), entry: `./${basename(target)}` };
 }
 
 /** `PULUMI_CONFIG` and `PULUMI_CONFIG_SECRET_KEYS` as the Go language host builds them. */
