@@ -7,6 +7,7 @@ import { ServiceDecrypters } from '../secrets/service-decrypter.js';
 import { UserError } from '../output/errors.js';
 import { copyStackConfig } from '../project/config-copy.js';
 import { stackConfigPath, type Project } from '../project/project.js';
+import { requireKnownRuntime } from '../project/runtimes.js';
 import { collectCiphertexts, mapSecureValues } from '../project/stack-config.js';
 import { selectedStack, selectStack } from '../project/workspace.js';
 import type { CommandContext } from './context.js';
@@ -117,6 +118,7 @@ export function projectTags(project: Project): Record<string, string> {
 
 export const stackInit: CommandHandler = async (ctx, args, opts) => {
   const project = await ctx.requireProject();
+  requireKnownRuntime(project.runtime ?? 'nodejs', project.file, ctx.env, project.dir);
   let name = stackName(args, opts);
   if (!name) {
     if (!ctx.interactive) throw new UserError('missing stack name', 'Pass it: `stackyard stack init <name>`.');

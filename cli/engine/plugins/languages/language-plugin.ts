@@ -12,6 +12,7 @@ import { callUnary, grpcMessage, hasCode } from '../../rpc/grpc-util.js';
 import type { StackConfig } from '../../config/program-config.js';
 import { launchPlugin, type PluginProcess } from '../plugin-host.js';
 import { emptyproto, grpc, langproto, langrpc, structproto } from '../../rpc/proto.js';
+import { missingLanguagePluginHint } from '../../../project/runtimes.js';
 
 type Client = InstanceType<typeof langrpc.LanguageRuntimeClient>;
 
@@ -49,7 +50,7 @@ function programInfo(info: LanguageProgramInfo): InstanceType<typeof langproto.P
     .setOptions(structproto.Struct.fromJavaScript(info.options as Record<string, never>));
 }
 
-/** Finds (and, when missing, installs) `pulumi-language-<runtime>`. */
+/** Finds (and, when missing, installs) `pulumi-language-<runtime>`; a missing one is reported with how to get it. */
 async function findLanguagePlugin(o: LanguagePluginOptions): Promise<string> {
   const spec: PluginSpec = { kind: 'language', name: o.runtime.replaceAll('/', '_') };
   const resolveOpts = { env: o.env, projectPlugins: o.projectPlugins, projectDir: o.rootDir, markUsed: true };
@@ -62,7 +63,8 @@ async function findLanguagePlugin(o: LanguagePluginOptions): Promise<string> {
     if (!found) throw new MissingPluginError(spec, ambientPluginsEnabled(o.env));
   } catch (err) {
     // reported like any plugin that could not be acquired: one clear line with the install command
-    throw err instanceof PluginAcquisitionError ? err : new PluginAcquisitionError([err instanceof Error ? err : new Error(String(err))]);
+    const reason = (err instanceof Error ? err.message : String(err)).replace(/\.$/, '');
+    throw new PluginAcquisitionError([new Error(`${reason}.\n${missingLanguagePluginHint(o.runtime)}`)]);
   }
   if (found.source === 'ambient') o.onWarning?.(`using pulumi-language-${spec.name} from $PATH at ${found.path}`);
   return found.path;
