@@ -85,4 +85,19 @@ describe('journal writer', () => {
     );
     expect(replayed.deployment.resources).toEqual([{ ...base[0], outputs: { x: 1 } }]);
   });
+
+  it('keeps the stack first when an update re-creates a default provider after all but the stack was deleted (Pulumi partial_state step 3)', () => {
+    const stack: ResourceV3 = { urn: 'urn:pulumi:dev::p::pulumi:pulumi:Stack::p-dev', custom: false, type: 'pulumi:pulumi:Stack' };
+    const provider: ResourceV3 = { urn: 'urn:pulumi:dev::p::pulumi:providers:t::default', custom: true, id: 'pid', type: 'pulumi:providers:t' };
+    const thing: ResourceV3 = { urn: urn('a'), custom: true, id: 'a1', type: 't:i:R', parent: stack.urn, provider: `${provider.urn}::pid` };
+    const writer = new JournalWriter();
+    writer.same(0, { ...stack }, false);
+    for (const state of [provider, thing]) writer.success(writer.begin({ resource: state, type: 'creating' }), { state });
+    const replayed = replayJournal(
+      { version: 3, deployment: { manifest: { time: '', magic: '', version: '' }, resources: [stack], metadata: {} } },
+      writer.take(),
+      { now: () => 0 },
+    );
+    expect(replayed.deployment.resources!.map((r) => r.type)).toEqual(['pulumi:pulumi:Stack', 'pulumi:providers:t', 't:i:R']);
+  });
 });

@@ -110,9 +110,14 @@ export class JournalWriter {
     return out;
   }
 
-  /** Sends every held-back state `state` refers to (transitively), before `state` itself. */
+  /**
+   * Sends every held-back state `state` refers to (transitively), before `state` itself. The root stack counts as
+   * referred to by every state: it is registered first, so Pulumi's list starts with it even before a resource that
+   * names no parent (a default provider re-created after an update that deleted all but the stack).
+   */
   private flushFor(state: ResourceV3): void {
-    for (const target of references(state)) {
+    const stack = [...this.held.values()].find((h) => h.state.type === ROOT_STACK_TYPE && h.state.urn !== state.urn);
+    for (const target of [...(stack ? [stack.state.urn] : []), ...references(state)]) {
       const held = this.held.get(target);
       if (!held) continue;
       this.held.delete(target);
@@ -132,6 +137,8 @@ function ref(field: 'remove' | 'delete' | 'pendingReplacement', r: StateRef): Pa
 }
 
 /** URNs a state refers to and that must precede it. */
+const ROOT_STACK_TYPE = 'pulumi:pulumi:Stack';
+
 function references(state: ResourceV3): string[] {
   const out: string[] = [...(state.dependencies ?? [])];
   if (state.parent) out.push(state.parent);
