@@ -272,10 +272,16 @@ describe('--json', () => {
     d.events.diag?.({ severity: 'error', message: 'x' });
     d.engineEvent({ sequence: 0, timestamp: 1, preludeEvent: { config: {} } });
     d.engineEvent({ sequence: 1, timestamp: 2, diagnosticEvent: { message: 'x\n', color: 'never', severity: 'error' } });
+    // a default provider's events are internal: Pulumi leaves them out of --json, keeping the sequence numbers it stamped
+    const internal = { op: 'create' as const, urn: PROVIDER, type: 'pulumi:providers:t', old: null, new: null, detailedDiff: null, provider: '' };
+    d.engineEvent({ sequence: 2, timestamp: 2, resourcePreEvent: { metadata: internal } });
+    d.engineEvent({ sequence: 3, timestamp: 2, resOutputsEvent: { metadata: internal } });
+    d.engineEvent({ sequence: 4, timestamp: 3, diagnosticEvent: { message: 'y\n', color: 'never', severity: 'info' } });
     d.finish(result({ ok: false, errors: ['x'] }), false, { status: 'failed' });
     expect(text.split('\n')).toEqual([
       '{"sequence":0,"timestamp":1,"preludeEvent":{"config":{}}}',
       '{"sequence":1,"timestamp":2,"diagnosticEvent":{"message":"x\\n","color":"never","severity":"error"}}',
+      '{"sequence":4,"timestamp":3,"diagnosticEvent":{"message":"y\\n","color":"never","severity":"info"}}',
       '',
     ]);
   });

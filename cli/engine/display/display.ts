@@ -45,7 +45,12 @@ export function createDisplay(options: DisplayOptions): Display {
 function jsonLinesDisplay(o: DisplayOptions): Display {
   return {
     events: {},
-    engineEvent: (e) => o.write(`${JSON.stringify(e)}\n`),
+    engineEvent: (e) => {
+      // Pulumi drops its internal events (a default provider's steps) after numbering them, so gaps remain.
+      const step = 'resourcePreEvent' in e ? e.resourcePreEvent : 'resOutputsEvent' in e ? e.resOutputsEvent : 'resOpFailedEvent' in e ? e.resOpFailedEvent : undefined;
+      if (step && isDefaultProviderStep(step.metadata)) return;
+      o.write(`${JSON.stringify(e)}\n`);
+    },
     finish: () => undefined,
   };
 }
