@@ -112,5 +112,6 @@ export function pluginFileInfo(plugin: InstalledPlugin): { size: number; install
   const st = statSync(plugin.path, { throwIfNoEntry: false });
   const marker = statSync(`${plugin.path}.lastused`, { throwIfNoEntry: false });
   walk(plugin.path);
-  return { size, installTime: st?.ctime, lastUsedTime: marker?.mtime ?? st?.atime };
+  // Only the marker: a folder's atime moves whenever anything reads it, listing the cache included.
+  return { size, installTime: st?.ctime, lastUsedTime: marker?.mtime };
 }

@@ -113,6 +113,23 @@ describe('language plugins', () => {
     expect(listed.map((p) => `${p.kind} ${p.name}`).sort()).toEqual(['language yaml', 'resource testprov']);
   }, 120_000);
 
+  it('plugin ls --project asks the language plugin without marking it as used', async () => {
+    const sandbox = new CliSandbox();
+    const dir = sandbox.project('lsprog', PROGRAM.replace('name: yamlprog', 'name: lsprog'));
+    const cli = (...args: string[]) => sandbox.run(dir, args);
+    expectOk(await cli('plugin', 'install', 'language', 'yaml', '0.1.0', '--server', `${server.url}/lang`));
+    const lastUsed = async () =>
+      (JSON.parse((await cli('plugin', 'ls', '--json')).stdout) as { kind: string; lastUsedTime?: string }[]).find((p) => p.kind === 'language')
+        ?.lastUsedTime;
+    const before = await lastUsed();
+
+    const listed = await cli('plugin', 'ls', '--project');
+
+    expectOk(listed);
+    expect(listed.stdout).toContain('yaml');
+    expect(await lastUsed()).toBe(before);
+  }, 120_000);
+
   it('fails clearly, naming the install command, when the language plugin is missing', async () => {
     const sandbox = new CliSandbox({ PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^github://=${server.url}/nothing` });
     const dir = sandbox.project('nolang', PROGRAM.replace('name: yamlprog', 'name: nolang'));

@@ -36,6 +36,8 @@ export interface LanguagePluginOptions {
   onLog?: (line: string) => void;
   onWarning?: (message: string) => void;
   launchTimeoutMs?: number;
+  /** Record the run in the cache's last-use marker (default); inspections (`about`, `plugin ls --project`) do not. */
+  markUsed?: boolean;
 }
 
 const CALL_MS = 120_000;
@@ -53,7 +55,7 @@ function programInfo(info: LanguageProgramInfo): InstanceType<typeof langproto.P
 /** Finds (and, when missing, installs) `pulumi-language-<runtime>`; a missing one is reported with how to get it. */
 async function findLanguagePlugin(o: LanguagePluginOptions): Promise<string> {
   const spec: PluginSpec = { kind: 'language', name: o.runtime.replaceAll('/', '_') };
-  const resolveOpts = { env: o.env, projectPlugins: o.projectPlugins, projectDir: o.rootDir, markUsed: true };
+  const resolveOpts = { env: o.env, projectPlugins: o.projectPlugins, projectDir: o.rootDir, markUsed: o.markUsed ?? true };
   let found = resolvePlugin(spec, resolveOpts);
   try {
     if (!found && o.acquirer?.enabled) {

@@ -26,7 +26,10 @@ async function withBareEndpoint<T>(fn: (address: string) => Promise<T>): Promise
   }
 }
 
-/** Starts the project's language plugin against a bare local endpoint, runs `fn`, and stops it. */
+/**
+ * Starts the project's language plugin against a bare local endpoint, runs `fn`, and stops it. Only asking it, not
+ * running the program: the plugin's last use in the cache is left as it was.
+ */
 export function withProjectLanguagePlugin<T>(
   raw: Record<string, unknown>,
   projectDir: string,
@@ -38,7 +41,7 @@ export function withProjectLanguagePlugin<T>(
   const options = typeof raw.runtime === 'object' && raw.runtime !== null ? ((raw.runtime as { options?: Record<string, unknown> }).options ?? {}) : {};
   const info: LanguageProgramInfo = { rootDirectory: projectDir, programDirectory: programDir, entryPoint: '.', options };
   return withBareEndpoint(async (engineAddress) => {
-    const plugin = await LanguagePlugin.start({ runtime, engineAddress, rootDir: projectDir, programDir, env, projectPlugins: declaredPlugins(raw) });
+    const plugin = await LanguagePlugin.start({ runtime, engineAddress, rootDir: projectDir, programDir, env, projectPlugins: declaredPlugins(raw), markUsed: false });
     try {
       return await fn(plugin, info);
     } finally {
