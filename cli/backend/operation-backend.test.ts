@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineEvent } from '../engine/operation.js';
+import type { EngineEvent } from '../engine/display/engine-events.js';
 import { LocalBackend, LOCAL_ORG } from './local-backend.js';
 import { createOperationBackend, leaseSettings, type OperationTarget } from './operation-backend.js';
 

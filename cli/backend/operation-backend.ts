@@ -11,7 +11,7 @@ import { ApiError } from '../api-client/api-error.js';
 import type { StackReader } from '../engine/plugins/providers/builtin-provider.js';
 import { loadDeployment, type SecretsCrypter, type UntypedDeployment as EngineDeployment } from '../engine/state/deployment.js';
 import { waitForLease } from '../engine/lease-wait.js';
-import type { OperationBackend, OperationSession } from '../engine/operation.js';
+import type { OperationBackend, OperationSession } from '../engine/operation-types.js';
 import { UserError } from '../output/errors.js';
 import { isNotFound, secretsProviderFor, type Backend, type UntypedDeployment, type UpdateRequest } from './backend.js';
 

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { UntypedDeployment } from '../engine/state/deployment.js';
-import type { OperationBackend } from '../engine/operation.js';
+import type { OperationBackend } from '../engine/operation-types.js';
 import { testCrypter } from '../../test/engine/engine-harness.js';
 import { declareEngineCommand, type ResolveEngineStack } from './engine-command.js';
 import { programFromProject } from './engine-program.js';

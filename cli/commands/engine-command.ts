@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import type { ProgramSpec } from '../engine/program/language-host.js';
 import type { StackConfig } from '../engine/config/program-config.js';
-import type { OperationBackend, OperationCommand } from '../engine/operation.js';
+import type { OperationBackend, OperationCommand } from '../engine/operation-types.js';
 import type { ProjectPlugin } from '../engine/plugins/plugin-discovery.js';
 import { addEngineFlags, skipConfigValidation, toConfigFlags, toOperationFlags, type ConfigFlags } from './engine-flags.js';
 

@@ -5,7 +5,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ColorMode } from '../engine/display/display-types.js';
 import { parseDurationSeconds } from '../engine/go-formats/durations.js';
-import type { OperationCommand, OperationFlags } from '../engine/operation.js';
+import type { OperationCommand, OperationFlags } from '../engine/operation-types.js';
 import { UsageError } from '../output/errors.js';
 import type { ConfigOverride } from '../project/config-overrides.js';
 import { addFlags, type FlagSpec } from './pulumi-flags.js';

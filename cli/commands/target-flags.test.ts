@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import type { OperationCommand } from '../engine/operation.js';
+import type { OperationCommand } from '../engine/operation-types.js';
 import { addEngineFlags, toOperationFlags } from './engine-flags.js';
 
 function parse(command: OperationCommand, argv: string[]) {

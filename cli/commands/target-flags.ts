@@ -3,7 +3,7 @@
  * `--exclude-dependents`, `--replace`, `--target-replace`, `--continue-on-error`, `destroy --exclude-protected`;
  * declared in engine-flags.ts) to the engine's `OperationFlags`, refusing the combinations `pulumi` refuses.
  */
-import type { OperationFlags } from '../engine/operation.js';
+import type { OperationFlags } from '../engine/operation-types.js';
 import { UsageError } from '../output/errors.js';
 
 /** The constraint flags of parsed options. */

@@ -1,0 +1,169 @@
+/**
+ * The contract between the operation flow (`operation.ts`) and whoever runs it: the backend it drives (lease, state,
+ * events, completion), the flags and the request. Kept apart from the flow so backends and commands import the
+ * contract without the flow.
+ */
+import type { StackReader } from './plugins/providers/builtin-provider.js';
+import type { JournalPersister, SecretsCrypter, SnapshotPersister, UntypedDeployment } from './state/deployment.js';
+import type { ColorMode, DisplayFlags, TerminalInfo } from './display/display-types.js';
+import type { EngineEvent, OperationStatus } from './display/engine-events.js';
+import type { ChangeSummary } from './display/events.js';
+import type { ProgramSpec } from './program/language-host.js';
+import type { StackConfig } from './config/program-config.js';
+import type { LeaseWaitOptions } from './lease-wait.js';
+import type { ProjectPlugin } from './plugins/plugin-discovery.js';
+
+/** The command being run. */
+export type OperationCommand = 'preview' | 'up' | 'destroy' | 'refresh';
+
+/** How an operation ended, as handed to `complete`. */
+export interface OperationOutcome {
+  /** `status === 'succeeded'`. */
+  ok: boolean;
+  /** `cancelled`: stopped by Ctrl-C/SIGTERM, or the session fired `lost`. */
+  status: OperationStatus;
+  summary: ChangeSummary;
+  resourceCount: number;
+}
+
+/** One backend-side operation: holds the lease (non-dry runs), receives state saves and engine events. */
+export interface OperationSession {
+  /** The stack's state when the operation started. */
+  base: UntypedDeployment | undefined;
+  /** Saves checkpoints of this operation (absent for dry runs). Unused when `journal` is present. */
+  persister?: SnapshotPersister;
+  /**
+   * Optional. Saves journal entries instead of checkpoints, and takes precedence over `persister`: offer it when
+   * the service's start answered `journalVersion: 1` (entries go to `PATCH …/journalentries`; replaying them onto
+   * `base` gives the new state). Absent for dry runs.
+   */
+  journal?: JournalPersister;
+  /**
+   * Optional. Receives the operation's engine events (Pulumi's `EngineEvent` JSON: `sequence` from 0, `timestamp`
+   * in unix seconds, exactly one payload key; secrets shown as `[secret]`), for dry runs too. Called synchronously
+   * as events happen, in `sequence` order, one or more events per call, first a `preludeEvent` and last a
+   * `summaryEvent`; never awaited, so it must not throw or block. The session batches them (the service takes ≤50
+   * per `events/batch` call), must have delivered every event before `complete` resolves, and must not fail the
+   * operation when delivery fails.
+   */
+  recordEvents?(events: EngineEvent[]): void;
+  /**
+   * Optional. Aborted by the session when it loses the lease: renew, checkpoint or event calls answered 403, the
+   * update was cancelled with `stackyard cancel`, or the lease expired. `reason` should be an Error saying which.
+   * The engine then stops like a first Ctrl-C (no new step starts; steps in progress finish, though their saves may
+   * fail), calls `complete` with status `cancelled` (errors from that call are ignored once `lost` has fired),
+   * prints `error: the update was cancelled or its lease expired: <reason>` and exits non-zero. Never fired after
+   * `complete` was called.
+   */
+  lost?: AbortSignal;
+  /**
+   * Ends the operation: releases the lease, records history. Called exactly once per `begin`, after the last save
+   * and the last `recordEvents` call.
+   */
+  complete(outcome: OperationOutcome): Promise<void>;
+  /** Optional. The operation's page in the web console: the display's `View Live:` line (service backends only). */
+  permalink?: string;
+}
+
+/** Options of `OperationBackend.begin`. */
+export interface BeginOptions {
+  /**
+   * `--wait`: when another update holds the stack's lease, keep retrying the start instead of failing with
+   * `LeaseHeldError`: use `waitForLease(tryStart, { ...wait })` (cli/engine/lease-wait.ts), which backs off, calls
+   * `onWait(holder)` each time a different update holds the lease, stops on `signal`, and rethrows the last
+   * `LeaseHeldError` after `timeoutMs` (may be `Infinity`). Only passed for non-dry runs.
+   */
+  wait?: LeaseWaitOptions;
+}
+
+/** What a backend provides for engine commands on one stack. */
+export interface OperationBackend {
+  /** Starts an operation of `kind`; dry runs take no lease. `options` is optional and may be ignored by dry runs. */
+  begin(kind: 'update' | 'preview' | 'refresh' | 'destroy', dryRun: boolean, options?: BeginOptions): Promise<OperationSession>;
+  /** The stack's secrets crypter. */
+  crypter: SecretsCrypter;
+  /** Reads other stacks for StackReference. */
+  readStack?: StackReader;
+  /**
+   * Optional. The error to show when another update is running on the stack right now (its lease is live), else
+   * `undefined`: asked when the state holds pending operations, which are then that update's steps in progress.
+   */
+  activeUpdateConflict?(): Promise<Error | undefined>;
+  /**
+   * Optional. How the banner before each run names the stack, as Pulumi's backends do: `local` prints
+   * `Updating (dev):` (Pulumi's diy backend), `service` prints `Updating (dev)` and a blank line (Pulumi Cloud's).
+   */
+  banner?: { stack: string; style: 'local' | 'service' };
+  /**
+   * Optional. The stack's state now, without starting an operation: `destroy --exclude-protected` counts from it, and
+   * a real run whose preview was skipped is refused from it when it holds operations an interrupted run left.
+   */
+  currentState?(): Promise<UntypedDeployment | undefined>;
+}
+
+/** Flags shared by the four commands (names as `pulumi` spells them). */
+export interface OperationFlags {
+  yes?: boolean;
+  skipPreview?: boolean;
+  diff?: boolean;
+  json?: boolean;
+  target?: string[];
+  /** `--target-dependents`. */
+  targetDependents?: boolean;
+  /** `--exclude` (`-x`). */
+  exclude?: string[];
+  /** `--exclude-dependents`. */
+  excludeDependents?: boolean;
+  /** `--replace`: replaced even without a diff. */
+  replace?: string[];
+  /** `--target-replace`: targeted and replaced. */
+  targetReplace?: string[];
+  /** `--continue-on-error` (up, destroy). */
+  continueOnError?: boolean;
+  /** `destroy --exclude-protected`. */
+  excludeProtected?: boolean;
+  refresh?: boolean;
+  expectNoChanges?: boolean;
+  parallel?: number;
+  verbose?: boolean;
+  color?: ColorMode;
+  /** `--wait[=DURATION]` (up, destroy, refresh): wait for the stack's lease, at most `timeoutMs`. */
+  wait?: { timeoutMs: number };
+  /** What the display shows (`--show-sames`, `--suppress-outputs`, …). */
+  display?: DisplayFlags;
+  /** `--event-log <file>`: every engine event also goes to this file, one JSON document a line. */
+  eventLog?: string;
+  /** `--skip-plugin-pre-install`: plugins are acquired only when a provider is launched. */
+  skipPluginPreInstall?: boolean;
+}
+
+/** Everything one command needs. */
+export interface OperationRequest {
+  command: OperationCommand;
+  flags: OperationFlags;
+  program: ProgramSpec;
+  config: StackConfig;
+  projectPlugins?: ProjectPlugin[];
+  backend: OperationBackend;
+  /** Standard output. */
+  write: (text: string) => void;
+  /** Where notes and errors go when standard output carries JSON (default: `write`). */
+  writeErr?: (text: string) => void;
+  /** Standard output is this terminal: progress is drawn live. */
+  terminal?: TerminalInfo;
+  /** Only preview (`destroy|refresh --preview-only`). */
+  previewOnly?: boolean;
+  /** `destroy --remove`: the stack is removed afterwards, so the closing note does not say it is kept. */
+  remove?: boolean;
+  /** Asks the user to confirm; absent when not interactive. */
+  confirm?: (question: string) => Promise<boolean>;
+  env?: NodeJS.ProcessEnv;
+  /** Stops the operation gracefully (first Ctrl-C or SIGTERM). */
+  signal?: AbortSignal;
+  now?: () => number;
+}
+
+/** Raised for usage problems the user can fix (no stack trace). */
+export class OperationUsageError extends Error {
+  override readonly name = 'OperationUsageError';
+}
