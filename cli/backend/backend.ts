@@ -181,6 +181,11 @@ export function isNotFound(error: unknown): boolean {
   return (isDomainError(error) && error.status === 404) || (error instanceof ApiError && error.status === 404);
 }
 
+/** A 403 from either backend: the caller may not do this (or, for an update token, the lease is gone). */
+export function isForbidden(error: unknown): boolean {
+  return (isDomainError(error) && error.status === 403) || (error instanceof ApiError && error.status === 403);
+}
+
 /** The secrets provider recorded in a stack's deployments (Pulumi's `service` provider shape, §5). */
 export function secretsProviderFor(backend: Backend, ref: StackRef): { type: string; state: Record<string, string> } {
   return { type: 'service', state: { url: backend.url, owner: ref.org, project: ref.project, stack: ref.stack } };

@@ -5,15 +5,14 @@
  * history its resource changes) and completed, the same lifecycle the Pulumi CLI drives against the service. The stack's key encrypts the state's secrets, and other
  * stacks are readable for StackReference.
  */
-import { isDomainError, LeaseHeldError } from '../../shared/core/errors.js';
+import { LeaseHeldError } from '../../shared/core/errors.js';
 import { parseStackRef, type StackRef } from '../../shared/core/names.js';
-import { ApiError } from '../api-client/api-error.js';
 import type { StackReader } from '../engine/plugins/providers/builtin-provider.js';
 import { loadDeployment, type SecretsCrypter, type UntypedDeployment as EngineDeployment } from '../engine/state/deployment.js';
 import { waitForLease } from '../engine/lease-wait.js';
 import type { OperationBackend, OperationSession } from '../engine/operation-types.js';
 import { UserError } from '../output/errors.js';
-import { isNotFound, secretsProviderFor, type Backend, type UntypedDeployment, type UpdateRequest } from './backend.js';
+import { isForbidden, isNotFound, secretsProviderFor, type Backend, type UntypedDeployment, type UpdateRequest } from './backend.js';
 
 /** The lease a run asks for: short, so a crashed run frees its stack within a minute. */
 export const DEFAULT_LEASE_SECONDS = 60;
@@ -88,10 +87,6 @@ const EVENT_BATCH = 50;
 const EVENT_FLUSH_MS = 2_000;
 /** Batches on the wire at once, as in the Pulumi CLI. */
 const EVENTS_IN_FLIGHT = 3;
-
-function isLeaseLost(error: unknown): boolean {
-  return (isDomainError(error) && error.status === 403) || (error instanceof ApiError && error.status === 403);
-}
 
 /** Why the run lost its lease, for `error: the update was cancelled or its lease expired: <reason>`. */
 function leaseLostReason(call: string, error: unknown): Error {
@@ -194,7 +189,7 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
       let completed = false;
       const lost = new AbortController();
       const loseLease = (call: string) => (error: unknown) => {
-        if (!isLeaseLost(error) || lost.signal.aborted || completed) return;
+        if (!isForbidden(error) || lost.signal.aborted || completed) return;
         lost.abort(leaseLostReason(call, error));
         stop();
         events.discard();

@@ -4,8 +4,9 @@
  */
 import { rm } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
-import { formatStackRef } from '../../shared/core/names.js';
-import { isNotFound } from '../backend/backend.js';
+import { formatStackRef, type StackRef } from '../../shared/core/names.js';
+import { isForbidden, isNotFound, type Backend, type UpdateRequest } from '../backend/backend.js';
+import type { OperationCommand } from '../engine/operation-types.js';
 import { createOperationBackend } from '../backend/operation-backend.js';
 import { UserError } from '../output/errors.js';
 import { decryptConfig, effectiveConfig, engineConfig, updateConfig } from '../project/config-values.js';
@@ -51,7 +52,11 @@ export function createEngineStackResolver(globals: () => GlobalOptions): Resolve
       await file.save();
     }
     const entries = effectiveConfig(project, file);
-    const plaintexts = await decryptConfig(backend, ref, entries, `Pulumi.${ref.stack}.yaml`);
+    const updateProgram = { name: project.name, runtime: project.runtime ?? 'nodejs', main: program.main, description: project.description };
+    const environment = { 'exec.kind': 'cli' };
+    const plaintexts = await decryptConfig(backend, ref, entries, `Pulumi.${ref.stack}.yaml`).catch(async (error: unknown) => {
+      throw await updateRefusal(backend, ref, command, { program: updateProgram, environment, config: updateConfig(entries) }, error);
+    });
     const programConfig = engineConfig(entries, plaintexts);
     // As Pulumi: checked only when the program runs (refresh and destroy here never run it), unless skipped.
     if ((command === 'preview' || command === 'up') && !skipConfigValidation) {
@@ -75,12 +80,33 @@ export function createEngineStackResolver(globals: () => GlobalOptions): Resolve
       backend: createOperationBackend({
         backend,
         ref,
-        program: { name: project.name, runtime: project.runtime ?? 'nodejs', main: program.main, description: project.description },
+        program: updateProgram,
         config: updateConfig(entries),
         tags,
         message,
-        environment: { 'exec.kind': 'cli' },
+        environment,
       }),
     };
   };
+}
+
+/**
+ * The error to show when decrypting the config for `command` failed with `error`. The config is decrypted before the
+ * run creates its update (Pulumi validates it first too), so a caller who may not update is refused the decryption,
+ * and that refusal names the wrong action. On a refusal (403), the service is asked for the run's first update
+ * itself, and its answer (`update needs 'write'`) is the error; should it be granted, the decryption's refusal stands.
+ */
+async function updateRefusal(
+  backend: Backend,
+  ref: StackRef,
+  command: OperationCommand,
+  request: Omit<UpdateRequest, 'kind' | 'dryRun'>,
+  error: unknown,
+): Promise<unknown> {
+  if (!isForbidden(error)) return error;
+  const kind = command === 'up' || command === 'preview' ? 'preview' : command;
+  return backend.createUpdate(ref, { ...request, kind, dryRun: true }).then(
+    () => error,
+    (refusal: unknown) => (isForbidden(refusal) ? refusal : error),
+  );
 }

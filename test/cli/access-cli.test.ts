@@ -83,6 +83,23 @@ describe('organization administration from the CLI', () => {
     expect(viewerAdmin.stderr).toContain("Only administrators of organization 'acme' may manage teams, and 'vic' is a viewer");
   });
 
+  it('refuses a viewer\'s preview and up of a stack with secret config as updates needing write, not as decryption', async () => {
+    // Arrange: encrypting reveals nothing, so the viewer may add a secret to the stack's config.
+    const secret = await as('vic', 'config', 'set', '--secret', 'token', 's3cret', '--stack', 'acme/dev');
+
+    // Act
+    const up = await as('vic', 'up', '--yes', '--stack', 'acme/dev');
+    const preview = await as('vic', 'preview', '--stack', 'acme/dev');
+
+    // Assess
+    expect(secret.status, secret.stderr).toBe(0);
+    for (const refused of [up, preview]) {
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain("'vic' has 'read' permission on stack 'acme/demo/dev', and update needs 'write'");
+      expect(refused.stderr).not.toContain('decrypt');
+    }
+  });
+
   it('gives, changes and removes a member\'s permission on one stack', async () => {
     const given = await as('admin', 'stack', 'permission', 'set', 'admin', '--user', 'vic', '--stack', 'acme/dev');
     const bad = await as('admin', 'stack', 'permission', 'set', 'owner', '--user', 'vic', '--stack', 'acme/dev');
