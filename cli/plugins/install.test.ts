@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { testprovArchive } from '../../test/support/plugin-server.js';
+import { platform, startPluginServer, testprovArchive } from '../../test/support/plugin-server.js';
 import { listInstalledPlugins } from './cache.js';
 import { installPlugin } from './install.js';
 
@@ -63,5 +63,24 @@ describe('installPlugin', () => {
     expect(markerKept).toBe(true);
     expect(reinstalled.installed).toBe(true);
     expect(existsSync(join(dir, 'marker'))).toBe(false);
+  });
+
+  it('says why a download failed in one sentence, ended by one period before the command that fixes it', async () => {
+    const { env } = await setup();
+    const server = await startPluginServer();
+    const url = `${server.url}/missing/pulumi-resource-testprov-v1.0.0-${platform()}.tar.gz`;
+    const overrides = { PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^github://api.github.com/pulumi/pulumi-testprov=${server.url}/missing` };
+
+    const failure = await installPlugin(SPEC, { from: 'download' }, { env: { ...env, ...overrides } }).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    await server.close();
+
+    expect(failure?.message).toBe(
+      `could not install resource plugin testprov-1.0.0 from ${url}: 404 HTTP error fetching plugin from ${url}. ` +
+        'Retry with `stackyard plugin install resource testprov v1.0.0`, or install it offline with ' +
+        '`stackyard plugin install resource testprov v1.0.0 --file <pulumi-resource-testprov-…tar.gz>`',
+    );
   });
 });

@@ -48,12 +48,15 @@ export interface InstallResult {
   url?: string;
 }
 
-/** An install that failed; the message names the plugin, the URL tried and the command that fixes it. */
+/**
+ * An install that failed; the message names the plugin, the URL tried and the command that fixes it. The reason
+ * ends the sentence: a period it brings (an underlying error's message may end with one) is not doubled.
+ */
 export class PluginInstallError extends Error {
   override readonly name = 'PluginInstallError';
   constructor(readonly spec: PluginSpec, readonly url: string | undefined, readonly reason: string) {
     super(
-      `could not install ${spec.kind} plugin ${describeSpec(spec)}${url ? ` from ${url}` : ''}: ${reason}. ` +
+      `could not install ${spec.kind} plugin ${describeSpec(spec)}${url ? ` from ${url}` : ''}: ${reason.replace(/\.+$/, '')}. ` +
         `Retry with \`${installCommand(spec)}\`, or install it offline with \`${offlineInstallCommand(spec)}\``,
     );
   }
@@ -84,8 +87,8 @@ async function get(req: SourceRequest, userAgent: string): Promise<Response> {
   }
   if (!res.ok) {
     await res.body?.cancel();
-    const hint = new URL(req.url).host === 'api.github.com' && res.status === 404 ? ' If this is a private GitHub repository, set GITHUB_TOKEN.' : '';
-    throw new DownloadError(req.url, `${res.status} HTTP error fetching plugin from ${req.url}.${hint}`.replace(/\.\.$/, '.'));
+    const hint = new URL(req.url).host === 'api.github.com' && res.status === 404 ? '. If this is a private GitHub repository, set GITHUB_TOKEN' : '';
+    throw new DownloadError(req.url, `${res.status} HTTP error fetching plugin from ${req.url}${hint}`);
   }
   return res;
 }
