@@ -44,9 +44,17 @@ export async function requireExisting(ctx: CommandContext, backend: Backend, ref
   }
 }
 
+/**
+ * The stack's resources as Pulumi's `stack` lists them: the snapshot's, without the pending operations an interrupted
+ * run left (a create in flight is not a resource yet; `refresh` or `state repair` settles it).
+ */
+function snapshotResources(deployment: UntypedDeployment): Record<string, unknown>[] {
+  return ((deployment.deployment as { resources?: Record<string, unknown>[] }).resources ?? []).filter((r) => r !== null && typeof r === 'object');
+}
+
 /** The root stack resource's outputs with secrets decrypted (`reveal`) or shown as `[secret]`. */
 async function stackOutputs(backend: Backend, ref: StackRef, deployment: UntypedDeployment, reveal: boolean): Promise<Record<string, unknown>> {
-  const root = resourceStates(deployment).find((r) => r.type === STACK_TYPE && !r.delete);
+  const root = snapshotResources(deployment).find((r) => r.type === STACK_TYPE && !r.delete);
   const outputs = (root?.outputs ?? {}) as Record<string, unknown>;
   const ciphertexts: string[] = [];
   const collect = (v: unknown): void => {
@@ -84,7 +92,7 @@ export const stackSummary: CommandHandler = async (ctx, _args, opts) => {
   const name = await ctx.displayName(ref);
   if (opts.showName === true) return ctx.out(ref.stack);
   const deployment = await backend.exportDeployment(ref);
-  const resources = resourceStates(deployment).filter((r) => !r.delete);
+  const resources = snapshotResources(deployment).filter((r) => !r.delete);
   const lines = [`Current stack is ${name}:`, `    Owner: ${ref.org}`];
   if (details.activeUpdate) lines.push('    Update in progress');
   const [last] = await backend.history(ref, 1, 1);

@@ -139,7 +139,7 @@ describe('engine commands on the local backend', () => {
     expect(entries).toMatchObject([{ result: 'failed', cancelledBy: 'local', resourceChanges: { create: 2 } }]);
   });
 
-  it('recovers a stack whose update was killed: cancel releases it, state repair clears the pending create', async () => {
+  it('recovers a stack whose update was killed: stack lists no pending create, cancel releases it, state repair clears it', async () => {
     const { cli, running, exited } = await stuckUp('stuck');
     running.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 200));
@@ -147,12 +147,17 @@ describe('engine commands on the local backend', () => {
     expect(await exited).toBe(143);
 
     const locked = JSON.parse((await cli('stack', 'ls', '--json')).stdout) as { updateInProgress?: boolean }[];
+    const summary = await cli('stack', '--show-urns');
     const cancelled = await cli('cancel', '--yes');
     const repaired = await cli('state', 'repair', '--yes');
     const after = JSON.parse((await cli('stack', 'export')).stdout) as Exported;
     const unlocked = JSON.parse((await cli('stack', 'ls', '--json')).stdout) as { updateInProgress?: boolean }[];
 
     expect(locked[0]!.updateInProgress).toBe(true);
+    // The create in flight is a pending operation, not a resource (Pulumi's `stack` lists the snapshot's resources).
+    expect(summary.stdout).toContain('Current stack resources (3):');
+    expect(summary.stdout).toContain('URN: urn:pulumi:dev::stuck::testprov:index:Thing::quick');
+    expect(summary.stdout).not.toContain('::slow');
     expect(cancelled.stdout).toBe("The currently running update for 'dev' has been canceled!\n");
     expect(repaired.status, repaired.stderr).toBe(0);
     expect(repaired.stdout).toContain('creating urn:pulumi:dev::stuck::testprov:index:Thing::slow');
