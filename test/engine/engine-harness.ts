@@ -1,6 +1,6 @@
 /** Shared helpers for engine tests: a real AES-GCM crypter, an in-memory persister, and a run wrapper. */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Checkpoint, SecretsCrypter, UntypedDeployment } from '../../cli/engine/state/deployment.js';
@@ -11,6 +11,20 @@ import { runDeployment, type DeploymentKind, type DeploymentOptions, type Deploy
 /** Repository paths of the fixtures. */
 export const FIXTURES = resolve(import.meta.dirname, '../fixtures');
 export const TESTPROV_DIR = join(FIXTURES, 'providers/testprov');
+
+/**
+ * A fresh $PULUMI_HOME whose plugin cache holds one resource plugin, `name` at `version`, in Pulumi's layout: a
+ * wrapper that runs the Node script `script` with this Node.
+ */
+export function pulumiHomeWith(name: string, version: string, script: string): string {
+  const home = mkdtempSync(join(tmpdir(), 'stackyard-pulumi-home-'));
+  const dir = join(home, 'plugins', `resource-${name}-v${version}`);
+  mkdirSync(dir, { recursive: true });
+  const bin = join(dir, `pulumi-resource-${name}`);
+  writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${script}" "$@"\n`);
+  chmodSync(bin, 0o755);
+  return home;
+}
 
 /** AES-256-GCM with a random key: a real crypter whose ciphertexts cannot be read without the key. */
 export function testCrypter(): SecretsCrypter & { decryptions: number } {

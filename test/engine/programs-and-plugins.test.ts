@@ -1,9 +1,9 @@
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ResourceState } from '../../cli/engine/state/deployment.js';
-import { FIXTURES, TESTPROV_DIR, TestStack } from './engine-harness.js';
+import { FIXTURES, pulumiHomeWith, TESTPROV_DIR, TestStack } from './engine-harness.js';
 
 function resources(state: unknown): ResourceState[] {
   return ((state as { deployment?: { resources?: ResourceState[] } } | undefined)?.deployment?.resources ?? []);
@@ -11,13 +11,7 @@ function resources(state: unknown): ResourceState[] {
 
 /** A $PULUMI_HOME whose plugin cache holds testprov v1.0.0 (a wrapper that runs the fixture provider). */
 function pulumiHomeWithTestprov(): string {
-  const home = mkdtempSync(join(tmpdir(), 'stackyard-pulumi-home-'));
-  const dir = join(home, 'plugins', 'resource-testprov-v1.0.0');
-  mkdirSync(dir, { recursive: true });
-  const bin = join(dir, 'pulumi-resource-testprov');
-  writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${join(TESTPROV_DIR, 'provider.cjs')}" "$@"\n`);
-  chmodSync(bin, 0o755);
-  return home;
+  return pulumiHomeWith('testprov', '1.0.0', join(TESTPROV_DIR, 'provider.cjs'));
 }
 
 describe('provider plugins', () => {

@@ -5,6 +5,7 @@
  * their output values and dependencies; the answer's return values get theirs as dependencies per key.
  */
 import { ComponentCallError } from '../plugins/providers/component-call-error.js';
+import type { PackageRequest } from '../plugins/providers/parameterized.js';
 import { provproto, resproto } from '../rpc/proto.js';
 import { fromStruct, resolveOutputValues, toStruct, downgradeResourceRefs, type PropertyValue } from '../resource/properties.js';
 import { formatProviderRef, isProviderType } from '../resource/urn.js';
@@ -17,13 +18,13 @@ type ResourceCallRequest = InstanceType<typeof resproto.ResourceCallRequest>;
 type CallResponse = InstanceType<typeof provproto.CallResponse>;
 
 /** Runs a component method through its provider. */
-export async function callComponentMethod(executor: StepExecutor, info: ComponentRunInfo, req: ResourceCallRequest): Promise<CallResponse> {
+export async function callComponentMethod(executor: StepExecutor, info: ComponentRunInfo, req: ResourceCallRequest, pkg?: PackageRequest): Promise<CallResponse> {
   const tok = req.getTok();
   const args = upgradeMapToOutputValues(fromStruct(req.getArgs()));
   const { ref: explicit, type } = providerOfCall(executor, tok, args.__self__, req.getProvider());
   let provider;
   try {
-    ({ provider } = await executor.componentProvider(type, explicit, req.getVersion() || undefined, req.getPlugindownloadurl() || undefined));
+    ({ provider } = await executor.componentProvider(type, explicit, req.getVersion() || undefined, req.getPlugindownloadurl() || undefined, pkg));
     if (!provider.callMethod) throw new Error(`the provider of ${tok} does not implement methods`);
   } catch (err) {
     if (err instanceof ShuttingDownError) throw err;

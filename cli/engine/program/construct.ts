@@ -14,6 +14,7 @@ import { isProviderType, packageOfType, parseProviderRef } from '../resource/urn
 import type { StepExecutor } from '../steps/step-executor.js';
 import { bareGoal, ShuttingDownError } from '../steps/step-types.js';
 import { componentConfig, type ComponentRunInfo } from './component-info.js';
+import type { PackageRefs } from './packages.js';
 import { componentErrorMessage, extendOutputDependencies, upgradeMapToOutputValues, withoutUnknownValues } from './component-values.js';
 
 type RegisterRequest = InstanceType<typeof resproto.RegisterResourceRequest>;
@@ -30,6 +31,7 @@ export class RemoteComponents {
   constructor(
     private readonly executor: StepExecutor,
     private readonly info: ComponentRunInfo,
+    private readonly packages: PackageRefs,
   ) {}
 
   /**
@@ -78,7 +80,7 @@ export class RemoteComponents {
     let provider: Provider;
     let ref: string;
     try {
-      ({ ref, provider } = await this.executor.componentProvider(type, req.getProvider() || undefined, req.getVersion() || undefined, req.getPlugindownloadurl() || undefined));
+      ({ ref, provider } = await this.executor.componentProvider(type, req.getProvider() || undefined, req.getVersion() || undefined, req.getPlugindownloadurl() || undefined, this.packages.resolve(req.getPackageref())));
       if (this.unconfigured(ref)) return await this.registerUnconstructed(req);
       if (!provider.construct) throw new Error(`the ${packageOfType(type)} provider does not construct components`);
       if (!provider.acceptSecrets) throw new Error('plugins that can construct components must support secrets');

@@ -1,10 +1,12 @@
 /**
  * A resource monitor that answers every request at once without providers or state. Benchmarks run a program
- * against it to measure the program's own cost, the baseline for engine overhead.
+ * against it to measure the program's own cost, the baseline for engine overhead. It answers `SupportsFeature` as
+ * the engine does, so the SDK takes the same paths in both; transforms and packages are accepted, not applied.
  */
 import type * as grpcTypes from '@grpc/grpc-js';
 import { emptyproto, engproto, engrpc, grpc, provproto, resproto, resrpc } from '../rpc/proto.js';
 import { createUrn } from '../resource/urn.js';
+import { supportedMonitorFeatures, supportsFeature } from './features.js';
 
 /** Starts the null monitor (Engine service included); returns its address and a stop function. */
 export async function startNullMonitor(stack: string, project: string): Promise<{ address: string; stop(): Promise<void>; registrations(): number }> {
@@ -13,7 +15,10 @@ export async function startNullMonitor(stack: string, project: string): Promise<
   const ok = <T>(value: T) => (_call: unknown, cb: grpcTypes.sendUnaryData<T>) => cb(null, value);
   server.addService(resrpc.ResourceMonitorService, {
     supportsFeature: (call: grpcTypes.ServerUnaryCall<InstanceType<typeof resproto.SupportsFeatureRequest>, unknown>, cb: grpcTypes.sendUnaryData<unknown>) =>
-      cb(null, new resproto.SupportsFeatureResponse().setHassupport(['secrets', 'resourceReferences', 'outputValues', 'aliasSpecs'].includes(call.request.getId()))),
+      cb(null, new resproto.SupportsFeatureResponse().setHassupport(supportsFeature(call.request.getId()))),
+    getDeploymentInfo: ok(new resproto.DeploymentInfo().setStack(stack).setProject(project).setOrganization('organization').setSupportedfeaturesList(supportedMonitorFeatures())),
+    registerStackTransform: ok(new emptyproto.Empty()),
+    registerPackage: ok(new resproto.RegisterPackageResponse().setRef('null-monitor-package')),
     registerResource: (call: grpcTypes.ServerUnaryCall<InstanceType<typeof resproto.RegisterResourceRequest>, unknown>, cb: grpcTypes.sendUnaryData<unknown>) => {
       count++;
       const r = call.request;

@@ -15,11 +15,11 @@ import { STACK_TYPE } from '../resource/urn.js';
 import { callComponentMethod } from './call.js';
 import type { ComponentRunInfo } from './component-info.js';
 import { RemoteComponents } from './construct.js';
+import { deploymentInfo } from './deployment-info.js';
+import { supportsFeature } from './features.js';
+import { PackageRefs } from './packages.js';
 
 type RegisterRequest = InstanceType<typeof resproto.RegisterResourceRequest>;
-
-/** Features this engine supports; anything else answers false so the SDK falls back or reports clearly. */
-const SUPPORTED_FEATURES = new Set(['secrets', 'resourceReferences', 'outputValues', 'deletedWith', 'aliasSpecs', 'transforms']);
 
 const SEVERITIES: DiagEvent['severity'][] = ['debug', 'info', 'warning', 'error'];
 
@@ -51,10 +51,11 @@ export class ProgramHost {
   private port = 0;
   private readonly components: RemoteComponents;
   private readonly componentInfo: ComponentRunInfo;
+  private readonly packages = new PackageRefs();
 
   constructor(private readonly o: ProgramHostOptions) {
     this.componentInfo = { ...o.componentInfo, monitorAddress: () => this.address };
-    this.components = new RemoteComponents(o.executor, this.componentInfo);
+    this.components = new RemoteComponents(o.executor, this.componentInfo, this.packages);
   }
 
   /** `127.0.0.1:<port>` once started. */
@@ -99,7 +100,7 @@ export class ProgramHost {
       cb(grpcError(grpc.status.UNIMPLEMENTED, `${name} is not supported by this engine`));
     return {
       supportsFeature: this.unary(async (req: InstanceType<typeof resproto.SupportsFeatureRequest>) =>
-        new resproto.SupportsFeatureResponse().setHassupport(SUPPORTED_FEATURES.has(req.getId()))),
+        new resproto.SupportsFeatureResponse().setHassupport(supportsFeature(req.getId()))),
       registerResource: this.unary((req: RegisterRequest) => this.registerResource(req)),
       registerResourceOutputs: this.unary(async (req: InstanceType<typeof resproto.RegisterResourceOutputsRequest>) => {
         await ex.registerOutputs(req.getUrn(), fromStruct(req.getOutputs()));
@@ -114,13 +115,14 @@ export class ProgramHost {
           inputs: fromStruct(req.getProperties()),
           provider: req.getProvider() || undefined,
           version: req.getVersion() || undefined,
+          package: this.packages.resolve(req.getPackageref()),
           dependencies: req.getDependenciesList(),
           additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
         });
         return new resproto.ReadResourceResponse().setUrn(urn).setProperties(toStruct(forCaller(outputs, req.getAcceptsecrets(), req.getAcceptresources())));
       }),
       invoke: this.unary(async (req: InstanceType<typeof resproto.ResourceInvokeRequest>) => {
-        const { result, failures } = await ex.invoke(req.getTok(), fromStruct(req.getArgs()), req.getProvider() || undefined, req.getVersion() || undefined);
+        const { result, failures } = await ex.invoke(req.getTok(), fromStruct(req.getArgs()), req.getProvider() || undefined, req.getVersion() || undefined, this.packages.resolve(req.getPackageref()));
         const res = new provproto.InvokeResponse().setReturn(toStruct(forCaller(result, true, req.getAcceptresources())));
         for (const f of failures) res.addFailures(new provproto.CheckFailure().setProperty(f.property).setReason(f.reason));
         return res;
@@ -134,12 +136,12 @@ export class ProgramHost {
         await this.o.onShutdown();
         return new emptyproto.Empty();
       }),
-      getDeploymentInfo: unimplemented('GetDeploymentInfo'),
-      call: this.unary((req: InstanceType<typeof resproto.ResourceCallRequest>) => callComponentMethod(ex, this.componentInfo, req)),
+      getDeploymentInfo: this.unary(async () => deploymentInfo(this.o.componentInfo)),
+      call: this.unary((req: InstanceType<typeof resproto.ResourceCallRequest>) => callComponentMethod(ex, this.componentInfo, req, this.packages.resolve(req.getPackageref()))),
       registerStackInvokeTransform: unimplemented('RegisterStackInvokeTransform'),
       registerResourceHook: unimplemented('RegisterResourceHook'),
       registerErrorHook: unimplemented('RegisterErrorHook'),
-      registerPackage: unimplemented('RegisterPackage'),
+      registerPackage: this.unary(async (req: InstanceType<typeof resproto.RegisterPackageRequest>) => this.packages.register(req)),
     };
   }
 
@@ -179,7 +181,7 @@ export class ProgramHost {
       if (own.length) this.resourceTransforms.set(res.getUrn(), own);
       return res;
     }
-    const goal = goalOf(req, this.o.rootDir);
+    const goal = { ...goalOf(req, this.o.rootDir), package: this.packages.resolve(req.getPackageref()) };
     const res = await this.o.executor.register(goal);
     if (goal.parent) this.parentOf.set(res.urn, goal.parent);
     if (own.length) this.resourceTransforms.set(res.urn, own);

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { ResourceState } from '../state/deployment.js';
 import type { StepOp } from '../display/events.js';
 import { formatCheckFailures, type ResourceRef } from '../plugins/providers/provider-client.js';
+import type { PackageRequest } from '../plugins/providers/parameterized.js';
 import { containsUnknowns, deepEqual, markSecretOutputs, resolveOutputValues, type PropertyMap } from '../resource/properties.js';
 import { createUrn, isProviderType, STACK_TYPE } from '../resource/urn.js';
 import type { AliasResolver } from './aliases.js';
@@ -108,7 +109,7 @@ export class ProgramRequests {
 
   private async registerCustom(goal: RegisterGoal, urn: string, old: ResourceState | undefined): Promise<RegisterResult> {
     const { ctx, parts } = this;
-    const { ref, provider } = await parts.providers.providerFor(goal.type, goal.provider, goal.version, goal.pluginDownloadURL);
+    const { ref, provider } = await parts.providers.providerFor(goal.type, goal.provider, goal.version, goal.pluginDownloadURL, goal.package);
     const alone = this.leftAlone(proposedState(goal, urn, { provider: ref }), old);
     if (alone) return alone;
     // as Pulumi's generateSteps: the option names a resource already adopted when the state's import id (or, without
@@ -206,7 +207,7 @@ export class ProgramRequests {
     const urn = createUrn(ctx.options.stack, ctx.options.project, goal.parent, goal.type, goal.name);
     try {
       parts.ledger.registeredUrns.add(urn);
-      const { ref, provider } = await parts.providers.providerFor(goal.type, goal.provider, goal.version);
+      const { ref, provider } = await parts.providers.providerFor(goal.type, goal.provider, goal.version, undefined, goal.package);
       const inputs = resolveOutputValues(goal.inputs);
       ctx.emit('read', urn, goal.type, 'start', { new: { urn, custom: true, type: goal.type, id: goal.id, inputs, parent: goal.parent || undefined, external: true, provider: ref } });
       // Pulumi's ReadStep sends the inputs as the state too: a dynamic provider finds its code there
@@ -230,11 +231,11 @@ export class ProgramRequests {
   }
 
   /** Handles Invoke: builtins in process, everything else through the package's provider. */
-  async invoke(tok: string, args: PropertyMap, explicit: string | undefined, version: string | undefined): Promise<{ result: PropertyMap; failures: { property: string; reason: string }[] }> {
+  async invoke(tok: string, args: PropertyMap, explicit: string | undefined, version: string | undefined, pkg?: PackageRequest): Promise<{ result: PropertyMap; failures: { property: string; reason: string }[] }> {
     this.ctx.assertRunning();
     const plainArgs = resolveOutputValues(args);
     if (tok.startsWith('pulumi:pulumi:')) return this.ctx.options.builtins.invoke(tok, plainArgs);
-    const { provider } = await this.parts.providers.providerFor(tok, explicit, version);
+    const { provider } = await this.parts.providers.providerFor(tok, explicit, version, undefined, pkg);
     return this.ctx.slots.run(() => provider.invoke(tok, plainArgs, this.ctx.preview));
   }
 }

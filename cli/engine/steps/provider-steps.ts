@@ -7,8 +7,9 @@ import type { ResourceState } from '../state/deployment.js';
 import type { StepOp } from '../display/events.js';
 import { defaultProviderInputs } from '../plugins/providers/default-provider-inputs.js';
 import { formatCheckFailures, type ResourceRef } from '../plugins/providers/provider-client.js';
-import { pluginDownloadUrlOf, withPluginDownloadUrl } from '../plugins/providers/provider-internals.js';
-import { defaultProviderUrn, ProviderRegistry, versionOf, type Provider } from '../plugins/providers/provider-registry.js';
+import { withoutInternal, withPluginDownloadUrl } from '../plugins/providers/provider-internals.js';
+import { packageNameOf, packageRequestKey, packageVersionOf, withPackageRequest, type PackageRequest } from '../plugins/providers/parameterized.js';
+import { defaultProviderUrn, ProviderRegistry, type Provider } from '../plugins/providers/provider-registry.js';
 import { changedKeys, deepEqual, resolveOutputValues, UNKNOWN } from '../resource/properties.js';
 import { formatProviderRef, isProviderType, packageOfType, parseProviderRef, urnName } from '../resource/urn.js';
 import type { RunLedger } from './run-ledger.js';
@@ -35,16 +36,19 @@ export class ProviderSteps {
   async register(goal: RegisterGoal, urn: string, old: ResourceState | undefined): Promise<RegisterResult> {
     const o = this.ctx.options;
     const pkg = packageOfType(goal.type);
-    const inputs = withPluginDownloadUrl(resolveOutputValues(goal.inputs), goal.pluginDownloadURL);
+    const given = resolveOutputValues(goal.inputs);
+    // a package reference records its plugin, version and parameterization in the inputs, as Pulumi's RegisterResource
+    const inputs = goal.package ? withPackageRequest(given, goal.package) : withPluginDownloadUrl(given, goal.pluginDownloadURL);
     const ref: ResourceRef = { urn, name: goal.name, type: goal.type };
-    const launched = o.registry.launch(pkg, versionOf(inputs), pluginDownloadUrlOf(inputs));
+    const launched = o.registry.launchFor(goal.type, inputs);
     const provider = await launched;
     const checked = await provider.checkConfig(ref, old?.inputs ?? {}, inputs);
     if (checked.failures.length) throw new Error(`provider configuration is invalid: ${formatCheckFailures(checked.failures)}`);
-    const op: StepOp = !old ? 'create' : deepEqual(old.inputs ?? {}, checked.inputs) ? 'same' : 'update';
+    // as Pulumi's registry Diff: the engine's `__internal` keys are not the provider's configuration
+    const op: StepOp = !old ? 'create' : deepEqual(withoutInternal(old.inputs ?? {}), withoutInternal(checked.inputs)) ? 'same' : 'update';
     const id = old?.id ?? (o.preview ? UNKNOWN : ProviderRegistry.newId());
     const state = proposedState(goal, urn, { id, inputs: checked.inputs, outputs: checked.inputs });
-    const details: StepDetails = { old, new: state, ...(op === 'update' ? { diffKeys: changedKeys(old!.inputs ?? {}, checked.inputs) } : {}) };
+    const details: StepDetails = { old, new: state, ...(op === 'update' ? { diffKeys: changedKeys(withoutInternal(old!.inputs ?? {}), withoutInternal(checked.inputs)) } : {}) };
     this.ctx.emit(op, urn, goal.type, 'start', details);
     await o.registry.configureNew(urn, id, pkg, checked.inputs, launched);
     this.ledger.record(urn, state, old);
@@ -53,9 +57,13 @@ export class ProviderSteps {
     return { urn, id: o.preview && !old ? '' : id, outputs: checked.inputs, result: 'success' };
   }
 
-  /** Resolves the provider of a resource: explicit reference, or the package's default provider. */
-  async providerFor(type: string, explicit: string | undefined, version: string | undefined, pluginDownloadURL?: string): Promise<{ ref: string; provider: Provider }> {
-    const ref = explicit || (await this.defaultProvider(packageOfType(type), version || undefined, pluginDownloadURL || undefined));
+  /**
+   * Resolves the provider of a resource: explicit reference, or the default provider of its package (the one its
+   * package reference stands for, else its type's at the version and download URL asked for).
+   */
+  async providerFor(type: string, explicit: string | undefined, version: string | undefined, pluginDownloadURL?: string, pkg?: PackageRequest): Promise<{ ref: string; provider: Provider }> {
+    const request = pkg ?? { name: packageOfType(type), version: version || undefined, pluginDownloadURL: pluginDownloadURL || undefined };
+    const ref = explicit || (await this.defaultProvider(request));
     return { ref, provider: await this.providerByRef(ref) };
   }
 
@@ -70,15 +78,20 @@ export class ProviderSteps {
     return registry.configureNew(urn, id, packageOfType(state.type), state.inputs ?? {});
   }
 
-  /** The default provider reference for a package and version, registering it on first use. */
-  private defaultProvider(pkg: string, version: string | undefined, pluginDownloadURL?: string): Promise<string> {
-    const key = `${pkg}@${version ?? ''}@${pluginDownloadURL ?? ''}`;
+  /**
+   * The default provider reference for a package request, registering it on first use (Go's
+   * `newRegisterDefaultProviderEvent`): named by the sub-package and its version when parameterized, configured from
+   * that package's stack config.
+   */
+  private defaultProvider(req: PackageRequest): Promise<string> {
+    const key = packageRequestKey(req);
     let p = this.defaults.get(key);
     if (!p) {
       p = (async () => {
         const o = this.ctx.options;
-        const urn = defaultProviderUrn(o.stack, o.project, pkg, version, pluginDownloadURL);
-        const goal = bareGoal(`pulumi:providers:${pkg}`, urnName(urn), true, defaultProviderInputs(pkg, o.config, version), { pluginDownloadURL });
+        const pkg = packageNameOf(req);
+        const urn = defaultProviderUrn(o.stack, o.project, pkg, packageVersionOf(req), req.pluginDownloadURL);
+        const goal = bareGoal(`pulumi:providers:${pkg}`, urnName(urn), true, defaultProviderInputs(pkg, o.config, req.version), { package: req });
         this.ledger.registeredUrns.add(urn);
         const res = await this.register(goal, urn, this.ledger.claimOld(urn, []));
         return formatProviderRef(urn, res.id || UNKNOWN);

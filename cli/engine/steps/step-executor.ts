@@ -12,6 +12,7 @@ import type { ChangeSummary, StepOp } from '../display/events.js';
 import { isDefaultProviderStep } from '../display/step-visibility.js';
 import type { PropertyMap } from '../resource/properties.js';
 import type { Provider } from '../plugins/providers/provider-registry.js';
+import type { PackageRequest } from '../plugins/providers/parameterized.js';
 import { AliasResolver } from './aliases.js';
 import { StepApplier } from './apply-steps.js';
 import { DeleteSteps } from './delete-steps.js';
@@ -202,14 +203,14 @@ export class StepExecutor {
    * The provider serving a component package (Construct and Call): the explicit reference, or the package's default
    * provider, registered on first use as for a custom resource.
    */
-  async componentProvider(type: string, explicit: string | undefined, version: string | undefined, pluginDownloadURL?: string): Promise<{ ref: string; provider: Provider }> {
+  async componentProvider(type: string, explicit: string | undefined, version: string | undefined, pluginDownloadURL?: string, pkg?: PackageRequest): Promise<{ ref: string; provider: Provider }> {
     this.assertRunning();
-    return this.track(this.providers.providerFor(type, explicit, version, pluginDownloadURL));
+    return this.track(this.providers.providerFor(type, explicit, version, pluginDownloadURL, pkg));
   }
 
   /** Handles Invoke: builtins in process, everything else through the package's provider. */
-  invoke(tok: string, args: PropertyMap, explicit: string | undefined, version: string | undefined): Promise<{ result: PropertyMap; failures: { property: string; reason: string }[] }> {
-    return this.track(this.requests.invoke(tok, args, explicit, version));
+  invoke(tok: string, args: PropertyMap, explicit: string | undefined, version: string | undefined, pkg?: PackageRequest): Promise<{ result: PropertyMap; failures: { property: string; reason: string }[] }> {
+    return this.track(this.requests.invoke(tok, args, explicit, version, pkg));
   }
 
   /**

@@ -8,6 +8,7 @@ import type { EngineEvents, StepOp } from '../display/events.js';
 import type { StackConfig } from '../config/program-config.js';
 import type { PropertyMap } from '../resource/properties.js';
 import type { Provider, ProviderRegistry } from '../plugins/providers/provider-registry.js';
+import type { PackageRequest } from '../plugins/providers/parameterized.js';
 import type { SnapshotManager } from '../state/snapshot-manager.js';
 import type { Semaphore } from './semaphore.js';
 import type { TargetOptions } from './targeting.js';
@@ -36,6 +37,8 @@ export interface RegisterGoal {
   version?: string;
   /** The `pluginDownloadURL` resource option: where the provider plugin is downloaded from. */
   pluginDownloadURL?: string;
+  /** The package its `packageRef` stands for (RegisterPackage); it takes the place of `version` and `pluginDownloadURL`. */
+  package?: PackageRequest;
   deleteBeforeReplace?: boolean;
   ignoreChanges: string[];
   replaceOnChanges: string[];
@@ -76,6 +79,8 @@ export interface ReadGoal {
   inputs: PropertyMap;
   provider?: string;
   version?: string;
+  /** The package its `packageRef` stands for (RegisterPackage). */
+  package?: PackageRequest;
   dependencies: string[];
   additionalSecretOutputs: string[];
 }

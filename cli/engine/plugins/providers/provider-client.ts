@@ -170,6 +170,13 @@ export class ProviderClient {
     }
   }
 
+  /** Parameterize with a value (a package's parameterization); answers the sub-package the plugin now serves. */
+  async parameterize(p: { name: string; version: string; value: Uint8Array }): Promise<{ name: string; version: string }> {
+    const value = new provproto.ParameterizeRequest.ParametersValue().setName(p.name).setVersion(p.version).setValue(p.value);
+    const res = await this.call('Parameterize', this.client.parameterize, new provproto.ParameterizeRequest().setValue(value), this.timeouts.callMs);
+    return { name: res.getName(), version: res.getVersion() };
+  }
+
   /** Configure, always with `args` (the dynamic provider hangs without them) and the legacy `variables` map. */
   async configure(ref: ResourceRef & { id: string }, inputs: PropertyMap, pkg: string): Promise<void> {
     const req = new provproto.ConfigureRequest();

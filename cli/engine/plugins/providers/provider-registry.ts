@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { PluginAcquirer } from '../../../plugins/acquire.js';
 import { BuiltinProvider } from './builtin-provider.js';
 import { findProviderPlugin, MissingPluginError, type DiscoveryOptions, type ProviderPluginCommand } from '../plugin-discovery.js';
-import { hidingInternalInputs, pluginDownloadUrlOf } from './provider-internals.js';
+import { hidingInternalInputs } from './provider-internals.js';
+import { parameterizeProvider, providerPluginOf } from './parameterized.js';
 import { ProviderClient, type ProviderTimeouts } from './provider-client.js';
 import type { PropertyMap } from '../../resource/properties.js';
 import { createUrn, formatProviderRef, urnName } from '../../resource/urn.js';
@@ -17,7 +18,7 @@ export type Provider = Pick<
   ProviderClient,
   'supportsPreview' | 'checkConfig' | 'configure' | 'check' | 'diff' | 'create' | 'update' | 'delete' | 'read' | 'invoke' | 'close'
 > &
-  Partial<Pick<ProviderClient, 'construct' | 'callMethod' | 'acceptSecrets' | 'acceptResources' | 'acceptOutputs'>>;
+  Partial<Pick<ProviderClient, 'construct' | 'callMethod' | 'parameterize' | 'acceptSecrets' | 'acceptResources' | 'acceptOutputs'>>;
 
 /** Settings shared by every plugin launch. */
 export interface RegistryOptions {
@@ -82,6 +83,22 @@ export class ProviderRegistry {
     return p;
   }
 
+  /**
+   * Starts the plugin a provider resource's inputs name (its base plugin, parameterized, when they record a
+   * parameterization), unconfigured.
+   */
+  launchFor(type: string, inputs: PropertyMap): Promise<Provider> {
+    let plugin;
+    try {
+      plugin = providerPluginOf(type, inputs);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const launched = this.launch(plugin.name, plugin.version, plugin.pluginDownloadURL);
+    const { parameterization } = plugin;
+    return parameterization ? launched.then((p) => parameterizeProvider(p, parameterization)) : launched;
+  }
+
   private async command(pkg: string, version: string | undefined, pluginDownloadURL: string | undefined): Promise<ProviderPluginCommand> {
     let cmd: ProviderPluginCommand;
     try {
@@ -105,7 +122,7 @@ export class ProviderRegistry {
     const existing = this.byRef.get(ref);
     if (existing) return existing;
     const p = (async () => {
-      const provider = await (launched ?? this.launch(pkg, versionOf(inputs), pluginDownloadUrlOf(inputs)));
+      const provider = await (launched ?? this.launchFor(`pulumi:providers:${pkg}`, inputs));
       await provider.configure({ urn, id, name: urnName(urn), type: `pulumi:providers:${pkg}` }, inputs, pkg);
       return provider;
     })();
@@ -130,8 +147,3 @@ export class ProviderRegistry {
   }
 }
 
-/** The `version` input of a provider resource. */
-export function versionOf(inputs: PropertyMap | undefined): string | undefined {
-  const v = inputs?.version;
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
