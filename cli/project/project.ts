@@ -69,7 +69,9 @@ async function parseProject(file: string, text: string, env: NodeJS.ProcessEnv):
   try {
     raw = await parseYamlCached(text, env);
   } catch (error) {
-    throw new UserError(`${file} is not valid YAML: ${(error as Error).message.split('\n')[0]}`, 'Fix the file and run the command again.');
+    const { yamlErrorText } = await import('./yaml-errors.js');
+    const reason = yamlErrorText(text) ?? (error as Error).message.split('\n')[0];
+    throw new UserError(`${file} is not valid YAML: ${reason}`, 'Fix the file and run the command again.');
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new UserError(`${file} must be a YAML mapping with at least a \`name\``, 'Add `name: <project>` and `runtime: nodejs`.');

@@ -7,6 +7,7 @@ import { promises as fs } from 'node:fs';
 import { isMap, parseDocument, type Document } from 'yaml';
 import { UserError } from '../output/errors.js';
 import { checkStackFileKeys } from './file-keys.js';
+import { yamlErrorText } from './yaml-errors.js';
 
 /** A segment of a `--path` key: a map key or a list index. */
 export type PathSegment = string | number;
@@ -127,7 +128,7 @@ export class StackConfigFile {
     });
     const doc = parseDocument(text ?? '');
     if (doc.errors.length > 0) {
-      throw new UserError(`${path} is not valid YAML: ${doc.errors[0].message.split('\n')[0]}`, 'Fix the file and run the command again.');
+      throw new UserError(`${path} is not valid YAML: ${yamlErrorText(text ?? '')}`, 'Fix the file and run the command again.');
     }
     const top: unknown = doc.toJS();
     if (top !== null && typeof top === 'object' && !Array.isArray(top)) checkStackFileKeys(path, top as Record<string, unknown>);

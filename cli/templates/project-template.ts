@@ -7,6 +7,7 @@ import { existsSync, promises as fs, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { UserError } from '../output/errors.js';
+import { yamlErrorText } from '../project/yaml-errors.js';
 
 /** One `template.config` entry. */
 export interface TemplateConfigValue {
@@ -38,10 +39,13 @@ const scalar = (value: unknown) => (value === undefined || value === null ? unde
 export async function loadTemplate(dir: string): Promise<ProjectTemplate> {
   const file = join(dir, 'Pulumi.yaml');
   let project: Record<string, unknown>;
+  let text = '';
   try {
-    project = (parse(await fs.readFile(file, 'utf8')) ?? {}) as Record<string, unknown>;
+    text = await fs.readFile(file, 'utf8');
+    project = (parse(text) ?? {}) as Record<string, unknown>;
   } catch (error) {
-    throw new UserError(`template '${basename(dir)}' is currently broken: ${file} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    const reason = yamlErrorText(text) ?? (error as Error).message.split('\n')[0];
+    throw new UserError(`template '${basename(dir)}' is currently broken: ${file} is not valid YAML: ${reason}`);
   }
   const template = (project.template ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(template)) {
