@@ -162,7 +162,6 @@ export async function runOperation(req: OperationRequest): Promise<number> {
     const log = createEngineEventLog({
       config: req.config,
       preview: dryRun,
-      debug: flags.verbose,
       now,
       emit: (e) => {
         const recorded = serviceLog.record(e);

@@ -18,7 +18,8 @@ import {
   type UntypedDeployment,
 } from './state/deployment.js';
 import type { ChangeSummary, EngineEvents } from './display/events.js';
-import { launchProgram, programLocation, providerEnv, type ProgramSpec } from './program/language-host.js';
+import { programLocation, providerEnv, type ProgramSpec } from './program/language-host.js';
+import { runNodeProgram } from './program/node-program-run.js';
 import type { StackConfig } from './config/program-config.js';
 import { runThroughLanguagePlugin } from './program/language-plugin-run.js';
 import type { ProjectPlugin } from './plugins/plugin-discovery.js';
@@ -214,7 +215,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     } else if (ex.verifyTargets(false, 'replaces')) {
       const outcome = opts.program.runtime
         ? await runThroughLanguagePlugin({ ...opts, program: { ...opts.program, runtime: opts.program.runtime } }, host, ex, dryRun, events, acquirer)
-        : await runProgram(opts, host, ex, dryRun, events);
+        : await runNodeProgram(opts, host, ex, dryRun, events);
       // a program stopped because the run was cancelled has not failed on its own
       if (outcome && !ex.cancelled) ex.fail(undefined, outcome);
       else if (!outcome && !host.shutdownSignalled) await runDeletes();
@@ -247,43 +248,4 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
 function targetingOf(opts: DeploymentOptions, base: readonly ResourceState[]): TargetOptions | undefined {
   if (!opts.excludeProtected) return opts.targeting;
   return { ...opts.targeting, excludes: [...(opts.targeting?.excludes ?? []), ...protectedExcludes(base)] };
-}
-
-/** Grace period for a program told to stop (SIGINT) before it is killed. */
-const PROGRAM_STOP_GRACE_MS = 5_000;
-
-/**
- * Runs the program to completion; returns an error message when it failed on its own. On `signal` the program is
- * stopped once the steps in progress are done (it may also stop by itself: the engine refuses its new steps).
- */
-async function runProgram(opts: DeploymentOptions, host: ProgramHost, ex: StepExecutor, dryRun: boolean, events: EngineEvents): Promise<string | undefined> {
-  const child = launchProgram(opts.program, {
-    monitorAddress: host.address,
-    engineAddress: host.address,
-    dryRun,
-    parallel: opts.parallel ?? 16,
-    config: opts.config,
-    env: opts.env,
-    onOutput: (stream, text) => events.programOutput?.(stream, text),
-  });
-  let killTimer: NodeJS.Timeout | undefined;
-  const onAbort = () =>
-    void ex.idle().then(() => {
-      child.kill('SIGINT');
-      killTimer = setTimeout(() => child.kill('SIGKILL'), PROGRAM_STOP_GRACE_MS);
-      killTimer.unref();
-    });
-  if (opts.signal?.aborted) onAbort();
-  else opts.signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    const { code, signal } = await child.exited;
-    // 32: the program already reported its error through the engine, or stopped because the run had failed (a
-    // component's Construct or Call failing ends the program this way)
-    if (code === 32) return host.programErrored || ex.stopped ? undefined : 'the program failed';
-    if (code !== 0) return signal ? `the program was stopped by ${signal}` : `Program exited with non-zero exit code: ${code}`;
-    return undefined;
-  } finally {
-    clearTimeout(killTimer);
-    opts.signal?.removeEventListener('abort', onAbort);
-  }
 }

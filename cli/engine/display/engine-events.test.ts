@@ -6,13 +6,12 @@ import { makeSecret } from '../resource/properties.js';
 const urn = 'urn:pulumi:dev::p::t:index:Thing::a';
 const PAYLOAD_KEYS = ['preludeEvent', 'resourcePreEvent', 'resOutputsEvent', 'resOpFailedEvent', 'diagnosticEvent', 'summaryEvent'];
 
-function log(opts: { debug?: boolean; preview?: boolean } = {}) {
+function log(opts: { preview?: boolean } = {}) {
   const events: EngineEvent[] = [];
   let clock = 1_700_000_000_400;
   const l = createEngineEventLog({
     config: { 'p:region': { value: 'eu', secret: false }, 'p:token': { value: 'tok-plain', secret: true } },
     preview: opts.preview ?? false,
-    debug: opts.debug,
     now: () => (clock += 1000),
     emit: (e) => void events.push(e),
   });
@@ -79,26 +78,27 @@ describe('engine events', () => {
     expect(events.at(-1)).toMatchObject({ summaryEvent: { isPreview: true, result: 'succeeded' } });
   });
 
-  it('sends debug diagnostics only when asked, and program output as info or info#err', () => {
-    const quiet = log();
-    quiet.l.events.diag?.({ severity: 'debug', message: 'noise' });
-    quiet.l.events.programOutput?.('stdout', 'out\n');
-    quiet.l.events.programOutput?.('stderr', 'err\n');
-    expect(quiet.events.map((e) => ('diagnosticEvent' in e ? e.diagnosticEvent : undefined))).toEqual([
+  it('always records debug diagnostics (only a display hides them), and program output as info or info#err', () => {
+    const { l, events } = log();
+
+    l.events.diag?.({ severity: 'debug', message: 'A debug message' });
+    l.events.programOutput?.('stdout', 'out\n');
+    l.events.programOutput?.('stderr', 'err\n');
+
+    expect(events.map((e) => ('diagnosticEvent' in e ? e.diagnosticEvent : undefined))).toEqual([
+      { message: 'A debug message\n', color: 'never', severity: 'debug' },
       { message: 'out\n', color: 'never', severity: 'info' },
       { message: 'err\n', color: 'never', severity: 'info#err' },
     ]);
-    const verbose = log({ debug: true });
-    verbose.l.events.diag?.({ severity: 'debug', message: 'noise' });
-    expect(verbose.events).toHaveLength(1);
   });
 
-  it('records for the service every event but the same steps of resources other than the stack, numbered from 0', () => {
+  it('records for the service every event but the same steps of resources other than the stack and debug diagnostics, numbered from 0', () => {
     const { l, events } = log();
     const thing: ResourceState = { urn, custom: true, type: 't:index:Thing', id: 'a-1', inputs: { size: 1 }, outputs: { size: 1 } };
     const stack: ResourceState = { urn: 'urn:pulumi:dev::p::pulumi:pulumi:Stack::p-dev', custom: false, type: 'pulumi:pulumi:Stack', outputs: { url: 'u' } };
     const changed: ResourceState = { ...thing, urn: `${urn}-b`, inputs: { size: 2 } };
     l.prelude();
+    l.events.diag?.({ severity: 'debug', message: 'Registering resource: t=t:index:Thing' });
     for (const phase of ['start', 'done'] as const) {
       l.events.step?.({ op: 'same', urn: stack.urn, type: stack.type, phase, preview: false, old: stack, new: stack });
       l.events.step?.({ op: 'same', urn, type: thing.type, phase, preview: false, old: thing, new: thing });
@@ -118,6 +118,7 @@ describe('engine events', () => {
       ['update', changed.urn],
     ]);
     expect(steps[2]!.new?.outputs).toEqual({ url: 'u' });
+    expect(recorded.some((e) => 'diagnosticEvent' in e)).toBe(false);
     expect(recorded.at(-1)).toMatchObject({ summaryEvent: { resourceChanges: { same: 2, update: 1 } } });
   });
 });

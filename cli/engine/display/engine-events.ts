@@ -137,8 +137,6 @@ export interface EngineEventLogOptions {
   preview: boolean;
   /** Receives each event as it is made, in sequence order. */
   emit: (event: EngineEvent) => void;
-  /** Include debug diagnostics (`--verbose`/`--debug`). */
-  debug?: boolean;
   now?: () => number;
 }
 
@@ -168,8 +166,8 @@ export function createEngineEventLog(o: EngineEventLogOptions): EngineEventLog {
         const state = stateMetadata(e.state);
         push({ resOutputsEvent: { metadata: { op: 'same', urn: e.urn, type: e.type, old: state, new: state, detailedDiff: null, provider: e.state.provider ?? '' } } });
       },
+      // Debug diagnostics are always recorded, as Pulumi's engine records them: only a display leaves them out.
       diag: (d) => {
-        if (d.severity === 'debug' && !o.debug) return;
         const message = d.message.endsWith('\n') ? d.message : `${d.message}\n`;
         const prefix = DIAG_PREFIX[d.severity];
         diagnostic({ ...(d.urn ? { urn: d.urn } : {}), ...(prefix ? { prefix } : {}), message, color: 'never', severity: d.severity });
@@ -199,8 +197,9 @@ const STACK_TYPE = 'pulumi:pulumi:Stack';
  * the stack. Such a step changed nothing, and neither Pulumi's display (without `--show-sames`) nor the console shows
  * it; the summary still counts it (`resourceChanges.same`), which is what `stack history` reads. The log of an update
  * that changes one resource of a thousand then costs what changed, not the stack. Everything else is recorded as
- * made, the stack's own events included (their outputs are the stack's outputs). `--json` and `--event-log` keep
- * every event, as Pulumi prints them.
+ * made, the stack's own events included (their outputs are the stack's outputs), except debug diagnostics: the Node
+ * SDK sends several per resource, which would make the log of that update cost the stack again, and the console
+ * does not show them. `--json` and `--event-log` keep every event, as Pulumi prints them.
  */
 export function serviceEventLog(): { record(event: EngineEvent): EngineEvent | undefined } {
   let sequence = 0;
@@ -208,6 +207,7 @@ export function serviceEventLog(): { record(event: EngineEvent): EngineEvent | u
     record(event) {
       const payload = 'resourcePreEvent' in event ? event.resourcePreEvent : 'resOutputsEvent' in event ? event.resOutputsEvent : undefined;
       if (payload && payload.metadata.op === 'same' && payload.metadata.type !== STACK_TYPE) return undefined;
+      if ('diagnosticEvent' in event && event.diagnosticEvent.severity === 'debug') return undefined;
       return { ...event, sequence: sequence++ };
     },
   };
