@@ -123,6 +123,21 @@ describe('conformance: parameterized packages (RegisterPackage and packageRef)',
     expect(deletes.map((c) => `${typeOf(c.urn)} ${c.param}`).sort()).toEqual(['paramprov:m:typA ', 'pkgExt:m:typA replacement', 'pkgExt:m:typA replacement'].sort());
   }, 120_000);
 
+  // TestReplacementParameterizedProvider (mlcB, call) and TestReplacementParameterizedProviderImport (resB)
+  it('a remote component, a method call and an import that carry the package reference run on the parameterized provider', async () => {
+    const stack = new ParamStack();
+
+    const run = await stack.deploy('update', 'more');
+    const calls = stack.calls().filter((c) => c.op !== 'parameterize');
+
+    expectOk(run);
+    expect(run.result.outputs).toMatchObject({ constructed: `${PREFIX}pkgExt:m:typA::mlcB`, called: 'in replacement' });
+    expect(calls.map((c) => `${c.op} ${c.param}`).sort()).toEqual(['call replacement', 'construct replacement', 'read replacement']);
+    const stored = stateResources(run.state);
+    expect(stored.find((r) => r.urn === `${PREFIX}pkgExt:m:typA::mlcB`)).toMatchObject({ custom: false, outputs: { output: 'output replacement' } });
+    expect(stored.find((r) => r.urn === `${PREFIX}pkgExt:m:typA::resI`)).toMatchObject({ id: 'idI', inputs: { input: 'i' }, outputs: { readBy: 'replacement' } });
+  }, 60_000);
+
   // loadParameterizedProvider: the plugin must answer Parameterize with the package asked for
   it('fails the registration when the plugin answers Parameterize with another package name', async () => {
     const stack = new ParamStack();
