@@ -26,5 +26,6 @@ export function localServices(deps: ServiceDeps): LocalServices {
     audit: once(async () => (await import('../../shared/core/audit/audit.js')).createAuditService(deps)),
     oidc: once(async () => (await import('../../shared/core/oidc/oidc-service.js')).createOidcService(deps)),
     hooks: once(async () => (await import('../../shared/core/hooks/hook-service.js')).createHookService(deps)),
+    environments: once(async () => (await import('../../shared/core/environments/environment-service.js')).createEnvironmentService(deps)),
   };
 }

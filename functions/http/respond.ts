@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { isDomainError, UnavailableError } from '../../shared/core/errors.js';
+import { DiagnosticsError, isDomainError, UnavailableError } from '../../shared/core/errors.js';
 import { MAX_RESPONSE_BODY_BYTES, responseTooLarge } from './limits.js';
 import type { HttpRequest, HttpResponse } from './types.js';
 
@@ -43,7 +43,8 @@ export function errorResponse(error: unknown, request: Pick<HttpRequest, 'reques
     if (error.status >= 500) {
       logger.warn('dependency unavailable', { requestId: request.requestId, error: { name: error.name, message: error.message } });
     }
-    const response = jsonResponse(error.status, { code: error.status, message: error.message });
+    const diagnostics = error instanceof DiagnosticsError ? { diagnostics: error.diagnostics } : {};
+    const response = jsonResponse(error.status, { code: error.status, message: error.message, ...diagnostics });
     // Every retryable refusal says when to come back (RFC 9110 §10.2.3, in seconds).
     if (error instanceof UnavailableError) response.headers['retry-after'] = String(error.retryAfterSeconds);
     return response;

@@ -32,6 +32,20 @@ export class InvalidInputError extends DomainError {
   readonly status = 400;
 }
 
+/**
+ * An environment definition that does not check (or does not open): 400, and the edge adds its diagnostics beside
+ * code and message, the shape ESC's client reads (`EnvironmentErrorResponse`).
+ */
+export class DiagnosticsError extends InvalidInputError {
+  constructor(
+    message: string,
+    readonly diagnostics: readonly unknown[],
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
 /** No credentials, or credentials we do not recognise. */
 export class UnauthorizedError extends DomainError {
   readonly kind = 'unauthorized';

@@ -110,3 +110,36 @@ export function parseStackRef(text: string, defaults: { org?: string; project?: 
   }
   return validateStackRef(ref as StackRef);
 }
+
+/** An environment's public identity (`<org>/<project>/<name>`); its storage identity is `EnvironmentRecord.id`. */
+export interface EnvironmentRef {
+  org: string;
+  project: string;
+  name: string;
+}
+
+const ENVIRONMENT_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+/** Path segments the ESC routes use after an organization or project, so no project or environment may take them. */
+const RESERVED_PROJECTS = new Set(['yaml']);
+const RESERVED_ENVIRONMENTS = new Set(['open', 'yaml']);
+
+/** ESC's rules: letters, digits, `-`, `_`, `.`, at most 100; not `.`, `..`, and not a word the routes use. */
+export function validateEnvironmentRef(ref: EnvironmentRef): EnvironmentRef {
+  const org = validateOrgName(ref.org);
+  const project = validateProjectName(ref.project);
+  if (RESERVED_PROJECTS.has(project)) {
+    throw new InvalidInputError(`Project name '${project}' is reserved for environments: choose another project name.`);
+  }
+  const name = ref.name;
+  if (typeof name !== 'string' || !ENVIRONMENT_NAME.test(name) || name === '.' || name === '..' || RESERVED_ENVIRONMENTS.has(name)) {
+    throw new InvalidInputError(
+      `Invalid environment name '${String(name).slice(0, 120)}': use 1 to 100 letters, digits, hyphens, underscores ` +
+        `and periods (not '.', '..', 'open' or 'yaml').`,
+    );
+  }
+  return { org, project, name };
+}
+
+export function formatEnvironmentRef(ref: EnvironmentRef): string {
+  return `${ref.org}/${ref.project}/${ref.name}`;
+}

@@ -6,6 +6,7 @@ export type { Diagnostic, Pos, Range, Severity } from './diagnostics.js';
 export { hasErrors, sortDiagnostics } from './diagnostics.js';
 export { loadEnvironment, type EnvironmentDecl, type ImportDecl, type ValueEntry } from './ast/environment.js';
 export type { Expr } from './ast/expr.js';
+export { parsePath } from './ast/path.js';
 export type { EscAccessor, EscExpr, EscPropertyAccessor } from './expr.js';
 export {
   checkDecl,

@@ -7,12 +7,15 @@ export type * from './identity-store.js';
 export type * from './hook-store.js';
 export type * from './console-session-store.js';
 export type * from './audit-store.js';
+export type * from './environment-store.js';
 export { INFLATE_CHUNK_BYTES, MAX_OBJECT_BYTES } from './checkpoint-store.js';
 export { ORG_ROLES, tokenOwnerKey } from './identity-store.js';
+export { environmentObjectScope } from './environment-store.js';
 
 import type { CheckpointStore } from './checkpoint-store.js';
 import type { ConsoleSessionStore } from './console-session-store.js';
 import type { AuditStore } from './audit-store.js';
+import type { EnvironmentStore } from './environment-store.js';
 import type { HookStore } from './hook-store.js';
 import type { IdentityStore } from './identity-store.js';
 import type { KeyService } from './key-service.js';
@@ -32,6 +35,8 @@ export interface Storage {
   consoleSessions: ConsoleSessionStore;
   /** The append-only audit log. */
   audit: AuditStore;
+  /** Environments (ESC): records, revisions, revision tags, open sessions; definitions live in `checkpoints`. */
+  environments: EnvironmentStore;
   /** Releases clients, timers and file handles. */
   close(): Promise<void>;
 }

@@ -66,7 +66,8 @@ describe('the OpenAPI document', () => {
       }
       const success = op.responses[String(doc.status ?? 200)] as Json;
       expect(success).toBeDefined();
-      if (route.method !== 'HEAD' && doc.status !== 204) expect(success.content['application/json'].schema).toBeTypeOf('object');
+      const answer = doc.yaml ? 'application/x-yaml' : 'application/json';
+      if (route.method !== 'HEAD' && doc.status !== 204) expect(success.content[answer].schema).toBeTypeOf('object');
       for (const status of ['4XX', '500', '503']) {
         expect(op.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
       }

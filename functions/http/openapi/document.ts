@@ -42,6 +42,9 @@ const PATH_PARAMETERS: Record<string, string> = {
   userLogin: "The member's login",
   teamName: 'Team name',
   policyId: 'OIDC trust policy id',
+  envName: 'Environment name',
+  openSessionId: 'Open session id (from opening the environment)',
+  tagName: 'Revision tag name',
 };
 
 const SECURITY: Record<OperationDoc['auth'], JsonObject[]> = {
@@ -94,8 +97,9 @@ function operation(route: RouteKey, doc: OperationDoc): JsonObject {
   for (const query of doc.query ?? []) {
     parameters.push({ name: query.name, in: 'query', required: false, description: query.description, schema: { type: query.type } });
   }
-  const success =
-    doc.response === null || doc.status === 204
+  const success = doc.yaml
+    ? { description: 'Done', content: { 'application/x-yaml': { schema: { type: 'string' } } } }
+    : doc.response === null || doc.status === 204
       ? { description: 'Done' }
       : { description: 'Done', content: jsonContent(jsonSchema(doc.response ?? emptyObject)) };
   return {

@@ -31,6 +31,7 @@ import {
   startUpdateSchema,
   updateProgramSchema,
 } from '../schemas-updates.js';
+import { ENVIRONMENT_OPERATIONS } from './environment-operations.js';
 import * as wire from './responses.js';
 
 /**
@@ -40,37 +41,8 @@ import * as wire from './responses.js';
  * here, or an entry names no route, so a new route fails test/api/openapi.test.ts until it is described.
  */
 
-/** How a route authenticates (document.ts turns these into OpenAPI security requirements). */
-export type OperationAuth =
-  /** `Authorization: token <API token>`, or the console's session cookie (+ CSRF header on changes). */
-  | 'token'
-  /** `Authorization: update-token <lease token>` from starting the update. */
-  | 'update-token'
-  /** Credentials travel in the body (console sign-in). */
-  | 'body';
-
-export interface QueryParameter {
-  name: string;
-  description: string;
-  type: 'string' | 'integer' | 'boolean';
-}
-
-export interface OperationDoc {
-  summary: string;
-  tag: string;
-  auth: OperationAuth;
-  query?: readonly QueryParameter[];
-  /** The JSON request body, when the route reads one; the schema the route itself validates with. */
-  body?: z.ZodMiniType;
-  /** A form-encoded request body (`application/x-www-form-urlencoded`) instead of JSON. */
-  form?: z.ZodMiniType;
-  /** The body may be omitted (the route treats no body as `{}`). */
-  bodyOptional?: boolean;
-  /** Success status (default 200). */
-  status?: number;
-  /** The success answer; `null` for a bodiless answer (HEAD). Default `{}`. */
-  response?: z.ZodMiniType | null;
-}
+export type { OperationAuth, OperationDoc, QueryParameter } from './types.js';
+import type { OperationDoc, QueryParameter } from './types.js';
 
 const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
 const UPDATE = `${STACK}/update/{updateId}`;
@@ -315,4 +287,6 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   [`GET /api/console/stacks/{orgName}/{projectName}/{stackName}`]: { summary: 'A stack overview for the console', tag: 'Console', auth: 'token', response: wire.jsonObject },
   [`GET ${STACK}/updates/{version}`]: { summary: 'One update by version or id', tag: 'Console', auth: 'token', response: wire.jsonObject },
   [`GET ${UPDATE}/events`]: { summary: "An update's engine events", tag: 'Console', auth: 'token', query: [continuation], response: wire.jsonObject },
+
+  ...ENVIRONMENT_OPERATIONS,
 };

@@ -2,6 +2,7 @@ import { DEFAULT_GROUP, type HandlerGroup, type Route } from '../router.js';
 import { accessRoutes } from './access.js';
 import { auditRoutes } from './audit.js';
 import { consoleRoutes } from './console.js';
+import { environmentApiRoutes } from './environments.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
 import { oidcRoutes } from './oidc.js';
@@ -21,6 +22,7 @@ export const API_ROUTES: readonly Route[] = [
   ...restoreRoutes,
   ...updateRoutes,
   ...secretRoutes,
+  ...environmentApiRoutes,
   ...hookApiRoutes,
   ...accessRoutes,
   ...auditRoutes,

@@ -33,6 +33,7 @@ const TABLE_STORE_NAMES: Record<keyof AwsTableStores, string> = {
   hooks: 'hook store (DynamoDB)',
   consoleSessions: 'console session store (DynamoDB)',
   audit: 'audit store (DynamoDB)',
+  environments: 'environment store (DynamoDB)',
 };
 
 /**

@@ -50,3 +50,15 @@ export const auditIntentPk = (org: string) => `AUDITINTENT#${org === '' ? '_site
  * so the log's items stay create-only (docs/security.md: the IAM deny on updates of `AUDIT#` items).
  */
 export const auditTallyPk = (org: string) => `AUDITTALLY#${org === '' ? '_site' : org}`;
+/** An environment's record, revisions and revision tags share its partition (docs/storage-aws.md). */
+export const environmentPk = (id: string) => `ENV#${id}`;
+export const ENVIRONMENT_SK = 'ENV';
+export const environmentNamePk = (org: string, project: string, name: string) => `ENVNAME#${org}/${project}/${name}`;
+export const environmentsByOrg = (org: string) => `ENVS#${org}`;
+export const REVISION_PREFIX = 'REVISION#';
+/** Zero-padded so the sort key orders numerically. */
+export const revisionSk = (number: number) => `${REVISION_PREFIX}${String(number).padStart(12, '0')}`;
+export const REVISION_TAG_PREFIX = 'REVTAG#';
+export const revisionTagSk = (name: string) => `${REVISION_TAG_PREFIX}${name}`;
+export const openSessionPk = (id: string) => `ENVSESSION#${id}`;
+export const OPEN_SESSION_SK = 'SESSION';

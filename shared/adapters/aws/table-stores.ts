@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Storage } from '../../ports/index.js';
 import { DynamoDbAuditStore } from './dynamodb-audit-store.js';
+import { DynamoDbEnvironmentStore } from './dynamodb-environment-store.js';
 import { DynamoDbConsoleSessionStore } from './dynamodb-console-session-store.js';
 import { DynamoDbHookStore } from './dynamodb-hook-store.js';
 import { DynamoDbIdentityStore } from './dynamodb-identity-store.js';
@@ -9,7 +10,7 @@ import { DynamoDbStackStore } from './dynamodb-stack-store.js';
 import { DynamoDbUpdateStore } from './dynamodb-update-store.js';
 
 /** The stores that live in the one DynamoDB table. */
-export type AwsTableStores = Pick<Storage, 'stacks' | 'updates' | 'leases' | 'identity' | 'hooks' | 'consoleSessions' | 'audit'>;
+export type AwsTableStores = Pick<Storage, 'stacks' | 'updates' | 'leases' | 'identity' | 'hooks' | 'consoleSessions' | 'audit' | 'environments'>;
 
 /**
  * Builds one table store on the (read-coalescing) document client. Each is its own export, so a Lambda function that
@@ -27,6 +28,10 @@ export const consoleSessionTable: TableStore = (documents, table, now) => ({
 });
 export const auditTable: TableStore = (documents, table) => ({ audit: new DynamoDbAuditStore(documents, table) });
 
+export const environmentTable: TableStore = (documents, table, now) => ({
+  environments: new DynamoDbEnvironmentStore(documents, table, now),
+});
+
 /** Every table store: `serve`, the CLI's AWS backend and the tests. */
 export const ALL_TABLE_STORES: readonly TableStore[] = [
   stackTable,
@@ -36,4 +41,5 @@ export const ALL_TABLE_STORES: readonly TableStore[] = [
   hookTable,
   consoleSessionTable,
   auditTable,
+  environmentTable,
 ];

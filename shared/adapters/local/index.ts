@@ -6,6 +6,7 @@ import { DataDir } from './files.js';
 import { LocalCheckpointStore } from './local-checkpoint-store.js';
 import { LocalConsoleSessionStore } from './local-console-session-store.js';
 import { LocalAuditStore } from './local-audit-store.js';
+import { LocalEnvironmentStore } from './local-environment-store.js';
 import { LocalHookStore } from './local-hook-store.js';
 import { LocalIdentityStore } from './local-identity-store.js';
 import { LocalKeyService } from './local-key-service.js';
@@ -58,6 +59,7 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
     hooks: new LocalHookStore(dir, outbox),
     consoleSessions: new LocalConsoleSessionStore(dir, now),
     audit: new LocalAuditStore(dir),
+    environments: new LocalEnvironmentStore(dir, now),
     close: async () => undefined,
   };
 }

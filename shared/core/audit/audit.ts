@@ -50,7 +50,15 @@ export type AuditEvent =
   | 'console.signed-out'
   | 'oidc.policy-created'
   | 'oidc.policy-deleted'
-  | 'oidc.token-issued';
+  | 'oidc.token-issued'
+  | 'environment.created'
+  | 'environment.updated'
+  | 'environment.deleted'
+  | 'environment.cloned'
+  | 'environment.opened'
+  | 'environment.secrets-revealed'
+  | 'environment.tag-changed'
+  | 'environment.permission-changed';
 
 /** Events that record a refusal itself: the only entries a refused request leaves (all else changes nothing). */
 export const REFUSAL_EVENTS: readonly string[] = ['auth.failed', 'authz.denied'];

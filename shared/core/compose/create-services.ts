@@ -3,6 +3,7 @@ import { createAccessService } from '../access/access-service.js';
 import { auditingDenials } from '../audit/denials.js';
 import { createAuditService } from '../audit/audit.js';
 import { createConsoleService } from '../console/index.js';
+import { createEnvironmentService } from '../environments/environment-service.js';
 import { createHookService } from '../hooks/hook-service.js';
 import { createIdentityService } from '../identity/identity-service.js';
 import type { ServiceOptions } from '../kernel/options.js';
@@ -32,5 +33,6 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     secrets: auditingDenials(deps, createSecretService(deps)),
     hooks: auditingDenials(deps, createHookService(deps)),
     console: auditingDenials(deps, createConsoleService(deps, identity)),
+    environments: auditingDenials(deps, createEnvironmentService(deps)),
   };
 }

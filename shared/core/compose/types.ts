@@ -1,6 +1,7 @@
 import type { AccessService } from '../access/index.js';
 import type { AuditService } from '../audit/index.js';
 import type { ConsoleService } from '../console/index.js';
+import type { EnvironmentService } from '../environments/index.js';
 import type { HookService } from '../hooks/index.js';
 import type { IdentityService } from '../identity/index.js';
 import type { OidcService } from '../oidc/index.js';
@@ -14,6 +15,7 @@ export type * from '../stacks/types.js';
 export type * from '../updates/types.js';
 export type * from '../identity/types.js';
 export type * from '../secrets/types.js';
+export type * from '../environments/types.js';
 
 /**
  * The use cases shared by the HTTP API (functions/) and the CLI's local backend. They take the caller as a
@@ -31,4 +33,5 @@ export interface Services {
   secrets: SecretService;
   hooks: HookService;
   console: ConsoleService;
+  environments: EnvironmentService;
 }

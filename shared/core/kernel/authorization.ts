@@ -171,7 +171,7 @@ export function requireOrgAction(principal: Principal, org: string, action: OrgA
   if (principal.admin && siteAdminMay && !principal.token?.org) return;
   requireMember(principal, org);
   if (principal.token?.kind === 'team' || principal.token?.kind === 'organization') {
-    if (principal.token.org === org && (action === 'create-stack' || action === 'list-stacks')) return;
+    if (principal.token.org === org && (action === 'create-stack' || action === 'list-stacks' || action === 'create-environment')) return;
     throw new PermissionDeniedError(
       `${principal.token.kind === 'organization' ? 'An' : 'A'} ${principal.token.kind} token cannot ${action.replace(/-/g, ' ')} in '${org}': use the personal token of an ` +
         `administrator of '${org}'.`,

@@ -47,6 +47,8 @@ export type StackAction = keyof typeof STACK_ACTIONS;
 export const ORG_ACTIONS = {
   /** Creating stacks: members and admins (not viewers); team and organization tokens too. */
   'create-stack': 'member',
+  /** Creating environments: members and admins (not viewers); team and organization tokens too. */
+  'create-environment': 'member',
   'list-stacks': 'viewer',
   'manage-members': 'admin',
   'manage-teams': 'admin',
@@ -116,4 +118,57 @@ export function validateCreator(subject: unknown): string {
     throw new InvalidInputError('Invalid stack creator: expected user:<login> or team:<name>.');
   }
   return subject;
+}
+
+/**
+ * Per-environment permission levels, as Pulumi ESC models them: `read` shows the definition (secrets hidden),
+ * `open` evaluates it and reveals secrets, `write` changes it, `admin` deletes it and manages its permissions.
+ */
+export type EnvironmentPermission = 'read' | 'open' | 'write' | 'admin';
+
+/** Members' permission on environments they were given nothing on (Pulumi's default environment permission). */
+export const DEFAULT_MEMBER_ENVIRONMENT_PERMISSION: EnvironmentPermission = 'write';
+
+/** Everything a caller can do to one environment, and the permission it takes. */
+export const ENVIRONMENT_ACTIONS = {
+  /** The definition with secrets as ciphertext, revisions, tags, `check` without revealed secrets. */
+  read: 'read',
+  /** Evaluating: `open`, `check --show-secrets`, the definition with secrets in plaintext. */
+  open: 'open',
+  /** A new revision, revision tags, clone into it. */
+  write: 'write',
+  delete: 'admin',
+  'manage-permissions': 'admin',
+} as const satisfies Record<string, EnvironmentPermission>;
+
+export type EnvironmentAction = keyof typeof ENVIRONMENT_ACTIONS;
+
+const ENVIRONMENT_RANK: Record<EnvironmentPermission, number> = { read: 1, open: 2, write: 3, admin: 4 };
+
+/** Whether `held` includes `needed` (environment permissions). */
+export function allowsEnvironment(held: EnvironmentPermission | undefined, needed: EnvironmentPermission): boolean {
+  return held !== undefined && ENVIRONMENT_RANK[held] >= ENVIRONMENT_RANK[needed];
+}
+
+/** The higher of two environment permissions (`undefined` = none). */
+export function strongestEnvironment(
+  a: EnvironmentPermission | undefined,
+  b: EnvironmentPermission | undefined,
+): EnvironmentPermission | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return ENVIRONMENT_RANK[a] >= ENVIRONMENT_RANK[b] ? a : b;
+}
+
+export function isEnvironmentPermission(value: unknown): value is EnvironmentPermission {
+  return value === 'read' || value === 'open' || value === 'write' || value === 'admin';
+}
+
+/** Checks one environment grant as `EnvironmentStore.setGrant` takes it (`null` removes it). */
+export function validateEnvironmentGrant(subject: unknown, permission: unknown): void {
+  if (typeof subject !== 'string' || !SUBJECT.test(subject) || (permission !== null && !isEnvironmentPermission(permission))) {
+    throw new InvalidInputError(
+      `Invalid grant '${String(subject).slice(0, 120)}': expected user:<login> or team:<name> → read, open, write or admin.`,
+    );
+  }
 }

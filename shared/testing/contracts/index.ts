@@ -1,6 +1,7 @@
 import { auditStoreContract } from './audit-store.contract.js';
 import { checkpointStoreContract } from './checkpoint-store.contract.js';
 import { consoleSessionStoreContract } from './console-session-store.contract.js';
+import { environmentStoreContract } from './environment-store.contract.js';
 import { hookStoreContract } from './hook-store.contract.js';
 import { identityStoreContract } from './identity-store.contract.js';
 import { keyServiceContract } from './key-service.contract.js';
@@ -14,6 +15,7 @@ export {
   auditStoreContract,
   checkpointStoreContract,
   consoleSessionStoreContract,
+  environmentStoreContract,
   hookStoreContract,
   identityStoreContract,
   keyServiceContract,
@@ -33,4 +35,5 @@ export function runStorageContracts(adapterName: string, setup: ContractSetup): 
   hookStoreContract(adapterName, setup);
   consoleSessionStoreContract(adapterName, setup);
   auditStoreContract(adapterName, setup);
+  environmentStoreContract(adapterName, setup);
 }
