@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../functions/http/routes/index.js';
-import { ORG_ACTIONS, STACK_ACTIONS, type OrgAction, type StackAction, type StackPermission } from '../../shared/core/kernel/permissions.js';
+import {
+  ENVIRONMENT_ACTIONS,
+  ORG_ACTIONS,
+  STACK_ACTIONS,
+  type EnvironmentAction,
+  type EnvironmentPermission,
+  type OrgAction,
+  type StackAction,
+  type StackPermission,
+} from '../../shared/core/kernel/permissions.js';
 import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
 import { failed, ok, PulumiWire, type Auth } from './pulumi-wire.js';
 import { startServe, type ServeProcess } from './serve-process.js';
@@ -23,6 +32,7 @@ type Access =
   | { personalTokens: true }
   | { project: true }
   | { stack: StackAction }
+  | { environment: EnvironmentAction }
   | { org: OrgAction }
   | { lease: true }
   /** `POST /api/oauth/token`: unauthenticated by design (the ID token in the body is the credential). */
@@ -31,6 +41,34 @@ type Access =
 const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
 const UPDATE = `${STACK}/update/{updateId}`;
 const ORG = '/api/orgs/{orgName}';
+const ESC = '/api/esc/environments';
+const PREVIEW = '/api/preview/environments';
+
+/** The routes of one environment (acme/proj/dev under ESC's prefix, acme/default/dev under the preview one). */
+function environmentAccess(base: string): Record<string, Access> {
+  const version = (path: string): Record<string, Access> => ({
+    [`GET ${path}`]: { environment: 'read' },
+    [`GET ${path}/decrypt`]: { environment: 'open' },
+    [`POST ${path}/open`]: { environment: 'open' },
+    [`POST ${path}/check`]: { environment: 'read' },
+  });
+  return {
+    ...version(base),
+    ...version(`${base}/versions/{version}`),
+    [`PATCH ${base}`]: { environment: 'write' },
+    [`DELETE ${base}`]: { environment: 'delete' },
+    [`GET ${base}/open/{openSessionId}`]: { environment: 'open' },
+    [`POST ${base}/clone`]: { environment: 'open' },
+    [`GET ${base}/versions`]: { environment: 'read' },
+    [`GET ${base}/versions/tags`]: { environment: 'read' },
+    [`POST ${base}/versions/tags`]: { environment: 'write' },
+    [`GET ${base}/versions/tags/{tagName}`]: { environment: 'read' },
+    [`PATCH ${base}/versions/tags/{tagName}`]: { environment: 'write' },
+    [`DELETE ${base}/versions/tags/{tagName}`]: { environment: 'write' },
+    [`GET ${base}/permissions`]: { environment: 'read' },
+    [`PATCH ${base}/permissions`]: { environment: 'manage-permissions' },
+  };
+}
 
 /** Every route's requirement; a route missing here fails the matrix (add it when you add a route). */
 const ROUTE_ACCESS: Record<string, Access> = {
@@ -128,6 +166,16 @@ const ROUTE_ACCESS: Record<string, Access> = {
   // every caller alike, and issues nothing (the snapshot includes every token list). test/oidc/ covers the rest.
   'POST /api/oauth/token': { oidcExchange: true },
   [`GET ${UPDATE}/events`]: { stack: 'history' },
+  // Environments: listing and checking a definition that is not stored take membership only.
+  [`GET ${ESC}`]: { any: true },
+  [`GET ${ESC}/{orgName}`]: { project: true },
+  [`POST ${ESC}/{orgName}`]: { org: 'create-environment' },
+  [`POST ${ESC}/{orgName}/yaml/check`]: { project: true },
+  [`GET ${PREVIEW}/{orgName}`]: { project: true },
+  [`POST ${PREVIEW}/{orgName}/{envName}`]: { org: 'create-environment' },
+  [`POST ${PREVIEW}/{orgName}/yaml/check`]: { project: true },
+  ...environmentAccess(`${ESC}/{orgName}/{projectName}/{envName}`),
+  ...environmentAccess(`${PREVIEW}/{orgName}/{envName}`),
 };
 
 /** The callers of the matrix. `stack` is what each holds on acme/proj/dev; `role` its organization role. */
@@ -135,12 +183,15 @@ interface Caller {
   name: string;
   token: string;
   stack?: StackPermission;
+  /** What each holds on the environments acme/proj/dev and acme/default/dev (members get `write` by default). */
+  environment?: EnvironmentPermission;
   role?: 'admin' | 'member' | 'viewer';
   kind: 'personal' | 'team' | 'organization' | 'outsider';
 }
 
 const RANK = { read: 1, write: 2, admin: 3 } as const;
 const ROLE_RANK = { viewer: 1, member: 2, admin: 3 } as const;
+const ENVIRONMENT_RANK = { read: 1, open: 2, write: 3, admin: 4 } as const;
 
 /** The status the permission table gives a caller on a route: 'allowed', or the refusal status. */
 function expected(access: Access, caller: Caller): 'allowed' | number {
@@ -157,10 +208,15 @@ function expected(access: Access, caller: Caller): 'allowed' | number {
     if (!caller.stack) return 404;
     return RANK[caller.stack] >= RANK[needed] ? 'allowed' : 403;
   }
+  if ('environment' in access) {
+    const needed = ENVIRONMENT_ACTIONS[access.environment];
+    if (!caller.environment) return 404;
+    return ENVIRONMENT_RANK[caller.environment] >= ENVIRONMENT_RANK[needed] ? 'allowed' : 403;
+  }
   if ('org' in access) {
     if (caller.kind === 'outsider') return 404;
     if (caller.kind === 'team' || caller.kind === 'organization') {
-      return access.org === 'create-stack' || access.org === 'list-stacks' ? 'allowed' : 403;
+      return access.org === 'create-stack' || access.org === 'list-stacks' || access.org === 'create-environment' ? 'allowed' : 403;
     }
     return ROLE_RANK[caller.role!] >= ROLE_RANK[ORG_ACTIONS[access.org]] ? 'allowed' : 403;
   }
@@ -208,6 +264,17 @@ function bodyFor(url: string, method: string, path: string): unknown {
       }).toString(),
     ),
   };
+  const definition = Buffer.from('values:\n  intruder: true\n');
+  const environmentBodies: [RegExp, unknown][] = [
+    [/^POST \/api\/esc\/environments\/\{orgName\}$/, { project: 'proj', name: 'intruder' }],
+    [/^PATCH .*environments\/.*\{envName\}$/, definition],
+    [/^POST .*\/yaml\/check$/, definition],
+    [/^POST .*\/clone$/, { name: 'intruder' }],
+    [/^POST .*\/versions\/tags$/, { name: 'intruder' }],
+    [/^PATCH .*\/versions\/tags\/\{tagName\}$/, { revision: 1 }],
+    [/^PATCH .*environments\/.*\/permissions$/, { user: 'viewer', permission: 'admin' }],
+  ];
+  for (const [pattern, value] of environmentBodies) if (pattern.test(key)) return value;
   if (key in bodies) return bodies[key];
   switch (suffix) {
     case 'hooks':
@@ -288,7 +355,10 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
       .replace('{teamName}', 'ci')
       .replace('{userLogin}', 'mwrite')
       .replace('{policyId}', ids.oidcPolicy!)
-      .replace('{deliveryId}', '0000000000000-0000000000000000');
+      .replace('{deliveryId}', '0000000000000-0000000000000000')
+      .replace('{envName}', 'dev')
+      .replace('{tagName}', 'stable')
+      .replace('{openSessionId}', ids.openSession!);
     // Personal token routes act on alice's tokens.
     return /\/api\/user\/tokens/.test(path) ? `${filled}?login=alice` : filled;
   }
@@ -315,6 +385,12 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
       wire.call('GET', '/api/orgs/acme/tokens', { auth: asAlice }),
       wire.call('GET', '/api/orgs/acme/teams/ci/tokens', { auth: asAlice }),
       wire.call('GET', '/api/orgs/acme/oidc/policies', { auth: asAlice }),
+      ...['/api/esc/environments/acme/proj/dev', '/api/preview/environments/acme/dev'].flatMap((env) => [
+        wire.call('GET', `${env}/versions`, { auth: asAlice }),
+        wire.call('GET', `${env}/versions/tags`, { auth: asAlice }),
+        wire.call('GET', `${env}/permissions`, { auth: asAlice }),
+      ]),
+      wire.call('GET', '/api/esc/environments/acme', { auth: asAlice }),
     ]);
     // Last use is bookkeeping the matrix's own (refused) calls update; everything else must stay the same.
     return JSON.stringify(reads.map((read) => ok(read)), (key, value) => (key === 'lastUsed' ? undefined : value));
@@ -386,15 +462,28 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
     foreignToken = (await createAndStart(wire, aliceToken, other, 'update', { dryRun: false })).leaseToken;
     ok(await wire.call('POST', '/api/orgs/acme/hooks', { auth: asAlice, body: HOOK }), 201);
     ok(await wire.call('POST', `${stackPath(dev)}/hooks`, { auth: asAlice, body: HOOK }), 201);
+    for (const [env, project] of [['/api/esc/environments/acme/proj/dev', 'proj'], ['/api/preview/environments/acme/dev', 'default']] as const) {
+      ok(await wire.call('POST', '/api/esc/environments/acme', { auth: asAlice, body: { project, name: 'dev' } }));
+      ok(await wire.call('PATCH', env, { auth: asAlice, body: Buffer.from('values:\n  token:\n    fn::secret: s3cr3t\n') }));
+      ok(await wire.call('POST', `${env}/versions/tags`, { auth: asAlice, body: { name: 'stable', revision: 1 } }), 204);
+      for (const [subject, permission] of [
+        [{ user: 'mread' }, 'read'],
+        [{ user: 'madmin' }, 'admin'],
+        [{ team: 'ci' }, 'write'],
+      ] as const) {
+        ok(await wire.call('PATCH', `${env}/permissions`, { auth: asAlice, body: { ...subject, permission } }));
+      }
+    }
+    ids.openSession = ok(await wire.call('POST', '/api/esc/environments/acme/proj/dev/open', { auth: asAlice })).id as string;
 
     callers.push(
-      { name: 'org admin alice', token: aliceToken, stack: 'admin', role: 'admin', kind: 'personal' },
-      { name: 'member with read', token: tokens.mread!, stack: 'read', role: 'member', kind: 'personal' },
-      { name: 'member with write', token: tokens.mwrite!, stack: 'write', role: 'member', kind: 'personal' },
-      { name: 'member with admin', token: tokens.madmin!, stack: 'admin', role: 'member', kind: 'personal' },
-      { name: 'viewer', token: tokens.viewer!, stack: 'read', role: 'viewer', kind: 'personal' },
-      { name: 'team token (team holds write)', token: teamToken.tokenValue, stack: 'write', kind: 'team' },
-      { name: 'organization token', token: orgToken.tokenValue, stack: 'admin', kind: 'organization' },
+      { name: 'org admin alice', token: aliceToken, stack: 'admin', environment: 'admin', role: 'admin', kind: 'personal' },
+      { name: 'member with read', token: tokens.mread!, stack: 'read', environment: 'write', role: 'member', kind: 'personal' },
+      { name: 'member with write', token: tokens.mwrite!, stack: 'write', environment: 'write', role: 'member', kind: 'personal' },
+      { name: 'member with admin', token: tokens.madmin!, stack: 'admin', environment: 'admin', role: 'member', kind: 'personal' },
+      { name: 'viewer', token: tokens.viewer!, stack: 'read', environment: 'read', role: 'viewer', kind: 'personal' },
+      { name: 'team token (team holds write)', token: teamToken.tokenValue, stack: 'write', environment: 'write', kind: 'team' },
+      { name: 'organization token', token: orgToken.tokenValue, stack: 'admin', environment: 'admin', kind: 'organization' },
       { name: 'admin of another organization', token: tokens.bob!, kind: 'outsider' },
     );
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt + 100 - Date.now())));
@@ -446,7 +535,8 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
       const outcome = expected(access!, caller);
       if (outcome !== 'allowed') {
         await expectStatus({ token: caller.token }, outcome, caller.name);
-      } else if (route.method === 'GET' || route.method === 'HEAD') {
+      } else if ((route.method === 'GET' || route.method === 'HEAD') && !route.path.includes('{openSessionId}')) {
+        // An open session is its opener's alone: others (allowed to open) get 404 for alice's.
         const response = await wire.call(route.method, path, { auth: { token: caller.token } });
         expect(response.status, `${caller.name} (allowed): ${response.text.slice(0, 300)}`).toBeLessThan(300);
       }
