@@ -147,6 +147,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
     const started = now();
     const display = createDisplay({
       write: req.write,
+      writeErr: req.writeErr,
       diff: flags.diff,
       verbose: flags.verbose,
       json: flags.json ? (previewCommand ? 'digest' : 'lines') : false,

@@ -17,9 +17,12 @@ import { CliSandbox, REPO, TESTPROV_DIR, removeSandboxes } from './cli-harness.j
 const GOLDEN = join(import.meta.dirname, 'golden/display');
 const UPDATE = process.env.STACKYARD_UPDATE_GOLDEN === '1';
 
-/** Timings vary from run to run; everything else must match. */
+/** Timings and testprov's random ids vary from run to run; everything else must match. */
 function normalise(text: string): string {
-  return text.replace(/\(\d+(?:\.\d+)?s\)/g, '(Xs)').replace(/Duration: [\dhms]+/g, 'Duration: Xs');
+  return text
+    .replace(/\(\d+(?:\.\d+)?s\)/g, '(Xs)')
+    .replace(/Duration: [\dhms]+/g, 'Duration: Xs')
+    .replace(/\[id=(.+?)-[0-9a-f]{8}\]/g, '[id=$1-XXXXXXXX]');
 }
 
 function expectGolden(name: string, text: string): void {
@@ -68,5 +71,22 @@ describe('display golden files (non-interactive)', () => {
     expect(up.status, up.stderr).toBe(0);
     expectGolden('show-sames-preview', preview.stdout);
     expectGolden('show-sames-up', up.stdout);
+  }, 120_000);
+
+  it('--diff: a block per step with its properties, children under their parent, a change as old => new', async () => {
+    await cli('stack', 'init', 'diff');
+    const create = await cli('preview', '--diff');
+    await cli('up', '--yes', '--skip-preview');
+    await cli('config', 'set', 'step', '2');
+
+    const preview = await cli('preview', '--diff');
+    const up = await cli('up', '--yes', '--skip-preview', '--diff');
+
+    expect(create.status, create.stderr).toBe(0);
+    expect(preview.status, preview.stderr).toBe(0);
+    expect(up.status, up.stderr).toBe(0);
+    expectGolden('diff-create-preview', create.stdout);
+    expectGolden('diff-preview', preview.stdout);
+    expectGolden('diff-up', up.stdout);
   }, 120_000);
 });

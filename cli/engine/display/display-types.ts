@@ -40,7 +40,9 @@ export interface DisplayFlags {
 /** Options of the display. */
 export interface DisplayOptions extends DisplayFlags {
   write: (text: string) => void;
-  /** Show property diffs of each step (`--diff`); prints lines even on a terminal. */
+  /** Where diagnostics go in the `--diff` view (as Pulumi's diff view writes them to stderr); `write` when absent. */
+  writeErr?: (text: string) => void;
+  /** Pulumi's diff view (`--diff`): a block per step with its property diff, even on a terminal. */
   diff?: boolean;
   /** Show debug diagnostics. */
   verbose?: boolean;

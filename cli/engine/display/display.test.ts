@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ResourceState } from '../state/deployment.js';
 import { colorEnabled, createDisplay, terminalOf } from './display.js';
-import { propertyDiffLines, summaryLines } from './render-text.js';
+import { summaryLines } from './render-text.js';
 import type { StepEvent } from './events.js';
 import { makeSecret } from '../resource/properties.js';
 import type { DeploymentResult } from '../run-deployment.js';
@@ -81,27 +81,6 @@ describe('plain display (not a terminal)', () => {
     expect(summaryLines({ create: 3, update: 1, replace: 2, same: 2 }, true)).toBe('    + 3 to create\n    ~ 1 to update\n    +-2 to replace\n    6 changes. 2 unchanged\n');
     expect(summaryLines({ create: 9 }, true)).toBe('    + 9 to create\n');
     expect(summaryLines({}, true)).toBe('');
-  });
-
-  it('shows colored property diffs with --diff, secrets masked, and no color with --color never', () => {
-    const old = state(A, { inputs: { size: 1, gone: true, pw: makeSecret('old-pw'), same: 'x', __provider: 'closure' } });
-    const next = state(A, { inputs: { size: 2, added: 'new', pw: makeSecret('new-pw'), same: 'x', __provider: 'closure2' } });
-    const e = step('update', A, 'start', { old, new: next, diffKeys: ['size'] });
-    const colored = propertyDiffLines(e, true);
-    expect(colored).toEqual([
-      '      \x1b[33m~\x1b[0m size: 1 => 2',
-      '      \x1b[32m+\x1b[0m added: "new"',
-      '      \x1b[33m~\x1b[0m pw: [secret] => [secret]',
-      '      \x1b[31m-\x1b[0m gone: true',
-    ]);
-    const created = propertyDiffLines(step('create', B, 'done', { new: state(B, { inputs: { v: 1 } }) }), false);
-    expect(created).toEqual(['      + v: 1']);
-
-    let text = '';
-    const d = createDisplay({ write: (t) => (text += t), diff: true, color: false, now: () => 0 });
-    d.events.step?.(e);
-    expect(text).toBe('\n ~  t:index:Thing a updating (0s) [diff: ~size]\n      ~ size: 1 => 2\n      + added: "new"\n      ~ pw: [secret] => [secret]\n      - gone: true\n');
-    expect(text).not.toContain('new-pw');
   });
 
   it('colors by --color and NO_COLOR', () => {

@@ -2,7 +2,8 @@
  * Renders an operation for people and for scripts:
  * - on a terminal, a live resource tree (parent/child indentation, status and elapsed time per resource) redrawn
  *   in place at most every `throttleMs`, then diagnostics, outputs and the change summary;
- * - elsewhere (and with `--diff`), one line per finished step, property diffs with `--diff`;
+ * - elsewhere, one line per finished step;
+ * - `--diff`: Pulumi's diff view, a block per step with its property diff (diff/);
  * - `--json`: a preview prints one document shaped like Pulumi's `display.PreviewDigest`; other operations print
  *   each `EngineEvent` on its own line, as sent to the service.
  * Secret values are shown as `[secret]` everywhere.
@@ -10,6 +11,7 @@
 import { displayConfig, displayResource } from './engine-events.js';
 import type { ColorMode, Display, DisplayFlags, DisplayOptions, TerminalInfo } from './display-types.js';
 import type { StepEvent, StepOp } from './events.js';
+import { diffDisplay } from './diff/diff-display.js';
 import { LiveTree } from './live-tree.js';
 import { configText } from './render-text.js';
 import { progressLines } from './progress-lines.js';
@@ -34,7 +36,8 @@ export function createDisplay(options: DisplayOptions): Display {
   const o = options.suppressPermalink ? { ...options, permalink: undefined } : options;
   if (o.json === 'lines') return jsonLinesDisplay(o);
   if (o.json) return digestDisplay(o);
-  if (o.terminal && !o.diff && !o.suppressProgress && !o.showReplacementSteps) {
+  if (o.diff) return diffDisplay(o);
+  if (o.terminal && !o.suppressProgress && !o.showReplacementSteps) {
     if (o.permalink) o.write(`View in Browser (Ctrl+O): ${o.permalink}\n\n`);
     if (o.showConfig) o.write(configText(o.config ?? {}));
     return new LiveTree(o, o.showFullOutput ? { ...o.terminal, columns: Number.POSITIVE_INFINITY } : o.terminal);

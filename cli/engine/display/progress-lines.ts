@@ -7,7 +7,7 @@
  */
 import type { Display, DisplayOptions, FinishedRun, FinishInfo } from './display-types.js';
 import type { DiagEvent, StepEvent, StepOp } from './events.js';
-import { configText, diagPrefix, errorLines, isHidden, MAGENTA, OP_COLOR, outputsText, paint, propertyDiffLines, RED, resultSummaryText, SYMBOL, VERBS } from './render-text.js';
+import { configText, diagPrefix, errorLines, isHidden, MAGENTA, OP_COLOR, outputsText, paint, RED, resultSummaryText, SYMBOL, VERBS } from './render-text.js';
 import { isDefaultProviderStep } from './step-visibility.js';
 import { typeDisplayName } from './property-text.js';
 import { STACK_TYPE, urnName } from '../resource/urn.js';
@@ -140,8 +140,6 @@ export function progressLines(o: DisplayOptions): Display {
       row.ended = undefined;
       row.done = false;
       print(row);
-      // `--diff`: the step's input changes under its line (not yet Pulumi's diff renderer: docs/cli.md).
-      if (o.diff && !row.hidden) for (const line of propertyDiffLines(e, o.color)) o.write(`${line}\n`);
       return;
     }
     if (e.phase === 'failed') {

@@ -1,9 +1,9 @@
 /**
  * How steps, values, diagnostics and summaries read as text, in color or not: the symbols, colors and verbs of each
- * kind of step, property diffs, the change summary and the closing lines every human-readable display ends with.
+ * kind of step, the change summary and the closing lines every human-readable display ends with.
  */
 import type { DisplayOptions, FinishedRun, FinishInfo } from './display-types.js';
-import type { DiagEvent, StepEvent, StepOp } from './events.js';
+import type { DiagEvent, StepOp } from './events.js';
 import type { StackConfig } from '../config/program-config.js';
 import { deepEqual, isSecret, type PropertyMap, type PropertyValue } from '../resource/properties.js';
 import { objectText, printable } from './property-text.js';
@@ -76,27 +76,6 @@ export function formatElapsed(ms: number): string {
   if (ms < 60_000) return `${Math.round(ms / 1000)}s`;
   const s = Math.round(ms / 1000);
   return `${Math.floor(s / 60)}m${s % 60}s`;
-}
-
-/**
- * The property changes of a step's inputs, one line each: `+ key: value` added, `- key: value` removed,
- * `~ key: old => new` changed. Engine-internal keys (`__provider`, …) are left out.
- */
-export function propertyDiffLines(e: StepEvent, color?: boolean, indent = '      '): string[] {
-  const olds: PropertyMap = e.old?.inputs ?? {};
-  const news: PropertyMap = e.new?.inputs ?? {};
-  const removing = e.op === 'delete' || e.op === 'delete-replaced';
-  const adding = e.op === 'create' || e.op === 'create-replacement' || e.op === 'read' || e.op === 'import';
-  const keys = [...new Set([...Object.keys(removing ? {} : news), ...Object.keys(adding ? {} : olds)])].filter((k) => !k.startsWith('__'));
-  const lines: string[] = [];
-  for (const k of keys) {
-    const inOld = !adding && k in olds;
-    const inNew = !removing && k in news;
-    if (inNew && !inOld) lines.push(`${indent}${paint(color, GREEN, '+')} ${k}: ${renderValue(news[k])}`);
-    else if (inOld && !inNew) lines.push(`${indent}${paint(color, RED, '-')} ${k}: ${renderValue(olds[k])}`);
-    else if (!deepEqual(olds[k], news[k])) lines.push(`${indent}${paint(color, YELLOW, '~')} ${k}: ${renderValue(olds[k])} => ${renderValue(news[k])}`);
-  }
-  return lines;
 }
 
 /** Pulumi's order of step kinds in the summary (`deploy.StepOps`), reads left out. */
