@@ -24,16 +24,12 @@ export function masked(value: unknown): unknown {
   return value;
 }
 
-export function Value({ value }: { value: unknown }) {
-  const shown = masked(value);
-  return <code class="value">{typeof shown === 'string' ? shown : JSON.stringify(shown)}</code>;
-}
-
 /**
  * A secret output: masked until someone asks, then decrypted by the stack's decrypt route, which decides whether
- * this member may (the page never decides that itself).
+ * this member may. `mayReveal` (the caller's permission allows decrypting) only spares a reader a button that the
+ * route would refuse; the route's decision is the one that counts.
  */
-export function SecretOutput({ name, value, stackApiPath }: { name: string; value: SecretValue; stackApiPath: string }) {
+export function SecretOutput({ name, value, stackApiPath, mayReveal }: { name: string; value: SecretValue; stackApiPath: string; mayReveal: boolean }) {
   const [plain, setPlain] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
   async function reveal() {
@@ -59,11 +55,15 @@ export function SecretOutput({ name, value, stackApiPath }: { name: string; valu
       </span>
     );
   }
+  const mask = (
+    <code class="value secret" aria-label={`${name} is a secret`}>
+      [secret]
+    </code>
+  );
+  if (!mayReveal) return mask;
   return (
     <span>
-      <code class="value secret" aria-label={`${name} is a secret`}>
-        [secret]
-      </code>{' '}
+      {mask}{' '}
       <button type="button" class="link" onClick={() => void reveal()} aria-label={`Reveal ${name}`}>
         Reveal
       </button>

@@ -15,6 +15,8 @@ export interface UpdateSummary {
   status: string;
   requestedBy: string;
   cancelledBy?: string;
+  /** `lease-expired`: its client stopped without ending it, and the service recorded it as failed. */
+  endReason?: 'lease-expired';
   startedAt?: number;
   endedAt?: number;
   message?: string;
@@ -27,12 +29,14 @@ export interface StackOverview {
   stack: string;
   tags: Record<string, string>;
   version: number;
+  /** The caller's permission on the stack: revealing a secret and cancelling need `write`. */
+  permission: 'read' | 'write' | 'admin';
   resourceCount?: number;
   lastUpdate?: UpdateSummary;
   lease?: LeaseView;
 }
 
-/** Pulumi's UpdateInfo (times in epoch seconds), plus `cancelledBy` and, for one update, `status`. */
+/** Pulumi's UpdateInfo (times in epoch seconds), plus `cancelledBy`, `endReason` and, for one update, `status`. */
 export interface UpdateInfo {
   updateID: string;
   kind: string;
@@ -45,6 +49,7 @@ export interface UpdateInfo {
   message: string;
   requestedBy: string;
   cancelledBy?: string;
+  endReason?: 'lease-expired';
   resourceChanges: Record<string, number>;
   resourceCount?: number;
 }

@@ -220,6 +220,38 @@ describe('the console API', () => {
     expect(history.json.updates[0]).toMatchObject({ version: 1, result: 'failed', cancelledBy: 'alice' });
   });
 
+  it("gives the caller's permission on the stack, so the page offers reveal and cancel only to writers", async () => {
+    const admin = await services.identity.authenticate(ADMIN_TOKEN);
+    await services.identity.createUser(admin, { login: 'victor' });
+    await services.identity.addMember(admin, 'acme', 'victor', 'viewer');
+    const viewerToken = (await services.identity.createToken(admin, { login: 'victor', description: 'test' })).token;
+
+    const asViewer = await call('GET', '/api/console/stacks/acme/web/dev', { token: viewerToken });
+    const asCreator = await call('GET', '/api/console/stacks/acme/web/dev', { token: aliceToken });
+    const listed = await call('GET', '/api/console/orgs/acme/stacks', { token: viewerToken });
+
+    expect([asViewer.json.permission, asCreator.json.permission]).toEqual(['read', 'admin']);
+    expect(listed.json.stacks).toEqual([expect.objectContaining({ stack: 'dev', permission: 'read' })]);
+  });
+
+  it('says an update abandoned by its client was folded because its lease expired, in history and by version', async () => {
+    const alice = await services.identity.authenticate(aliceToken);
+    const ref = { org: 'acme', project: 'web', stack: 'dev' };
+    const killed = await services.updates.create(alice, ref, { kind: 'update', dryRun: false });
+    await services.updates.start(alice, ref, killed.updateId, {});
+    clock += 60 * 60 * 1000;
+    const next = await services.updates.create(alice, ref, { kind: 'update', dryRun: false });
+
+    await services.updates.start(alice, ref, next.updateId, {});
+
+    const history = await call('GET', '/api/stacks/acme/web/dev/updates', { token: aliceToken });
+    const byVersion = await call('GET', '/api/stacks/acme/web/dev/updates/1', { token: aliceToken });
+    const overview = await call('GET', '/api/console/stacks/acme/web/dev', { token: aliceToken });
+    expect(history.json.updates).toEqual([expect.objectContaining({ updateID: killed.updateId, version: 1, result: 'failed', endReason: 'lease-expired' })]);
+    expect(byVersion.json).toMatchObject({ updateID: killed.updateId, status: 'failed', endReason: 'lease-expired' });
+    expect(overview.json.lastUpdate).toMatchObject({ version: 1, status: 'failed', endReason: 'lease-expired' });
+  });
+
   it('serves the console page for any path outside /api/, assets by name, and 404s for the rest', async () => {
     const page = await call('GET', '/acme/web/dev/updates/3');
     const asset = await call('GET', '/assets/app-ABC.js');

@@ -76,8 +76,10 @@ export function updateInfo(update: UpdateRecord) {
     resourceChanges: update.resourceChanges ?? {},
     ...(update.resourceCount !== undefined ? { resourceCount: update.resourceCount } : {}),
     requestedBy: update.requestedBy,
-    // Beyond Pulumi's UpdateInfo (clients ignore unknown fields): the console shows who cancelled an update.
+    // Beyond Pulumi's UpdateInfo (clients ignore unknown fields): the console shows who cancelled an update, and
+    // that a failed one was abandoned (its lease expired) rather than ended by its client.
     ...(update.cancelledBy !== undefined ? { cancelledBy: update.cancelledBy } : {}),
+    ...(update.endReason !== undefined ? { endReason: update.endReason } : {}),
   };
 }
 

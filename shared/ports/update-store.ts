@@ -35,11 +35,19 @@ export interface UpdateRecord {
   checkpoint?: string;
   /** Login of the user who cancelled it (`status: cancelled` by `cancel`; absent when its own client stopped it). */
   cancelledBy?: string;
+  /**
+   * Why it ended when its own client did not end it: `lease-expired` when it was abandoned (the client crashed or
+   * was killed, its lease ran out, and the service folded it as failed).
+   */
+  endReason?: UpdateEndReason;
   /** SHA-256 hex of the token that completed the update, so a retried `complete` with that token is answered OK. */
   completedTokenHash?: string;
   /** Optimistic-concurrency counter: every successful write bumps it by one. */
   revision: number;
 }
+
+/** Why an update ended other than by its client's `complete` or a user's `cancel`. */
+export type UpdateEndReason = 'lease-expired';
 
 export type NewUpdate = Omit<UpdateRecord, 'revision' | 'checkpointCount'>;
 
@@ -56,6 +64,7 @@ export type UpdateChanges = Partial<
     | 'checkpoint'
     | 'completedTokenHash'
     | 'cancelledBy'
+    | 'endReason'
   >
 >;
 

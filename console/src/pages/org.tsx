@@ -5,7 +5,7 @@ import { changes, when } from '../format.js';
 import type { StackOverview } from '../types.js';
 import { usePoll } from '../use-poll.js';
 import { LoadError } from './not-found.js';
-import { LeaseBadge, Result, Tags } from './parts.js';
+import { LeaseBadge, Outcome, Tags } from './parts.js';
 
 /** `/<org>` (every stack) and `/<org>/<project>` (that project's stacks). */
 export function OrgPage() {
@@ -61,7 +61,8 @@ export function OrgPage() {
                   <td>
                     {s.lastUpdate ? (
                       <>
-                        <Result status={s.lastUpdate.status} /> {s.lastUpdate.kind} by {s.lastUpdate.requestedBy},{' '}
+                        <Outcome status={s.lastUpdate.status} cancelledBy={s.lastUpdate.cancelledBy} endReason={s.lastUpdate.endReason} />{' '}
+                        {s.lastUpdate.kind} by {s.lastUpdate.requestedBy},{' '}
                         {when(s.lastUpdate.endedAt)}
                         <div class="muted">{changes(s.lastUpdate.resourceChanges)}</div>
                       </>

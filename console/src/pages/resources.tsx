@@ -1,7 +1,7 @@
 import { useRoute } from 'preact-iso';
 import { api, stackApi, stackPage } from '../api.js';
 import { urnName } from '../format.js';
-import { Value } from '../secrets.js';
+import { Value } from '../value.js';
 import type { Deployment, StateResource } from '../types.js';
 import { usePoll } from '../use-poll.js';
 import { LoadError } from './not-found.js';
@@ -75,9 +75,10 @@ function TreeNode({ node }: { node: Node }) {
       <details>
         <summary>
           <strong>{urnName(r.urn)}</strong> <span class="type">{r.type}</span>
-          {r.protect && <span class="badge">protected</span>}
-          {r.external && <span class="badge">external</span>}
-          {node.pending && <span class="badge result-failed">pending {node.pending}</span>}
+          {/* A space and a margin each: read aloud or copied, the words stay apart; on screen, the badges too. */}
+          {r.protect && <> <span class="badge">protected</span></>}
+          {r.external && <> <span class="badge">external</span></>}
+          {node.pending && <> <span class="badge result-failed">pending {node.pending}</span></>}
         </summary>
         <dl class="facts">
           <div>

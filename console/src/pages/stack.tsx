@@ -2,11 +2,12 @@ import { useRef, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { api, stackApi, stackPage } from '../api.js';
 import { changes, duration, when } from '../format.js';
-import { isSecret, SecretOutput, Value } from '../secrets.js';
+import { isSecret, SecretOutput } from '../secrets.js';
+import { Value } from '../value.js';
 import type { Deployment, LeaseView, StackOverview, UpdateInfo } from '../types.js';
 import { usePoll } from '../use-poll.js';
 import { LoadError } from './not-found.js';
-import { LeaseBadge, Result, Tags } from './parts.js';
+import { LeaseBadge, Outcome, Tags } from './parts.js';
 
 interface StackData {
   overview: StackOverview;
@@ -33,6 +34,8 @@ export function StackPage() {
   if (!loaded.data) return <p aria-busy="true">Loading…</p>;
   const { overview, history } = loaded.data;
   const page = stackPage(org, project, stack);
+  // Cancelling and revealing a secret need write; a reader is not offered what the API would refuse.
+  const mayWrite = overview.permission !== 'read';
   return (
     <section>
       <nav aria-label="Breadcrumb" class="crumbs">
@@ -46,18 +49,30 @@ export function StackPage() {
         Version {overview.version} · {overview.resourceCount ?? 0} resources · <a href={`${page}/resources`}>Resources</a>
       </p>
       <div aria-live="polite" data-testid="lease-panel">
-        {overview.lease ? <RunningUpdate lease={overview.lease} base={base} page={page} onCancelled={loaded.reload} /> : <p class="muted">No update is running.</p>}
+        {overview.lease ? (
+          <RunningUpdate lease={overview.lease} base={base} page={page} mayCancel={mayWrite} onCancelled={loaded.reload} />
+        ) : (
+          <p class="muted">No update is running.</p>
+        )}
       </div>
       <h2>Tags</h2>
       <Tags tags={overview.tags} />
-      <Outputs base={base} version={overview.version} />
+      <Outputs base={base} version={overview.version} mayReveal={mayWrite} />
       <h2>History</h2>
       <History history={history} page={page} />
     </section>
   );
 }
 
-function RunningUpdate({ lease, base, page, onCancelled }: { lease: LeaseView; base: string; page: string; onCancelled: () => void }) {
+interface RunningUpdateProps {
+  lease: LeaseView;
+  base: string;
+  page: string;
+  mayCancel: boolean;
+  onCancelled: () => void;
+}
+
+function RunningUpdate({ lease, base, page, mayCancel, onCancelled }: RunningUpdateProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
@@ -79,9 +94,11 @@ function RunningUpdate({ lease, base, page, onCancelled }: { lease: LeaseView; b
       <p>
         <LeaseBadge lease={lease} /> · <a href={`${page}/updates/${encodeURIComponent(lease.updateId)}`}>Follow its log</a>
       </p>
-      <button type="button" class="danger" onClick={() => dialog.current?.showModal()}>
-        Cancel update…
-      </button>
+      {mayCancel && (
+        <button type="button" class="danger" onClick={() => dialog.current?.showModal()}>
+          Cancel update…
+        </button>
+      )}
       <dialog ref={dialog} aria-labelledby="cancel-title">
         <h2 id="cancel-title">Cancel this update?</h2>
         <p>
@@ -106,10 +123,11 @@ function RunningUpdate({ lease, base, page, onCancelled }: { lease: LeaseView; b
   );
 }
 
-function Outputs({ base, version }: { base: string; version: number }) {
+function Outputs({ base, version, mayReveal }: { base: string; version: number; mayReveal: boolean }) {
   const loaded = usePoll(() => api<Deployment>(`${base}/export`), [base, version], () => undefined);
   const root = loaded.data?.deployment.resources?.find((r) => r.type === 'pulumi:pulumi:Stack');
   const outputs = Object.entries(root?.outputs ?? {});
+  const anySecret = outputs.some(([, value]) => isSecret(value));
   return (
     <>
       <h2>Outputs</h2>
@@ -120,14 +138,23 @@ function Outputs({ base, version }: { base: string; version: number }) {
       ) : outputs.length === 0 ? (
         <p class="muted">No outputs.</p>
       ) : (
-        <dl class="outputs" data-testid="outputs">
-          {outputs.map(([name, value]) => (
-            <div key={name}>
-              <dt>{name}</dt>
-              <dd>{isSecret(value) ? <SecretOutput name={name} value={value} stackApiPath={base} /> : <Value value={value} />}</dd>
-            </div>
-          ))}
-        </dl>
+        <div data-testid="outputs">
+          {anySecret && !mayReveal && (
+            <p class="muted" data-testid="secrets-note">
+              Secrets stay masked: you have read permission on this stack, and revealing one needs write.
+            </p>
+          )}
+          <dl class="outputs">
+            {outputs.map(([name, value]) => (
+              <div key={name}>
+                <dt>{name}</dt>
+                <dd>
+                  {isSecret(value) ? <SecretOutput name={name} value={value} stackApiPath={base} mayReveal={mayReveal} /> : <Value value={value} />}
+                </dd>
+              </div>
+            ))}
+          </dl>
+        </div>
       )}
     </>
   );
@@ -162,13 +189,7 @@ function History({ history, page }: { history: UpdateInfo[]; page: string }) {
               <td>{when(u.startTime * 1000)}</td>
               <td>{duration(u.startTime * 1000, u.endTime !== undefined ? u.endTime * 1000 : undefined)}</td>
               <td>
-                {u.cancelledBy ? (
-                  <>
-                    <Result status="cancelled" /> by {u.cancelledBy}
-                  </>
-                ) : (
-                  <Result status={u.result} />
-                )}
+                <Outcome status={u.result} cancelledBy={u.cancelledBy} endReason={u.endReason} />
               </td>
               <td>{changes(u.resourceChanges)}</td>
               <td>{u.message || <span class="muted">—</span>}</td>

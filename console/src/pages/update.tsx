@@ -2,10 +2,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { api, ApiError, stackApi, stackPage } from '../api.js';
 import { changes, duration, urnName, urnType, when } from '../format.js';
-import { Value } from '../secrets.js';
+import { Value } from '../value.js';
 import type { UpdateInfo } from '../types.js';
 import { LoadError } from './not-found.js';
-import { Result } from './parts.js';
+import { Outcome } from './parts.js';
 
 /** The parts of Pulumi's engine events (apitype.EngineEvent) this page shows. */
 interface StepMetadata {
@@ -133,8 +133,13 @@ export function UpdatePage() {
         <div>
           <dt>Result</dt>
           <dd data-testid="update-result">
-            <Result status={status} />
-            {info.cancelledBy && <> by {info.cancelledBy}</>}
+            <Outcome status={status} cancelledBy={info.cancelledBy} endReason={info.endReason} />
+            {info.endReason === 'lease-expired' && (
+              <p class="muted" data-testid="abandoned-note">
+                Its <code>stackyard</code> stopped without ending it (crashed or killed), so the service recorded it as failed
+                once its lease expired; what it had saved by then became the stack's state.
+              </p>
+            )}
           </dd>
         </div>
         <div>

@@ -88,6 +88,7 @@ export const updateInfoBody = z.object({
   resourceCount: z.optional(z.number().check(z.int())),
   requestedBy: z.optional(z.string()),
   cancelledBy: z.optional(z.string()),
+  endReason: z.optional(z.enum(['lease-expired']).check(z.describe('Set when the update was abandoned: its lease expired'))),
 });
 
 export const historyBody = z.object({ updates: z.array(updateInfoBody) });

@@ -17,6 +17,7 @@ import { KEY, putNew } from './table.js';
 
 const KINDS = new Set(['update', 'preview', 'refresh', 'destroy', 'import', 'rename', 'resource-import']);
 const STATUSES = new Set(['not-started', 'in-progress', 'succeeded', 'failed', 'cancelled']);
+const END_REASONS = new Set(['lease-expired']);
 const CHANGE_FIELDS = [
   'status',
   'startedAt',
@@ -28,6 +29,7 @@ const CHANGE_FIELDS = [
   'checkpoint',
   'completedTokenHash',
   'cancelledBy',
+  'endReason',
 ] as const;
 const BATCH_SIZE = 25;
 
@@ -62,6 +64,9 @@ function checkChanges(changes: UpdateChanges): void {
     if (value !== undefined && (typeof value !== 'string' || value.length === 0 || value.length > 1024)) {
       throw new InvalidInputError(`Invalid ${field}: expected a non-empty string.`);
     }
+  }
+  if (changes.endReason !== undefined && !END_REASONS.has(changes.endReason)) {
+    throw new InvalidInputError(`Invalid endReason '${String(changes.endReason)}'.`);
   }
   if (changes.resourceChanges !== undefined) {
     const entries = Object.entries(changes.resourceChanges ?? {});

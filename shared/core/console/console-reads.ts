@@ -1,6 +1,6 @@
 import { NotFoundError } from '../errors.js';
 import { loadStack, requireOrgAction, stackPermission, type OrgFacts } from '../kernel/authorization.js';
-import { allows } from '../kernel/permissions.js';
+import { allows, type StackPermission } from '../kernel/permissions.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import type { StackRecord } from '../../ports/stack-store.js';
 import type { UpdateRecord } from '../../ports/update-store.js';
@@ -20,6 +20,7 @@ export function updateSummary(update: UpdateRecord): UpdateSummary {
     requestedBy: update.requestedBy,
     ...(update.version !== undefined ? { version: update.version } : {}),
     ...(update.cancelledBy !== undefined ? { cancelledBy: update.cancelledBy } : {}),
+    ...(update.endReason !== undefined ? { endReason: update.endReason } : {}),
     ...(update.startedAt !== undefined ? { startedAt: update.startedAt } : {}),
     ...(update.endedAt !== undefined ? { endedAt: update.endedAt } : {}),
     ...(update.message !== undefined ? { message: update.message } : {}),
@@ -38,7 +39,7 @@ function updateNotFound(stack: StackRecord, ref: string): NotFoundError {
 export function createConsoleReads(deps: ServiceDeps): Pick<ConsoleService, 'orgStacks' | 'stackOverview' | 'findUpdate' | 'updateEvents'> {
   const { storage } = deps;
 
-  async function overview(stack: StackRecord): Promise<StackOverview> {
+  async function overview(stack: StackRecord, permission: StackPermission): Promise<StackOverview> {
     const [history, lease] = await Promise.all([storage.updates.listHistory(stack.id, 1, 1), storage.leases.current(stack.id)]);
     const running = lease ? await storage.updates.get(stack.id, lease.updateId).catch(() => undefined) : undefined;
     const last = history.updates[0];
@@ -48,6 +49,7 @@ export function createConsoleReads(deps: ServiceDeps): Pick<ConsoleService, 'org
       stack: stack.stack,
       tags: stack.tags,
       version: stack.version,
+      permission,
       ...(stack.resourceCount !== undefined ? { resourceCount: stack.resourceCount } : {}),
       ...(last ? { lastUpdate: updateSummary(last) } : {}),
       ...(lease
@@ -78,22 +80,25 @@ export function createConsoleReads(deps: ServiceDeps): Pick<ConsoleService, 'org
   return {
     async orgStacks(principal, org) {
       requireOrgAction(principal, org, 'list-stacks');
-      const stacks: StackRecord[] = [];
+      const stacks: { stack: StackRecord; permission: StackPermission }[] = [];
       const facts: OrgFacts = new Map();
       let continuationToken: string | undefined;
       do {
         const page = await storage.stacks.list({ org, continuationToken });
         for (const stack of page.stacks) {
           // The same rule as `stack ls`: a stack the caller may not read is not listed.
-          if (allows(await stackPermission(deps, principal, stack, facts), 'read')) stacks.push(stack);
+          const permission = await stackPermission(deps, principal, stack, facts);
+          if (permission !== undefined && allows(permission, 'read')) stacks.push({ stack, permission });
         }
         continuationToken = page.continuationToken;
       } while (continuationToken);
-      return Promise.all(stacks.map(overview));
+      return Promise.all(stacks.map(({ stack, permission }) => overview(stack, permission)));
     },
 
     async stackOverview(principal, ref) {
-      return overview(await loadStack(deps, principal, ref, 'view'));
+      const stack = await loadStack(deps, principal, ref, 'view');
+      // loadStack has checked read; the page needs the exact level to offer only what the caller may do.
+      return overview(stack, (await stackPermission(deps, principal, stack))!);
     },
 
     async findUpdate(principal, ref, versionOrId) {

@@ -1,6 +1,7 @@
 import type { StackRef } from '../names.js';
 import type { Principal, RequestInfo } from '../kernel/principal.js';
-import type { UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
+import type { StackPermission } from '../kernel/permissions.js';
+import type { UpdateEndReason, UpdateKind, UpdateRecord, UpdateStatus } from '../../ports/update-store.js';
 
 /** What a browser gets from signing in: the cookie's session id, and the CSRF token its page sends back. */
 export interface ConsoleSignIn {
@@ -35,6 +36,8 @@ export interface UpdateSummary {
   status: UpdateStatus;
   requestedBy: string;
   cancelledBy?: string;
+  /** `lease-expired`: abandoned by its client, folded as failed. */
+  endReason?: UpdateEndReason;
   startedAt?: number;
   endedAt?: number;
   message?: string;
@@ -45,6 +48,8 @@ export interface UpdateSummary {
 export interface StackOverview extends StackRef {
   tags: Record<string, string>;
   version: number;
+  /** The caller's permission on the stack, so the page offers only what it may do (reveal and cancel need write). */
+  permission: StackPermission;
   resourceCount?: number;
   lastUpdate?: UpdateSummary;
   lease?: LeaseView;

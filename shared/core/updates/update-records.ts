@@ -132,7 +132,7 @@ export async function settle(
       if (!isTerminal(update)) {
         // It never became the stack's running update (its start failed half way), so it produced no version.
         update = await changeUpdate(deps, stackId, updateId, (u) =>
-          isTerminal(u) ? undefined : { status, endedAt: deps.now(), ...tokenHashChange(options) },
+          isTerminal(u) ? undefined : { status, endedAt: deps.now(), ...endingFields(options) },
         );
       } else if (update.version !== undefined && update.version <= stack.version) {
         await deps.storage.updates.recordHistory(update);
@@ -143,7 +143,7 @@ export async function settle(
       outcome ??= await resolveOutcome(deps, stack, updateId);
       resourceChanges ??= await readSummary(deps, stackId, updateId);
       const version = stack.version + 1;
-      const ending: UpdateChanges = { status, endedAt: deps.now(), version, ...tokenHashChange(options) };
+      const ending: UpdateChanges = { status, endedAt: deps.now(), version, ...endingFields(options) };
       if (outcome.checkpoint !== undefined) ending.checkpoint = outcome.checkpoint;
       if (outcome.resourceCount !== undefined) ending.resourceCount = outcome.resourceCount;
       if (resourceChanges !== undefined) ending.resourceChanges = resourceChanges;
@@ -187,11 +187,15 @@ interface SettleOptions {
   cause?: UpdateEventCause;
 }
 
-/** The ending's fields that say how it ended: the completing token's hash, or who cancelled it. */
-function tokenHashChange(options: { completedTokenHash?: string; cancelledBy?: string }): UpdateChanges {
+/**
+ * The ending's fields that say how it ended: the completing token's hash, who cancelled it, or that it was
+ * abandoned (its lease expired), so history can say more than `failed`.
+ */
+function endingFields(options: SettleOptions): UpdateChanges {
   return {
     ...(options.completedTokenHash ? { completedTokenHash: options.completedTokenHash } : {}),
     ...(options.cancelledBy ? { cancelledBy: options.cancelledBy } : {}),
+    ...(options.cause === 'lease-expired' ? { endReason: 'lease-expired' as const } : {}),
   };
 }
 

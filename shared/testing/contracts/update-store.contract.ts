@@ -18,7 +18,7 @@ function newUpdate(stackId: string, extra: Partial<NewUpdate> = {}): NewUpdate {
   };
 }
 
-/** UpdateStore guarantees: create-if-absent, revisions, idempotent history, paging, deleteAll, NotFound. */
+/** UpdateStore guarantees: create-if-absent, revisions, how an update ended, idempotent history, paging, deleteAll, NotFound. */
 export function updateStoreContract(adapterName: string, setup: ContractSetup): void {
   describe(`UpdateStore contract (${adapterName})`, () => {
     let env: ContractEnv;
@@ -62,6 +62,20 @@ export function updateStoreContract(adapterName: string, setup: ContractSetup): 
         env.storage.updates.update(stackId, u.id, 1, { status: 'failed' }),
       ).rejects.toBeInstanceOf(ConflictError);
       expect(await env.storage.updates.get(stackId, u.id)).toEqual(started);
+    });
+
+    it('keeps how an update ended (who cancelled it, or that its lease expired)', async () => {
+      const stackId = uniqueId();
+      const u = await env.storage.updates.create(newUpdate(stackId));
+      const cancelled = await env.storage.updates.create(newUpdate(stackId));
+
+      const abandoned = await env.storage.updates.update(stackId, u.id, 1, { status: 'failed', endReason: 'lease-expired' });
+      await env.storage.updates.update(stackId, cancelled.id, 1, { status: 'cancelled', cancelledBy: 'bob' });
+
+      expect(abandoned).toMatchObject({ status: 'failed', endReason: 'lease-expired' });
+      expect(await env.storage.updates.get(stackId, u.id)).toEqual(abandoned);
+      expect(await env.storage.updates.get(stackId, cancelled.id)).toMatchObject({ status: 'cancelled', cancelledBy: 'bob' });
+      expect((await env.storage.updates.get(stackId, cancelled.id)).endReason).toBeUndefined();
     });
 
     it('rejects bad ids with InvalidInputError', async () => {
