@@ -1,4 +1,4 @@
-import { ALL_TABLE_STORES } from '../../shared/adapters/aws/table-stores.js';
+import { auditTable, consoleSessionTable, hookTable, identityTable, leaseTable, stackTable, updateTable } from '../../shared/adapters/aws/table-stores.js';
 import { createConsoleAuth } from '../../shared/core/console/console-auth.js';
 import { createHookService } from '../../shared/core/hooks/hook-service.js';
 import { createIdentityService } from '../../shared/core/identity/identity-service.js';
@@ -15,7 +15,7 @@ import { s3Parts } from '../storage-parts/s3.js';
 export const updatesFunction: LambdaFunction = {
   group: 'updates',
   routes: UPDATES_GROUP_ROUTES,
-  tables: ALL_TABLE_STORES,
+  tables: [stackTable, updateTable, leaseTable, identityTable, hookTable, consoleSessionTable, auditTable],
   storage: [s3Parts, kmsParts],
   services: (deps, audited) => {
     const identity = audited(createIdentityService(deps));

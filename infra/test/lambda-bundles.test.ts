@@ -77,7 +77,8 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
     expect(clients).toEqual({
       'hook-dispatcher': ['@aws-sdk/client-dynamodb', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'],
       identity: ['@aws-sdk/client-dynamodb'],
-      secrets: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-kms'],
+      // Environment definitions are objects in the bucket.
+      secrets: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms'],
       stacks: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms'],
       updates: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'],
     });
@@ -88,7 +89,7 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
     expect(Object.fromEntries(tableStores)).toEqual({
       'hook-dispatcher': ['hook'],
       identity: sessions,
-      secrets: sessions,
+      secrets: ['audit', 'console-session', 'environment', 'identity', 'stack'],
       stacks: ['audit', 'console-session', 'identity', 'lease', 'stack', 'update'],
       updates: ['audit', 'console-session', 'hook', 'identity', 'lease', 'stack', 'update'],
     });
@@ -97,8 +98,8 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
   it("carries only its own route families' request schemas (identity also the others, which the OpenAPI document loads)", () => {
     expect(Object.fromEntries(schemaModules)).toEqual({
       'hook-dispatcher': [],
-      identity: ['identity', 'secrets', 'stacks', 'updates'],
-      secrets: ['secrets'],
+      identity: ['environments', 'identity', 'secrets', 'stacks', 'updates'],
+      secrets: ['environments', 'secrets'],
       // The access routes (members, teams, stack grants) are split between identity and stacks.
       stacks: ['identity', 'stacks'],
       updates: ['updates'],
