@@ -13,6 +13,8 @@ export function createProgram(version: string): Command {
     .option('-C, --cwd <dir>', 'run as if started in <dir>')
     .option('--non-interactive', 'never prompt')
     .option('--color <mode>', 'colorize output: always, never, raw, auto')
+    .option('--logflow', 'flow log settings to child processes (like plugins)')
+    .option('--logtostderr', 'log to stderr instead of to files')
     .showHelpAfterError()
     .exitOverride();
   program.addCommand(serveCommand());

@@ -61,7 +61,10 @@ function terminalConfirm(): ((question: string) => Promise<boolean>) | undefined
 
 /** Declares engine command `command`'s flags and action on `cmd`; `resolveStack` is loaded only when it runs. */
 export function declareEngineCommand(cmd: Command, command: OperationCommand, loadResolver: () => Promise<ResolveEngineStack>): Command {
-  addEngineFlags(cmd, command).action(async (opts: Record<string, unknown>) => {
+  addEngineFlags(cmd, command).action(async (own: Record<string, unknown>, self: Command) => {
+    // the logging flags may also come before the command's name (`stackyard --logtostderr up -v 3`)
+    const globals = self.optsWithGlobals();
+    const opts: Record<string, unknown> = { ...own, logtostderr: own.logtostderr ?? globals.logtostderr, logflow: own.logflow ?? globals.logflow };
     const { flags, previewOnly, remove } = toOperationFlags(opts);
     const resolve = await loadResolver();
     const ctx = await resolve({

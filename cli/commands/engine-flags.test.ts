@@ -85,4 +85,11 @@ describe('engine command flags', () => {
     expect(parse('up', []).flags.color).toBeUndefined();
     expect(() => parse('up', ['--color', 'rainbow'])).toThrow(/expected one of always, never, auto, raw/);
   });
+
+  it('reads -v as a level (also cobra\'s -v=3), with --logtostderr and --logflow', () => {
+    expect(toOperationFlags({ verbose: '3', logtostderr: true, logflow: true }, {}).flags.logging).toEqual({ verbosity: 3, toStderr: true, flow: true });
+    expect(parse('up', ['-v=9']).flags.logging).toEqual({ verbosity: 9, toStderr: false, flow: false });
+    expect(parse('up', ['-v', 'lots']).flags).toMatchObject({ verbose: true, logging: { verbosity: 1 } });
+    expect(parse('up', []).flags).toMatchObject({ verbose: false, logging: { verbosity: 0 } });
+  });
 });

@@ -162,6 +162,16 @@ export function skipConfigValidation(opts: Record<string, unknown>, env: NodeJS.
   return opts.skipConfigValidation === true || /^(1|t|true|TRUE|True)$/.test(env.PULUMI_OPTION_SKIP_CONFIG_VALIDATION ?? '');
 }
 
+/**
+ * `-v <level>` as a number (cobra's `-v=3` reaches commander as `=3`); a level that is no number still turns debug
+ * diagnostics on, at level 1, as it always has.
+ */
+function verbosity(value: unknown): number {
+  if (value === undefined) return 0;
+  const m = /^=?(\d+)$/.exec(String(value));
+  return m ? Number(m[1]) : 1;
+}
+
 /** Maps parsed options to engine flags (refused flags never get here: see `assertNoRefusedFlags`). */
 export function toOperationFlags(opts: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): { flags: OperationFlags; previewOnly: boolean; remove: boolean } {
   const skipPreview = opts.skipPreview === true;
@@ -190,6 +200,7 @@ export function toOperationFlags(opts: Record<string, unknown>, env: NodeJS.Proc
     },
     eventLog: typeof opts.eventLog === 'string' ? opts.eventLog : undefined,
     skipPluginPreInstall: opts.skipPluginPreInstall === true,
+    logging: { verbosity: verbosity(opts.verbose), toStderr: opts.logtostderr === true, flow: opts.logflow === true },
   };
   return { flags, previewOnly: opts.previewOnly === true, remove: opts.remove === true };
 }

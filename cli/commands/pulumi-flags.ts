@@ -23,6 +23,15 @@ export interface FlagSpec {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/**
+ * Pulumi's logging flags, accepted by every command (with `-v`, they matter where the engine runs: docs/cli.md):
+ * `--logtostderr` writes the debug log to stderr, `--logflow` hands `-v=<level>` and `--logtostderr` on to plugins.
+ */
+export const LOGGING_FLAGS: FlagSpec[] = [
+  { flags: '--logflow', description: 'flow log settings to child processes (like plugins)' },
+  { flags: '--logtostderr', description: 'log to stderr instead of to files' },
+];
+
 /** Flags every `pulumi` command inherits that stackyard does not act on; declared per command (see register.ts). */
 export const INHERITED_REFUSED: FlagSpec[] = [
   { flags: '-v, --verbose <level>', description: 'enable verbose logging', refused: 'verbose logging applies to preview, up, destroy and refresh only' },

@@ -12,6 +12,7 @@ import type { ProgramSpec } from './program/language-host.js';
 import type { StackConfig } from './config/program-config.js';
 import type { LeaseWaitOptions } from './lease-wait.js';
 import type { ProjectPlugin } from './plugins/plugin-discovery.js';
+import type { LoggingSettings } from './plugins/plugin-logging.js';
 
 /** The command being run. */
 export type OperationCommand = 'preview' | 'up' | 'destroy' | 'refresh';
@@ -135,6 +136,8 @@ export interface OperationFlags {
   eventLog?: string;
   /** `--skip-plugin-pre-install`: plugins are acquired only when a provider is launched. */
   skipPluginPreInstall?: boolean;
+  /** `-v <level>`, `--logtostderr`, `--logflow`: the debug log on stderr, and what plugins are told. */
+  logging?: LoggingSettings;
 }
 
 /** Everything one command needs. */

@@ -8,6 +8,8 @@ import type { ResourceState, UntypedDeployment } from './state/deployment.js';
 import { colorEnabled, createDisplay } from './display/display.js';
 import { createEngineEventLog, serviceEventLog, type EngineEvent, type OperationStatus } from './display/engine-events.js';
 import { combineEvents, type ChangeSummary, type EngineEvents } from './display/events.js';
+import { stderrLogEvents } from './display/stderr-log.js';
+import { pluginLoggingArgs } from './plugins/plugin-logging.js';
 import { protectedExcludes, type TargetOptions } from './steps/targeting.js';
 import { describeLeaseHolder, type LeaseWaitOptions } from './lease-wait.js';
 import { PluginAcquisitionError } from '../plugins/acquire.js';
@@ -101,6 +103,7 @@ async function refreshInMemory(
     env: req.env,
     projectPlugins: req.projectPlugins,
     readStack: req.backend.readStack,
+    pluginLoggingArgs: pluginLoggingArgs(req.flags.logging),
     signal,
   });
   const refreshed = result.checkpoint ? (JSON.parse(result.checkpoint.text) as UntypedDeployment) : base;
@@ -175,7 +178,8 @@ export async function runOperation(req: OperationRequest): Promise<number> {
     let phase: Phase = { status: 'failed' };
     try {
       log.prelude();
-      const events = combineEvents(display.events, log.events);
+      const stderrLog = flags.logging?.toStderr ? stderrLogEvents(flags.logging.verbosity, req.writeErr ?? req.write, now) : undefined;
+      const events = combineEvents(display.events, log.events, stderrLog);
       const signal = stops.length > 1 ? AbortSignal.any(stops) : stops[0];
       // A preview of `--refresh` shows the refresh and previews against its result, persisting neither.
       const refreshed = dryRun && flags.refresh && kind !== 'refresh' ? await refreshInMemory(req, session.base, events, signal) : undefined;
@@ -203,6 +207,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         readStack: req.backend.readStack,
         pluginProgress: (line) => (req.writeErr ?? req.write)(`${line}\n`),
         skipPluginPreInstall: flags.skipPluginPreInstall,
+        pluginLoggingArgs: pluginLoggingArgs(flags.logging),
         signal,
       });
       phase = { result, status: result.cancelled ? 'cancelled' : result.ok ? 'succeeded' : 'failed' };

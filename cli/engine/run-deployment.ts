@@ -81,6 +81,8 @@ export interface DeploymentOptions {
   pluginProgress?: (line: string) => void;
   /** The User-Agent of plugin downloads. */
   userAgent?: string;
+  /** `--logflow`: `--logtostderr` and `-v=<level>` for every plugin started (`plugins/plugin-logging.ts`). */
+  pluginLoggingArgs?: readonly string[];
 }
 
 /** The base state holds operations an interrupted run left unfinished; only `refresh` may run on it. */
@@ -164,6 +166,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     builtins,
     onLog: (pkg, line) => events.diag?.({ severity: 'debug', message: `[${pkg}] ${line}` }),
     pluginEnv: (pkg) => providerEnv(pkg, opts.program, opts.config),
+    loggingArgs: opts.pluginLoggingArgs,
   });
   const ex = new StepExecutor({
     stack: opts.program.stack,

@@ -5,7 +5,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { declareLater, declareOnDispatch } from '../lazy-tree.js';
-import { INHERITED_REFUSED, addFlags, type FlagSpec } from '../pulumi-flags.js';
+import { INHERITED_REFUSED, LOGGING_FLAGS, addFlags, type FlagSpec } from '../pulumi-flags.js';
 import type { CommandHandler } from '../types.js';
 
 export const STACK_FLAG: FlagSpec = { flags: '-s, --stack <name>', description: 'the stack to operate on (default: the selected stack)' };
@@ -24,6 +24,7 @@ const GLOBAL_FLAGS: FlagSpec[] = [
   { flags: '-C, --cwd <dir>', description: 'run as if started in <dir>' },
   { flags: '--non-interactive', description: 'never prompt' },
   { flags: '--color <mode>', description: 'colorize output: always, never, raw, auto' },
+  ...LOGGING_FLAGS,
 ];
 
 /** `pulumi`'s global flags that stackyard refuses (each says why). */
@@ -31,8 +32,6 @@ export const GLOBAL_REFUSED: FlagSpec[] = [
   { flags: '-e, --emoji', description: 'enable emojis in the output', refused: 'stackyard prints no emoji' },
   { flags: '-Q, --fully-qualify-stack-names', description: 'show fully-qualified stack names', refused: 'names are shown short within the current project and organization and in full otherwise' },
   { flags: '--disable-integrity-checking', description: 'disable integrity checking of checkpoint files', refused: 'every state is checked before it is saved; a broken state is never accepted' },
-  { flags: '--logflow', description: 'flow log settings to child processes', refused: 'stackyard writes no log files for plugins to share' },
-  { flags: '--logtostderr', description: 'log to stderr instead of to files', refused: 'stackyard writes no log files; engine commands print debug output with -v' },
   { flags: '--memprofilerate <rate>', description: 'memory profile rate', refused: 'stackyard is not a Go program and writes no memory profiles' },
   { flags: '--profiling <file>', description: 'emit CPU and memory profiles', refused: 'stackyard is not a Go program and writes no CPU profiles' },
 ];

@@ -1,5 +1,5 @@
 /**
- * Launches plugin processes with Pulumi's plugin protocol: argv `[engineAddress]`, the first stdout line is the
+ * Launches plugin processes with Pulumi's plugin protocol: argv `[engineAddress]` (after `--logflow`'s flags), the first stdout line is the
  * port the plugin's gRPC server listens on; later stdout and all stderr are free-form logs, captured for errors.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -31,9 +31,10 @@ const OUTPUT_CAP = 64 * 1024;
 /** Starts a plugin and waits for its port (failing after `timeoutMs` or if it exits first). */
 export function launchPlugin(
   cmd: PluginCommand,
-  opts: { engineAddress: string; cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; onLog?: (line: string) => void },
+  opts: { engineAddress: string; cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; onLog?: (line: string) => void; loggingArgs?: readonly string[] },
 ): Promise<PluginProcess> {
-  const launch = diesWithParent(cmd.command, [...cmd.args, opts.engineAddress]);
+  // `--logflow`'s arguments come before the engine address, as Pulumi's buildPluginArguments puts them
+  const launch = diesWithParent(cmd.command, [...cmd.args, ...(opts.loggingArgs ?? []), opts.engineAddress]);
   const child: ChildProcess = spawn(launch.command, launch.args, {
     cwd: opts.cwd,
     env: opts.env,

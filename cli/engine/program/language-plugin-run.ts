@@ -23,6 +23,8 @@ export interface LanguageRunOptions {
   signal?: AbortSignal;
   /** Concurrent steps the program is told about (default 16). */
   parallel?: number;
+  /** `--logflow`'s arguments for the language plugin. */
+  pluginLoggingArgs?: readonly string[];
 }
 
 /** Grace period for a cancelled program before its plugin is stopped. */
@@ -48,6 +50,7 @@ export async function runThroughLanguagePlugin(
   const plugin = await LanguagePlugin.start({
     runtime: opts.program.runtime.name,
     engineAddress: host.address,
+    loggingArgs: opts.pluginLoggingArgs,
     rootDir: opts.program.rootDir,
     programDir,
     env,

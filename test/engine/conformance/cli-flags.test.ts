@@ -188,4 +188,25 @@ describe('pulumi operation flags through the CLI (--local)', () => {
     expect(stacks).toEqual([]);
     expect(existsSync(join(project, 'Pulumi.dev.yaml'))).toBe(false);
   });
+
+  it('--logflow hands --logtostderr and -v=<level> to plugins before the engine address; --logtostderr writes the debug log to stderr (as pulumi)', async () => {
+    const argvLog = join(sandbox.root, 'argv.log');
+    const starts = () => readFileSync(argvLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as string[]);
+
+    const plain = await cli(['preview', '--logtostderr'], { TESTPROV_ARGV_LOG: argvLog });
+    const plainStarts = starts();
+    const flowed = await cli(['--logflow', 'preview', '--logtostderr', '-v', '3'], { TESTPROV_ARGV_LOG: argvLog });
+    const flowedStarts = starts().slice(plainStarts.length);
+
+    expect(plain.status, plain.stderr).toBe(0);
+    expect(flowed.status, flowed.stderr).toBe(0);
+    expect(plainStarts.length).toBeGreaterThan(0);
+    for (const argv of plainStarts) expect(argv).toEqual([expect.stringMatching(/^127\.0\.0\.1:\d+$/)]);
+    expect(flowedStarts.length).toBeGreaterThan(0);
+    for (const argv of flowedStarts) expect(argv).toEqual(['--logtostderr', '-v=3', expect.stringMatching(/^127\.0\.0\.1:\d+$/)]);
+    // without -v nothing is logged; at -v=3 each debug diagnostic is a line of Pulumi's JSON log
+    expect(plain.stderr).not.toContain('"level"');
+    const logLines = flowed.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: string; msg: string; v: number });
+    expect(logLines.some((l) => l.level === 'INFO' && l.v === 3 && l.msg.startsWith('Registering resource: t=testprov:index:Thing'))).toBe(true);
+  });
 });

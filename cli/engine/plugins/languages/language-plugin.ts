@@ -36,6 +36,8 @@ export interface LanguagePluginOptions {
   onLog?: (line: string) => void;
   onWarning?: (message: string) => void;
   launchTimeoutMs?: number;
+  /** `--logflow`'s arguments for the plugin. */
+  loggingArgs?: readonly string[];
   /** Record the run in the cache's last-use marker (default); inspections (`about`, `plugin ls --project`) do not. */
   markUsed?: boolean;
 }
@@ -84,7 +86,7 @@ export class LanguagePlugin {
   static async start(o: LanguagePluginOptions): Promise<LanguagePlugin> {
     const path = await findLanguagePlugin(o);
     const label = `language-${o.runtime}`;
-    const proc = await launchPlugin({ command: path, args: [], label }, { engineAddress: o.engineAddress, cwd: o.programDir, env: o.env, timeoutMs: o.launchTimeoutMs, onLog: o.onLog });
+    const proc = await launchPlugin({ command: path, args: [], label }, { engineAddress: o.engineAddress, cwd: o.programDir, env: o.env, timeoutMs: o.launchTimeoutMs, onLog: o.onLog, loggingArgs: o.loggingArgs });
     const client = new langrpc.LanguageRuntimeClient(`127.0.0.1:${proc.port}`, grpc.credentials.createInsecure());
     const plugin = new LanguagePlugin(client, proc, label);
     const hello = new langproto.LanguageHandshakeRequest().setEngineAddress(o.engineAddress).setRootDirectory(o.rootDir).setProgramDirectory(o.programDir);

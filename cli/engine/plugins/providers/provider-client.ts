@@ -98,10 +98,10 @@ export class ProviderClient {
   /** Launches the plugin and performs Handshake and GetPluginInfo. */
   static async start(
     cmd: PluginCommand,
-    opts: { engineAddress: string; programDir: string; rootDir: string; env: NodeJS.ProcessEnv; timeouts?: ProviderTimeouts; onLog?: (line: string) => void },
+    opts: { engineAddress: string; programDir: string; rootDir: string; env: NodeJS.ProcessEnv; timeouts?: ProviderTimeouts; onLog?: (line: string) => void; loggingArgs?: readonly string[] },
   ): Promise<ProviderClient> {
     const timeouts = opts.timeouts ?? DEFAULT_TIMEOUTS;
-    const proc = await launchPlugin(cmd, { engineAddress: opts.engineAddress, cwd: opts.programDir, env: opts.env, timeoutMs: timeouts.launchMs, onLog: opts.onLog });
+    const proc = await launchPlugin(cmd, { engineAddress: opts.engineAddress, cwd: opts.programDir, env: opts.env, timeoutMs: timeouts.launchMs, onLog: opts.onLog, loggingArgs: opts.loggingArgs });
     const client = new provrpc.ResourceProviderClient(`127.0.0.1:${proc.port}`, grpc.credentials.createInsecure(), ENGINE_GRPC_OPTIONS);
     const p = new ProviderClient(client, proc, cmd.label, timeouts);
     try {

@@ -35,6 +35,8 @@ export interface RegistryOptions {
   acquirer?: PluginAcquirer;
   /** Warnings for the user (an ambient plugin from PATH is in use, as Pulumi warns). */
   onWarning?: (message: string) => void;
+  /** `--logflow`'s arguments for each provider plugin started. */
+  loggingArgs?: readonly string[];
 }
 
 /**
@@ -71,6 +73,7 @@ export class ProviderRegistry {
             const cmd = await this.command(pkg, version, pluginDownloadURL);
             const client = await ProviderClient.start(cmd, {
               engineAddress: this.opts.engineAddress(),
+              loggingArgs: this.opts.loggingArgs,
               programDir: this.opts.discovery.programDir,
               rootDir: this.opts.rootDir,
               env: { ...this.opts.env, ...this.opts.pluginEnv?.(pkg) },
