@@ -40,6 +40,8 @@ const EXERCISED: Record<string, string> = {
   '--cwd': LOCAL_BACKEND,
   '--color': ENGINE_FLAGS,
   '--non-interactive': COMMAND_FLAGS,
+  '--logflow': CLI_FLAGS,
+  '--logtostderr': CLI_FLAGS,
   // preview, up, refresh, destroy
   '--diff': 'test/e2e/secrets-at-rest.test.ts',
   '--json': LOCAL_BACKEND,
