@@ -9,6 +9,7 @@ import type { OrgRole } from '../../shared/ports/identity-store.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { serviceDeps } from '../../shared/core/compose/service-deps.js';
 import { localAccessBackend, type AccessBackend } from './access-backend.js';
+import { drainHookOutbox } from './local-hook-drain.js';
 import { localServices, type LocalServices } from './local-services.js';
 import type { Principal } from '../../shared/core/kernel/principal.js';
 import type { UntypedDeployment } from '../../shared/core/checkpoints/types.js';
@@ -85,6 +86,7 @@ export class LocalBackend implements Backend {
 
   async createStack(ref: StackRef, tags: Record<string, string>, teams?: string[]): Promise<void> {
     await (await this.services.stacks()).create(PRINCIPAL, ref, { tags, ...(teams?.length ? { teams } : {}) });
+    await drainHookOutbox(this.storage);
   }
 
   async getStack(ref: StackRef): Promise<StackDetails> {
@@ -99,10 +101,12 @@ export class LocalBackend implements Backend {
 
   async removeStack(ref: StackRef, force: boolean): Promise<void> {
     await (await this.services.stacks()).remove(PRINCIPAL, ref, force);
+    await drainHookOutbox(this.storage);
   }
 
   async renameStack(ref: StackRef, to: { project: string; stack: string }): Promise<void> {
     await (await this.services.stacks()).rename(PRINCIPAL, ref, to);
+    await drainHookOutbox(this.storage);
   }
 
   async setTags(ref: StackRef, tags: Record<string, string>): Promise<void> {
@@ -122,6 +126,7 @@ export class LocalBackend implements Backend {
 
   async importDeployment(ref: StackRef, deployment: UntypedDeployment): Promise<void> {
     await (await this.services.stacks()).importDeployment(PRINCIPAL, ref, deployment);
+    await drainHookOutbox(this.storage);
   }
 
   async history(ref: StackRef, page: number, pageSize: number): Promise<UpdateInfo[]> {
@@ -150,6 +155,7 @@ export class LocalBackend implements Backend {
 
   async cancelUpdate(ref: StackRef, updateId: string): Promise<void> {
     await (await this.services.updates()).cancel(PRINCIPAL, ref, updateId);
+    await drainHookOutbox(this.storage);
   }
 
   async encrypt(ref: StackRef, plaintexts: string[]): Promise<string[]> {
@@ -196,7 +202,9 @@ export class LocalBackend implements Backend {
   }
 
   async completeUpdate(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled'): Promise<void> {
-    return (await this.services.updates()).complete(ref, updateId, token, status);
+    await (await this.services.updates()).complete(ref, updateId, token, status);
+    // The update's events (started, and how it ended) are delivered now: no dispatcher runs for a local folder.
+    await drainHookOutbox(this.storage);
   }
 
   async createUser(user: { login: string; name?: string; email?: string; admin?: boolean }): Promise<void> {

@@ -3,7 +3,7 @@
  * running as its own process; and a gate refusing a real `stackyard up` before it takes the lease. Needs
  * `npm run build`.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../shared/core/hooks/signing.js';
@@ -195,6 +195,27 @@ describe('stackyard hook on `login --local`', () => {
     expect(deliveries).toMatchObject([{ event: 'ping', status: 'succeeded', id: request!.headers['pulumi-webhook-id'] }]);
     expect(succeeded(removed).stdout).toBe("Removed hook 'local-ci' from organization 'organization'\n");
     expect(listed.stdout).toBe("No hooks see organization 'organization'; add one with `stackyard hook add`\n");
+  });
+
+  it('delivers each update\'s events from the command itself, so the outbox does not grow without a serve', async () => {
+    // Arrange: a stack with a hook for its updates, and no dispatcher process anywhere.
+    const project = sandbox.project('outbox', 'name: outbox\nruntime: nodejs\n', { 'index.js': '' });
+    const inProject = (...args: string[]) => sandbox.run(project, args);
+    succeeded(await inProject('stack', 'init', 'dev'));
+    succeeded(await inProject('hook', 'add', 'updates', '--url', `${receiver.url}/ok/local-updates`, '--events', 'update_succeeded'));
+    const outbox = join(sandbox.home, 'local', 'hooks', 'outbox', 'ready');
+
+    // Act: three updates, the outbox looked at after each.
+    const backlog: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      succeeded(await inProject('up', '--yes', '--skip-preview'));
+      backlog.push(existsSync(outbox) ? readdirSync(outbox).length : 0);
+    }
+    const delivered = await receivedAt('/ok/local-updates', 3);
+
+    // Assess
+    expect(backlog).toEqual([0, 0, 0]);
+    expect(delivered.map((request) => (JSON.parse(request.body) as { version: number }).version)).toEqual([1, 2, 3]);
   });
 
   it('asks for a scope outside a project', async () => {
