@@ -38,10 +38,15 @@ describe('required plugins', () => {
         { type: 'pulumi:providers:aws', inputs: { region: 'us-east-1', version: '6.52.0', __internal: { pluginDownloadURL: 'https://mirror/aws' } } },
         { type: 'pulumi:providers:random', inputs: { version: '4.16.0', pluginChecksums: { 'linux-amd64': 'ab'.repeat(32) } } },
         { type: 'aws:s3/bucket:Bucket', inputs: {} },
+        // a config key `name` in a state written without `__internal` is config, not the plugin's name
+        { type: 'pulumi:providers:kubernetes', inputs: { name: 'cluster-a' } },
+        { type: 'pulumi:providers:pkgExt', inputs: { version: '0.5.0', __internal: { name: 'terraform-provider', version: '1.0.0', parameterization: 'eA==' } } },
       ]),
     ).toEqual([
       { kind: 'resource', name: 'aws', version: '6.52.0', pluginDownloadURL: 'https://mirror/aws' },
       { kind: 'resource', name: 'random', version: '4.16.0', checksums: { 'linux-amd64': 'ab'.repeat(32) } },
+      { kind: 'resource', name: 'kubernetes' },
+      { kind: 'resource', name: 'terraform-provider', version: '1.0.0' },
     ]);
   });
 

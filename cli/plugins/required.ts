@@ -94,14 +94,16 @@ function stringAt(m: Record<string, unknown> | undefined, key: string): string |
 }
 
 /**
- * The plugin of a provider resource: package from `pulumi:providers:<pkg>` (or `__internal.name`), `version`,
- * `pluginDownloadURL` and `pluginChecksums` from `__internal` (or the top level, in state from older engines).
+ * The plugin of a provider resource: package from `pulumi:providers:<pkg>` (or `__internal.name`, never a top-level
+ * `name`), `version`, `pluginDownloadURL` and `pluginChecksums` from `__internal` (or the top level, in state from
+ * older engines).
  */
 export function providerPluginSpec(type: string, inputs: Record<string, unknown> | undefined): PluginSpec | undefined {
   if (!type.startsWith('pulumi:providers:')) return undefined;
   const raw = inputs?.__internal;
   const internal = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : inputs;
-  const name = stringAt(internal, 'name') ?? type.slice('pulumi:providers:'.length);
+  // `name` is only ever recorded under `__internal` (Pulumi #16837): a top-level `name` is the provider's config
+  const name = (internal !== inputs ? stringAt(internal, 'name') : undefined) ?? type.slice('pulumi:providers:'.length);
   const versionText = internal && 'parameterization' in internal ? stringAt(internal, 'version') : stringAt(inputs, 'version');
   const version = versionText ? parseTolerant(versionText) : undefined;
   const url = stringAt(internal, 'pluginDownloadURL');

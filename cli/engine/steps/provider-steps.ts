@@ -7,7 +7,7 @@ import type { ResourceState } from '../state/deployment.js';
 import type { StepOp } from '../display/events.js';
 import { defaultProviderInputs } from '../plugins/providers/default-provider-inputs.js';
 import { formatCheckFailures, type ResourceRef } from '../plugins/providers/provider-client.js';
-import { withoutInternal, withPluginDownloadUrl } from '../plugins/providers/provider-internals.js';
+import { withoutInternal } from '../plugins/providers/provider-internals.js';
 import { packageNameOf, packageRequestKey, packageVersionOf, withPackageRequest, type PackageRequest } from '../plugins/providers/parameterized.js';
 import { defaultProviderUrn, ProviderRegistry, type Provider } from '../plugins/providers/provider-registry.js';
 import { changedKeys, deepEqual, resolveOutputValues, UNKNOWN } from '../resource/properties.js';
@@ -37,8 +37,9 @@ export class ProviderSteps {
     const o = this.ctx.options;
     const pkg = packageOfType(goal.type);
     const given = resolveOutputValues(goal.inputs);
-    // a package reference records its plugin, version and parameterization in the inputs, as Pulumi's RegisterResource
-    const inputs = goal.package ? withPackageRequest(given, goal.package) : withPluginDownloadUrl(given, goal.pluginDownloadURL);
+    // the `version` and `pluginDownloadURL` options, or what a package reference stands for (its parameterization
+    // too), are recorded in the inputs, as Pulumi's RegisterResource does for provider resources
+    const inputs = withPackageRequest(given, goal.package ?? { name: pkg, version: goal.version, pluginDownloadURL: goal.pluginDownloadURL });
     const ref: ResourceRef = { urn, name: goal.name, type: goal.type };
     const launched = o.registry.launchFor(goal.type, inputs);
     const provider = await launched;

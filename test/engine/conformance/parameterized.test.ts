@@ -138,6 +138,23 @@ describe('conformance: parameterized packages (RegisterPackage and packageRef)',
     expect(stored.find((r) => r.urn === `${PREFIX}pkgExt:m:typA::resI`)).toMatchObject({ id: 'idI', inputs: { input: 'i' }, outputs: { readBy: 'replacement' } });
   }, 60_000);
 
+  // source_eval.go RegisterResource: a provider resource's `version` option is SetProviderVersion'd into its inputs
+  it('an explicit provider records its version option as Pulumi does, with __internal beside a config key `name`, which is never taken for the plugin', async () => {
+    const stack = new ParamStack();
+
+    const run = await stack.deploy('update', 'pinned');
+    const pinned = stateResources(run.state).find((r) => r.urn === `${PREFIX}pulumi:providers:paramprov::pinned`);
+    const recorded = pinned?.inputs;
+    // as stackyard recorded it before: no version, no `__internal`; the config key `name` is not the plugin's name
+    pinned!.inputs = { name: 'configured' };
+    const destroyed = await stack.deploy('destroy', 'pinned');
+
+    expectOk(run);
+    expect(recorded).toEqual({ name: 'configured', version: '1.0.0', __internal: {} });
+    expectOk(destroyed);
+    expect(stateResources(destroyed.state)).toEqual([]);
+  }, 60_000);
+
   // loadParameterizedProvider: the plugin must answer Parameterize with the package asked for
   it('fails the registration when the plugin answers Parameterize with another package name', async () => {
     const stack = new ParamStack();
