@@ -76,9 +76,9 @@ export class LocalEnvironmentStore implements EnvironmentStore {
     const environments: EnvironmentRecord[] = [];
     const root = this.dir.path('environments', 'by-name', valid);
     for (const project of await this.dir.list(root)) {
-      for (const file of await this.dir.list(join(root, project))) {
-        if (!file.endsWith('.json')) continue;
-        const name = file.slice(0, -'.json'.length);
+      // Sorted by name, not file name: `dev-copy.json` sorts before `dev.json`, `dev` before `dev-copy`.
+      const names = (await this.dir.list(join(root, project))).filter((file) => file.endsWith('.json')).map((file) => file.slice(0, -'.json'.length));
+      for (const name of names.sort()) {
         if (after && (project < after.project || (project === after.project && name <= after.name))) continue;
         const record = await this.findByName({ org: valid, project, name });
         if (!record) continue;

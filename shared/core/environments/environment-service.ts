@@ -61,7 +61,9 @@ export function createEnvironmentService(deps: ServiceDeps): EnvironmentService 
       }
       const crypt = await environmentCrypt(deps, environment);
       const diagnostics = await checkForSave(deps, principal, environment, crypt, yaml);
-      const definition = await storeDefinition(deps, environment.id, await encryptSecrets(yaml, crypt.encrypt));
+      // Only a definition with secrets is rewritten: one without is stored byte for byte as sent.
+      const sealed = yaml.includes('fn::secret') ? await encryptSecrets(yaml, crypt.encrypt) : yaml;
+      const definition = await storeDefinition(deps, environment.id, sealed);
       const description = `saved revision ${expected + 1} of ${formatEnvironmentRef(environment)}`;
       try {
         const saved = await audited(deps, principal, spec(environment, 'environment.updated', description), () =>

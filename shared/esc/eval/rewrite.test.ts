@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyValuePatches, escValue, evalEnvironment, makeSecret, toJSON, valueToSecretJSON, type EscRotator } from '../index.js';
+import { applyValuePatches, encryptSecrets, escValue, evalEnvironment, makeSecret, toJSON, valueToSecretJSON, type EscRotator } from '../index.js';
 
 describe('writing rotation state back', () => {
   it('writes secrets as fn::secret, and secret objects as fn::fromJSON of a secret JSON string', () => {
@@ -22,5 +22,18 @@ describe('writing rotation state back', () => {
     expect(patched).toContain('other: kept # why');
     expect(toJSON({ value: environment!.properties }, true)).toEqual({ mySecret: { credentials: '[secret]' }, other: 'kept' });
     expect(toJSON({ value: environment!.properties }, false)).toEqual({ mySecret: { credentials: { password: 'secret123', username: 'admin' } }, other: 'kept' });
+  });
+});
+
+describe('encrypting a definition', () => {
+  it('seals plaintext secrets and leaves secrets that are already ciphertext as they are', async () => {
+    const sealed = 'ZXNjeAAAAAFhYmNkNTZzIQ==';
+    const source = `values:\n  old:\n    fn::secret:\n      ciphertext: ${sealed}\n  new:\n    fn::secret: plain\n`;
+
+    const encrypted = await encryptSecrets(source, async (plaintext) => Buffer.from(`sealed:${Buffer.from(plaintext).toString()}`));
+
+    expect(encrypted).toContain(`ciphertext: ${sealed}`);
+    expect(encrypted).not.toContain('plain\n');
+    expect(encrypted.match(/ciphertext:/g)).toHaveLength(2);
   });
 });

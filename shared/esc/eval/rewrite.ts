@@ -52,7 +52,9 @@ function parseStrict(yamlText: string): Document {
 export async function encryptSecrets(yamlText: string, encrypt: Encrypt): Promise<string> {
   const doc = parseStrict(yamlText);
   for (const site of secretSites(doc.contents, [])) {
-    const plaintext = site.plaintext!;
+    // A secret already sealed (a definition read back and saved again) stays as it is.
+    const plaintext = site.plaintext;
+    if (!plaintext) continue;
     const ciphertext = new Scalar(encodeCiphertext(await encrypt(new TextEncoder().encode(plaintext.value as string))));
     ciphertext.comment = plaintext.comment;
     const arg = new YAMLMap();

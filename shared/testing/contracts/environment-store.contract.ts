@@ -90,7 +90,7 @@ export function environmentStoreContract(adapterName: string, setup: ContractSet
 
     it('lists an organization by project and name, page by page', async () => {
       const org = uniqueOrg();
-      for (const [project, name] of [['b', 'x'], ['a', 'z'], ['a', 'y'], ['c', 'w']] as const) {
+      for (const [project, name] of [['b', 'x'], ['a', 'y-z'], ['a', 'y'], ['c', 'w']] as const) {
         await env.storage.environments.create(environment(org, name, project), revision('definitions/1.yaml'));
       }
       await env.storage.environments.create(environment(uniqueOrg(), 'other'), revision('definitions/1.yaml'));
@@ -98,7 +98,7 @@ export function environmentStoreContract(adapterName: string, setup: ContractSet
       const first = await env.storage.environments.list(org, { limit: 3 });
       const second = await env.storage.environments.list(org, { limit: 3, continuationToken: first.continuationToken });
 
-      expect(first.environments.map((e) => `${e.project}/${e.name}`)).toEqual(['a/y', 'a/z', 'b/x']);
+      expect(first.environments.map((e) => `${e.project}/${e.name}`)).toEqual(['a/y', 'a/y-z', 'b/x']);
       expect(second.environments.map((e) => `${e.project}/${e.name}`)).toEqual(['c/w']);
       expect(second.continuationToken).toBeUndefined();
       await expect(env.storage.environments.list(org, { continuationToken: 'garbage!' })).rejects.toBeInstanceOf(InvalidInputError);

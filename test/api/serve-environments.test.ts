@@ -1,0 +1,151 @@
+/**
+ * The esc CLI's environment requests, replayed against `stackyard serve` on both storage modes exactly as its client
+ * sends them (pulumi/esc `cmd/esc/cli/client/client.go`: its headers, the etag it read sent back in `ETag`, raw YAML
+ * bodies, Go's query encoding), in the order its commands make them: `env init`, `env set` (get, then save with the
+ * etag), `env get` (definition, then `yaml/check`), `open` (open, then read the session), `env version history`,
+ * `env version tag`, `env version rollback` (read an old revision, save it again), `env clone`, `env ls`, `env rm`.
+ */
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
+import { failed, ok, PulumiWire, type WireResponse } from './pulumi-wire.js';
+import { startServe, type ServeProcess } from './serve-process.js';
+
+/** The headers every call of ESC's client carries (httpCall): JSON content type even for YAML, its own Accept. */
+const ESC_HEADERS = { accept: 'application/vnd.pulumi+8', 'content-type': 'application/json', 'user-agent': 'esc-sdk/1 (v0.14.0; linux)' };
+const ENV = '/api/esc/environments/acme/app/dev';
+const SECRET = 'hunter2-never-at-rest';
+
+async function filesContain(dir: string, needle: string): Promise<boolean> {
+  for (const entry of await fs.readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && (await fs.readFile(join(entry.parentPath, entry.name))).includes(needle)) return true;
+  }
+  return false;
+}
+
+describe.each(['local', 'aws'] as const)('the esc CLI against `stackyard serve` (%s storage)', (storage) => {
+  let standIns: AwsStandIns | undefined;
+  let serve: ServeProcess;
+  let wire: PulumiWire;
+  const esc = (method: string, path: string, body?: string | object, headers: Record<string, string> = {}): Promise<WireResponse> =>
+    wire.call(method, path, {
+      auth: { token: serve.adminToken },
+      headers: { ...ESC_HEADERS, ...headers },
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? Buffer.from(body, 'utf8') : body }),
+      gzip: false,
+    });
+
+  beforeAll(async () => {
+    if (storage === 'aws') standIns = await startAwsStandIns();
+    serve = await startServe({ storage, ...(standIns ? { env: standIns.env } : {}) });
+    wire = new PulumiWire(serve.url);
+    ok(await wire.call('POST', '/api/orgs', { auth: { token: serve.adminToken }, body: { name: 'acme' } }), 201);
+  });
+
+  afterAll(async () => {
+    wire?.close();
+    await serve?.stop();
+    await standIns?.stop();
+  });
+
+  it('init, set with the etag, get, open, history, tag, rollback, clone, ls and rm', async () => {
+    // esc login / env init
+    expect(ok(await esc('GET', '/api/user')).githubLogin).toBe('admin');
+    ok(await esc('POST', '/api/esc/environments/acme', { project: 'app', name: 'dev' }));
+    failed(await esc('POST', '/api/esc/environments/acme', { project: 'app', name: 'dev' }), 409);
+    const created = await esc('GET', ENV);
+    expect([created.status, created.headers['pulumi-esc-revision'], created.text]).toEqual([200, '1', '']);
+
+    // env set acme/app/dev password --secret …: read with its etag, save with it (in `ETag`, as ESC's client sends it)
+    const yaml = `values:\n  # the database\n  password:\n    fn::secret: ${SECRET}\n  url: https://\${context.pulumi.user.login}.example\n`;
+    const saved = await esc('PATCH', ENV, yaml, { etag: String(created.headers.etag) });
+    expect([saved.status, saved.headers['pulumi-esc-revision']]).toEqual([200, '2']);
+    failed(await esc('PATCH', ENV, 'values:\n  late: true\n', { etag: String(created.headers.etag) }), 409);
+    const broken = await esc('PATCH', ENV, 'values:\n  a: ${missing}\n  b: [\n');
+    expect(failed(broken, 400)).toMatch(/error/);
+    expect(broken.json.diagnostics.length).toBeGreaterThan(0);
+    expect(broken.json.diagnostics[0]).toMatchObject({ summary: expect.any(String), severity: 'error' });
+
+    // env get (definition, then yaml/check of it) and env get --show-secrets (decrypt)
+    const stored = await esc('GET', ENV);
+    expect([stored.headers['pulumi-esc-revision'], stored.headers['content-type']]).toEqual(['2', 'application/x-yaml']);
+    expect(stored.text).toContain('# the database');
+    expect(stored.text).toMatch(/ciphertext: \S+/);
+    expect(stored.text).not.toContain(SECRET);
+    const checked = ok(await esc('POST', '/api/esc/environments/acme/yaml/check?showSecrets=false', stored.text));
+    expect(checked.properties.url.value).toBe('https://admin.example');
+    expect((await esc('GET', `${ENV}/decrypt`)).text).toContain(`fn::secret: ${SECRET}`);
+
+    // open (open, then read the session; one property)
+    const { id } = ok(await esc('POST', `${ENV}/open?duration=2h0m0s`));
+    const opened = ok(await esc('GET', `${ENV}/open/${id}`));
+    expect(opened.properties.password).toMatchObject({ value: SECRET, secret: true });
+    expect(ok(await esc('GET', `${ENV}/open/${id}?property=url`)).value).toBe('https://admin.example');
+    failed(await esc('GET', `${ENV}/open/${'0'.repeat(32)}`), 404);
+    failed(await esc('POST', `${ENV}/open?duration=forever`), 400);
+
+    // env version history, env version tag, env get @tag
+    const history = ok(await esc('GET', `${ENV}/versions?before=&count=`));
+    expect(history.map((r: { number: number; tags: string[] }) => [r.number, r.tags])).toEqual([
+      [2, ['latest']],
+      [1, []],
+    ]);
+    expect(history[0].creatorLogin).toBe('admin');
+    expect(ok(await esc('GET', `${ENV}/versions?before=3&count=1`)).map((r: { number: number }) => r.number)).toEqual([2]);
+    ok(await esc('POST', `${ENV}/versions/tags`, { name: 'stable', revision: 2 }), 204);
+    expect(ok(await esc('GET', `${ENV}/versions/tags/stable`))).toMatchObject({ name: 'stable', revision: 2, editorLogin: 'admin' });
+    expect((await esc('GET', `${ENV}/versions/stable`)).headers['pulumi-esc-revision']).toBe('2');
+    expect(ok(await esc('GET', `${ENV}/versions/tags`)).tags.map((t: { name: string }) => t.name)).toEqual(['latest', 'stable']);
+
+    // env version rollback acme/app/dev@1: read revision 1 (as stored), save it again without an etag
+    const first = await esc('GET', `${ENV}/versions/1`);
+    const rolledBack = await esc('PATCH', ENV, first.text);
+    expect(rolledBack.headers['pulumi-esc-revision']).toBe('3');
+    expect((await esc('GET', ENV)).text).toBe('');
+    ok(await esc('PATCH', `${ENV}/versions/tags/stable`, { revision: 3 }), 204);
+    // A rollback to a revision with secrets saves their ciphertext again, which still opens.
+    ok(await esc('PATCH', ENV, (await esc('GET', `${ENV}/versions/2`)).text));
+    expect((await esc('GET', `${ENV}/decrypt`)).text).toContain(SECRET);
+
+    // env clone, env ls, the preview routes, env rm
+    ok(await esc('POST', `${ENV}/clone`, { project: 'app', name: 'dev-copy', preserveHistory: true }), 204);
+    expect((await esc('GET', '/api/esc/environments/acme/app/dev-copy/decrypt')).text).toContain(SECRET);
+    ok(await esc('POST', '/api/preview/environments/acme/legacy'));
+    expect(ok(await esc('GET', '/api/esc/environments/acme')).environments.map((e: { project: string; name: string }) => `${e.project}/${e.name}`)).toEqual([
+      'app/dev',
+      'app/dev-copy',
+      'default/legacy',
+    ]);
+    expect(ok(await esc('GET', '/api/esc/environments')).environments.length).toBe(3);
+    expect((await esc('GET', '/api/preview/environments/acme/legacy')).status).toBe(200);
+    ok(await esc('DELETE', ENV));
+    failed(await esc('GET', ENV), 404);
+
+    const audit = ok(await wire.call('GET', '/api/orgs/acme/auditlogs?pageSize=100', { auth: { token: serve.adminToken } }));
+    const events = new Set(audit.auditLogEvents.map((e: { event: string }) => e.event));
+    for (const event of ['environment.created', 'environment.updated', 'environment.opened', 'environment.secrets-revealed', 'environment.cloned', 'environment.deleted']) {
+      expect(events.has(event), event).toBe(true);
+    }
+    if (storage === 'local') expect(await filesContain(serve.dataDir, SECRET)).toBe(false);
+  });
+
+  it('refuses bad input with a clear 4xx and changes nothing', async () => {
+    ok(await esc('POST', '/api/esc/environments/acme', { project: 'app', name: 'strict' }));
+    const path = '/api/esc/environments/acme/app/strict';
+    const before = (await esc('GET', path)).headers['pulumi-esc-revision'];
+
+    expect(failed(await esc('POST', '/api/esc/environments/acme', { project: 'app', name: 'open' }), 400)).toMatch(/Invalid environment name/);
+    expect(failed(await esc('POST', '/api/esc/environments/acme', { project: 'app' }), 400)).toMatch(/name/);
+    failed(await esc('PATCH', path, Buffer.from([0xff, 0xfe, 0x00]).toString('latin1')), 400);
+    failed(await esc('PATCH', path, 'values:\n  x:\n    fn::secret:\n      ciphertext: ZXNjeAAAAAFub3RvdXJz\n'), 400);
+    failed(await esc('PATCH', path, 'values: {a: 1}\n', { etag: '"garbage"' }), 409);
+    failed(await esc('POST', `${path}/versions/tags`, { name: 'latest' }), 400);
+    failed(await esc('POST', `${path}/versions/tags`, { name: 'later', revision: 7 }), 404);
+    failed(await esc('GET', `${path}/versions/9`), 404);
+    failed(await esc('GET', '/api/esc/environments/globex/app/strict'), 404);
+
+    expect((await esc('GET', path)).headers['pulumi-esc-revision']).toBe(before);
+    expect(ok(await esc('GET', `${path}/versions/tags`)).tags.map((t: { name: string }) => t.name)).toEqual(['latest']);
+  });
+});
