@@ -34,9 +34,11 @@ export interface StackOverview {
   resourceCount?: number;
   lastUpdate?: UpdateSummary;
   lease?: LeaseView;
+  /** The running update on record whose lease is gone: abandoned, recorded as failed at the stack's next start. */
+  abandonedUpdate?: UpdateSummary;
 }
 
-/** Pulumi's UpdateInfo (times in epoch seconds), plus `cancelledBy`, `endReason` and, for one update, `status`. */
+/** Pulumi's UpdateInfo (times in epoch seconds), plus `cancelledBy`, `endReason` and, for one update, `status` and `abandoned`. */
 export interface UpdateInfo {
   updateID: string;
   kind: string;
@@ -50,6 +52,8 @@ export interface UpdateInfo {
   requestedBy: string;
   cancelledBy?: string;
   endReason?: 'lease-expired';
+  /** Still running on record, but its lease is gone (one update, read by version or id). */
+  abandoned?: boolean;
   resourceChanges: Record<string, number>;
   resourceCount?: number;
 }

@@ -234,16 +234,29 @@ describe('the console API', () => {
     expect(listed.json.stacks).toEqual([expect.objectContaining({ stack: 'dev', permission: 'read' })]);
   });
 
-  it('says an update abandoned by its client was folded because its lease expired, in history and by version', async () => {
+  it('says an update abandoned by its client was abandoned, before a start records it and after, in history and by version', async () => {
     const alice = await services.identity.authenticate(aliceToken);
     const ref = { org: 'acme', project: 'web', stack: 'dev' };
     const killed = await services.updates.create(alice, ref, { kind: 'update', dryRun: false });
     await services.updates.start(alice, ref, killed.updateId, {});
     clock += 60 * 60 * 1000;
+    // Before anything records it, reads say it was abandoned (and change nothing).
+    const unrecorded = await call('GET', '/api/console/stacks/acme/web/dev', { token: aliceToken });
+    const unrecordedById = await call('GET', `/api/stacks/acme/web/dev/updates/${killed.updateId}`, { token: aliceToken });
+    const unrecordedByVersion = await call('GET', '/api/stacks/acme/web/dev/updates/1', { token: aliceToken });
+    const events = await call('GET', `/api/stacks/acme/web/dev/update/${killed.updateId}/events`, { token: aliceToken });
+    expect(unrecorded.json).toMatchObject({ version: 0, abandonedUpdate: { updateId: killed.updateId, status: 'in-progress' } });
+    expect(unrecorded.json.lease).toBeUndefined();
+    expect(unrecordedById.json).toMatchObject({ status: 'in-progress', abandoned: true });
+    expect(unrecordedByVersion.json).toMatchObject({ updateID: killed.updateId, abandoned: true });
+    expect(events.json).toEqual({ events: [] });
     const next = await services.updates.create(alice, ref, { kind: 'update', dryRun: false });
 
     await services.updates.start(alice, ref, next.updateId, {});
 
+    const running = await call('GET', '/api/console/stacks/acme/web/dev', { token: aliceToken });
+    expect(running.json.abandonedUpdate).toBeUndefined();
+    expect((await call('GET', `/api/stacks/acme/web/dev/updates/${next.updateId}`, { token: aliceToken })).json.abandoned).toBeUndefined();
     const history = await call('GET', '/api/stacks/acme/web/dev/updates', { token: aliceToken });
     const byVersion = await call('GET', '/api/stacks/acme/web/dev/updates/1', { token: aliceToken });
     const overview = await call('GET', '/api/console/stacks/acme/web/dev', { token: aliceToken });

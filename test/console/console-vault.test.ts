@@ -70,7 +70,7 @@ describe('the console on a dynamic provider resource and a killed update', () =>
     expect(await summary.innerText()).toMatch(/pulumi-nodejs:dynamic:Resource\s+protected/);
   });
 
-  it('says an update killed while it held the lease was abandoned (lease expired), in the history and on its page', async () => {
+  it('says an update killed while it held the lease was abandoned (lease expired), before and after it is recorded', async () => {
     const viewer = await world.browser();
     await world.signIn(viewer, world.tokens.victor, `/${STACK}`);
     await project.cli('config', 'set', 'hold', '60000');
@@ -80,7 +80,19 @@ describe('the console on a dynamic provider resource and a killed update', () =>
     expect(await viewer.getByRole('button', { name: 'Cancel update…' }).count()).toBe(0);
 
     await run.kill();
-    await expect.poll(() => viewer.getByTestId('lease-panel').innerText(), { timeout: 20_000 }).toBe('No update is running.');
+    // Its lease runs out: abandoned, though nothing has recorded it yet.
+    const panel = viewer.getByTestId('lease-panel');
+    await expect.poll(() => panel.innerText(), { timeout: 20_000 }).toMatch(/^No update is running\. Abandoned \(lease expired\) update by admin, started /);
+    await shot(viewer, 'abandoned-unrecorded');
+    const org = await viewer.context().newPage();
+    await org.goto(`${world.url}/acme`);
+    await expect.poll(() => org.getByTestId('stack-row-vault/dev').innerText()).toMatch(/Abandoned \(lease expired\) update by admin\s*$/);
+    await org.close();
+    await panel.getByRole('link', { name: 'update' }).click();
+    await viewer.waitForURL(`${world.url}/${STACK}/updates/2`);
+    await expect.poll(() => viewer.getByTestId('update-result').innerText()).toMatch(/^Abandoned \(lease expired\)\n.*next update, refresh or destroy records it/s);
+    await expect.poll(() => viewer.getByRole('heading', { level: 2, name: /Event log/ }).innerText()).toBe('Event log');
+    await viewer.goto(`${world.url}/${STACK}`);
     await project.cli('config', 'set', 'hold', '0');
     const next = await project.cli('up', '--yes', '--skip-preview');
     expect(next.status, next.stderr).toBe(0);
@@ -91,7 +103,7 @@ describe('the console on a dynamic provider resource and a killed update', () =>
     expect(rows[1]).toMatch(/^2\tupdate\tadmin\t.*Abandoned \(lease expired\)/s);
     await historyRows(viewer).nth(1).getByRole('link', { name: '2' }).click();
     await viewer.waitForURL(`${world.url}/${STACK}/updates/2`);
-    await expect.poll(() => viewer.getByTestId('update-result').innerText()).toMatch(/^Abandoned \(lease expired\)\n.*crashed or killed/s);
+    await expect.poll(() => viewer.getByTestId('update-result').innerText()).toMatch(/^Abandoned \(lease expired\)\n.*recorded it as failed/s);
     await shot(viewer, 'abandoned');
   });
 });

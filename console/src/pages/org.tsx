@@ -74,7 +74,17 @@ export function OrgPage() {
                   <td>
                     <Tags tags={s.tags} />
                   </td>
-                  <td>{s.lease ? <LeaseBadge lease={s.lease} /> : <span class="muted">idle</span>}</td>
+                  <td>
+                    {s.lease ? (
+                      <LeaseBadge lease={s.lease} />
+                    ) : s.abandonedUpdate ? (
+                      <>
+                        <Outcome status={s.abandonedUpdate.status} abandoned /> {s.abandonedUpdate.kind} by {s.abandonedUpdate.requestedBy}
+                      </>
+                    ) : (
+                      <span class="muted">idle</span>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -16,9 +16,9 @@ export function Result({ status }: { status: string }) {
 
 /**
  * How an update ended: its result, and beyond it who cancelled it, or that it was abandoned (its client stopped
- * without ending it, and the service recorded it as failed once its lease expired).
+ * without ending it and its lease expired; `endReason` once the service recorded it as failed, `abandoned` before).
  */
-export function Outcome({ status, cancelledBy, endReason }: { status: string; cancelledBy?: string; endReason?: string }) {
+export function Outcome({ status, cancelledBy, endReason, abandoned }: { status: string; cancelledBy?: string; endReason?: string; abandoned?: boolean }) {
   if (cancelledBy) {
     return (
       <>
@@ -26,14 +26,26 @@ export function Outcome({ status, cancelledBy, endReason }: { status: string; ca
       </>
     );
   }
-  if (endReason === 'lease-expired') {
+  if (endReason === 'lease-expired' || abandoned) {
     return (
-      <span class="badge result-failed" title="Its client stopped without ending it (crashed or killed); the service recorded it as failed once its lease expired.">
+      <span class="badge result-failed" title="Its client stopped without ending it (crashed or killed) and its lease expired: the service records it as failed.">
         Abandoned (lease expired)
       </span>
     );
   }
   return <Result status={status} />;
+}
+
+/** What an abandoned update means, and whether the service has recorded it yet (the stack's next start does). */
+export function AbandonedNote({ recorded }: { recorded: boolean }) {
+  return (
+    <p class="muted" data-testid="abandoned-note">
+      Its <code>stackyard</code> stopped without ending it (crashed or killed) and its lease expired.{' '}
+      {recorded
+        ? "The service recorded it as failed; what it had saved by then became the stack's state."
+        : "The stack's next update, refresh or destroy records it as failed; what it had saved by then becomes the stack's state."}
+    </p>
+  );
 }
 
 export function Tags({ tags }: { tags: Record<string, string> }) {

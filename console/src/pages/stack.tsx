@@ -4,10 +4,10 @@ import { api, stackApi, stackPage } from '../api.js';
 import { changes, duration, when } from '../format.js';
 import { isSecret, SecretOutput } from '../secrets.js';
 import { Value } from '../value.js';
-import type { Deployment, LeaseView, StackOverview, UpdateInfo } from '../types.js';
+import type { Deployment, LeaseView, StackOverview, UpdateInfo, UpdateSummary } from '../types.js';
 import { usePoll } from '../use-poll.js';
 import { LoadError } from './not-found.js';
-import { LeaseBadge, Outcome, Tags } from './parts.js';
+import { AbandonedNote, LeaseBadge, Outcome, Tags } from './parts.js';
 
 interface StackData {
   overview: StackOverview;
@@ -51,6 +51,8 @@ export function StackPage() {
       <div aria-live="polite" data-testid="lease-panel">
         {overview.lease ? (
           <RunningUpdate lease={overview.lease} base={base} page={page} mayCancel={mayWrite} onCancelled={loaded.reload} />
+        ) : overview.abandonedUpdate ? (
+          <Abandoned update={overview.abandonedUpdate} page={page} />
         ) : (
           <p class="muted">No update is running.</p>
         )}
@@ -119,6 +121,19 @@ function RunningUpdate({ lease, base, page, mayCancel, onCancelled }: RunningUpd
           </button>
         </div>
       </dialog>
+    </div>
+  );
+}
+
+function Abandoned({ update, page }: { update: UpdateSummary; page: string }) {
+  return (
+    <div class="panel" role="status">
+      <p>
+        No update is running. <Outcome status={update.status} abandoned />{' '}
+        <a href={`${page}/updates/${update.version ?? encodeURIComponent(update.updateId)}`}>{update.kind}</a> by{' '}
+        <strong>{update.requestedBy}</strong>, started {when(update.startedAt)}.
+      </p>
+      <AbandonedNote recorded={false} />
     </div>
   );
 }

@@ -5,7 +5,7 @@ import { changes, duration, urnName, urnType, when } from '../format.js';
 import { Value } from '../value.js';
 import type { UpdateInfo } from '../types.js';
 import { LoadError } from './not-found.js';
-import { Outcome } from './parts.js';
+import { AbandonedNote, Outcome } from './parts.js';
 
 /** The parts of Pulumi's engine events (apitype.EngineEvent) this page shows. */
 interface StepMetadata {
@@ -133,13 +133,8 @@ export function UpdatePage() {
         <div>
           <dt>Result</dt>
           <dd data-testid="update-result">
-            <Outcome status={status} cancelledBy={info.cancelledBy} endReason={info.endReason} />
-            {info.endReason === 'lease-expired' && (
-              <p class="muted" data-testid="abandoned-note">
-                Its <code>stackyard</code> stopped without ending it (crashed or killed), so the service recorded it as failed
-                once its lease expired; what it had saved by then became the stack's state.
-              </p>
-            )}
+            <Outcome status={status} cancelledBy={info.cancelledBy} endReason={info.endReason} abandoned={info.abandoned} />
+            {(info.endReason === 'lease-expired' || info.abandoned) && <AbandonedNote recorded={!info.abandoned} />}
           </dd>
         </div>
         <div>

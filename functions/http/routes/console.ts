@@ -139,7 +139,13 @@ export const consoleRoutes: Route[] = [
     async handle(ctx) {
       const principal = await ctx.principal();
       const update = await ctx.services.console.findUpdate(principal, ctx.stackRef(), ctx.params.version!);
-      return jsonResponse(200, { ...updateInfo(update), status: update.status, dryRun: update.dryRun });
+      return jsonResponse(200, {
+        ...updateInfo(update),
+        status: update.status,
+        dryRun: update.dryRun,
+        // Still running on record, but its lease is gone: the page says it was abandoned rather than "Running".
+        ...(update.abandoned ? { abandoned: true } : {}),
+      });
     },
   },
   {

@@ -4,7 +4,7 @@ import { allows, type StackPermission } from '../kernel/permissions.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import type { StackRecord } from '../../ports/stack-store.js';
 import type { UpdateRecord } from '../../ports/update-store.js';
-import type { ConsoleService, StackOverview, UpdateSummary } from './types.js';
+import type { ConsoleService, FoundUpdate, StackOverview, UpdateSummary } from './types.js';
 
 /** Event batches are stored as `updates/<id>/events/<first>-<last>-<count>` (see update-service). */
 const EVENT_BATCH = /^(\d+)-(\d+)-(\d+)$/;
@@ -42,6 +42,10 @@ export function createConsoleReads(deps: ServiceDeps): Pick<ConsoleService, 'org
   async function overview(stack: StackRecord, permission: StackPermission): Promise<StackOverview> {
     const [history, lease] = await Promise.all([storage.updates.listHistory(stack.id, 1, 1), storage.leases.current(stack.id)]);
     const running = lease ? await storage.updates.get(stack.id, lease.updateId).catch(() => undefined) : undefined;
+    const abandoned =
+      stack.activeUpdate && lease?.updateId !== stack.activeUpdate
+        ? await storage.updates.get(stack.id, stack.activeUpdate).catch(() => undefined)
+        : undefined;
     const last = history.updates[0];
     return {
       org: stack.org,
@@ -63,7 +67,22 @@ export function createConsoleReads(deps: ServiceDeps): Pick<ConsoleService, 'org
             },
           }
         : {}),
+      ...(abandoned && !TERMINAL.has(abandoned.status) ? { abandonedUpdate: updateSummary(abandoned) } : {}),
     };
+  }
+
+  /**
+   * Whether `update` is the stack's running update on record while its lease is gone: its client stopped without
+   * ending it, and no start has recorded it yet. Reading changes nothing; the next start records it as failed.
+   */
+  async function abandoned(stack: StackRecord, update: UpdateRecord): Promise<boolean> {
+    if (TERMINAL.has(update.status) || update.dryRun || stack.activeUpdate !== update.id) return false;
+    return (await storage.leases.current(stack.id))?.updateId !== update.id;
+  }
+
+  /** The update with `abandoned` set when it is. */
+  async function found(stack: StackRecord, update: UpdateRecord): Promise<FoundUpdate> {
+    return (await abandoned(stack, update)) ? { ...update, abandoned: true } : update;
   }
 
   async function updateIn(stack: StackRecord, updateId: string): Promise<UpdateRecord> {
@@ -106,7 +125,7 @@ export function createConsoleReads(deps: ServiceDeps): Pick<ConsoleService, 'org
       if (!/^[0-9]{1,9}$/.test(versionOrId)) {
         const update = await updateIn(stack, versionOrId);
         if (update.stackId !== stack.id) throw updateNotFound(stack, versionOrId);
-        return update;
+        return found(stack, update);
       }
       const version = Number(versionOrId);
       try {
@@ -117,7 +136,8 @@ export function createConsoleReads(deps: ServiceDeps): Pick<ConsoleService, 'org
       // A running update gets the next version when it ends; its page has that address from the start.
       if (stack.activeUpdate && version === stack.version + 1) {
         const running = await updateIn(stack, stack.activeUpdate);
-        return running.version === undefined || running.version === version ? running : Promise.reject(updateNotFound(stack, versionOrId));
+        if (running.version !== undefined && running.version !== version) throw updateNotFound(stack, versionOrId);
+        return found(stack, running);
       }
       throw updateNotFound(stack, versionOrId);
     },
@@ -126,7 +146,8 @@ export function createConsoleReads(deps: ServiceDeps): Pick<ConsoleService, 'org
       const stack = await loadStack(deps, principal, ref, 'history');
       // Read the status first: clients post every event before `complete`, so an ended update's list is final.
       const update = await updateIn(stack, updateId);
-      const ended = TERMINAL.has(update.status);
+      // An abandoned update's client is gone: no event will come any more.
+      const ended = TERMINAL.has(update.status) || (await abandoned(stack, update));
       const prefix = `updates/${update.id}/events/`;
       const batches = (await storage.checkpoints.list(stack.id, prefix))
         .map((name) => ({ name, match: EVENT_BATCH.exec(name.slice(prefix.length)) }))

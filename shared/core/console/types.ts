@@ -53,13 +53,21 @@ export interface StackOverview extends StackRef {
   resourceCount?: number;
   lastUpdate?: UpdateSummary;
   lease?: LeaseView;
+  /**
+   * The stack's running update when its lease is gone (its client crashed or was killed): abandoned, and recorded
+   * as failed only at the stack's next update, refresh, destroy, import or rename.
+   */
+  abandonedUpdate?: UpdateSummary;
 }
+
+/** An update as the console reads it; `abandoned` while it still runs on record but its lease is gone. */
+export type FoundUpdate = UpdateRecord & { abandoned?: true };
 
 export interface UpdateEventsPage {
   events: unknown[];
   /** Sequence of the last event returned; absent when there was none. */
   last?: number;
-  /** True once the update has ended and every event it recorded has been returned. */
+  /** True once the update has ended (or was abandoned) and every event it recorded has been returned. */
   done: boolean;
 }
 
@@ -87,7 +95,7 @@ export interface ConsoleService {
   orgStacks(principal: Principal, org: string): Promise<StackOverview[]>;
   stackOverview(principal: Principal, ref: StackRef): Promise<StackOverview>;
   /** An update by version (history, or the running one that will get it) or by update id. */
-  findUpdate(principal: Principal, ref: StackRef, versionOrId: string): Promise<UpdateRecord>;
+  findUpdate(principal: Principal, ref: StackRef, versionOrId: string): Promise<FoundUpdate>;
   /** Engine events recorded after sequence `after` (all when absent), oldest first. */
   updateEvents(principal: Principal, ref: StackRef, updateId: string, after?: number): Promise<UpdateEventsPage>;
 }
