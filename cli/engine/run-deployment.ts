@@ -31,6 +31,8 @@ import { SnapshotManager } from './state/snapshot-manager.js';
 import { StepExecutor } from './steps/step-executor.js';
 import { protectedExcludes, type TargetOptions } from './steps/targeting.js';
 import { STACK_TYPE } from './resource/urn.js';
+import { ResourceHookRegistry } from './program/resource-hooks.js';
+import { DELETE_HOOKS_WITHOUT_PROGRAM, deleteHooksWithoutProgram } from './steps/resource-hooks.js';
 
 /** What to do. `preview` is a dry run of `update`; `dryRun` previews a destroy or refresh. */
 export type DeploymentKind = 'preview' | 'update' | 'destroy' | 'refresh';
@@ -152,6 +154,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     const programPlugins = (opts.kind === 'preview' || opts.kind === 'update') && !opts.program.runtime ? nodeRequiredPlugins(programDir) : [];
     await acquirer.ensureAll([...programPlugins, ...statePlugins(base.resources)]);
   }
+  const hooks = new ResourceHookRegistry();
   let executor: StepExecutor | undefined;
   const builtins = new BuiltinProvider(opts.readStack, (urn) => executor?.lookup(urn));
   let host: ProgramHost | undefined;
@@ -181,6 +184,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     events,
     targeting: targetingOf(opts, base.resources),
     continueOnError: opts.continueOnError,
+    hooks,
   });
   executor = ex;
   let deletesRan = false;
@@ -196,6 +200,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     events,
     onShutdown: runDeletes,
     rootDir: opts.program.rootDir,
+    hooks,
     componentInfo: {
       project: opts.program.project,
       stack: opts.program.stack,
@@ -212,7 +217,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
   try {
     if (opts.kind === 'destroy') {
       if (opts.excludeProtected && opts.targeting?.targets?.length) ex.fail(undefined, new Error('you cannot specify --target and --exclude-protected'));
-      else await ex.deleteAll(ex.allBase()).catch(() => undefined);
+      else if (!refuseDeleteHooksWithoutProgram(base.resources, ex, events)) await ex.deleteAll(ex.allBase()).catch(() => undefined);
     } else if (opts.kind === 'refresh') {
       await ex.refreshAll();
     } else if (ex.verifyTargets(false, 'replaces')) {
@@ -245,6 +250,17 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     resourceCount: snap.resources.length,
     cancelled: ex.cancelled,
   };
+}
+
+/**
+ * As Pulumi's destroy: delete hooks are callbacks into the program, so a destroy that does not run it refuses a state
+ * that binds any, naming each resource's hooks. True when refused.
+ */
+function refuseDeleteHooksWithoutProgram(base: readonly ResourceState[], ex: StepExecutor, events: EngineEvents): boolean {
+  const bound = deleteHooksWithoutProgram(base);
+  for (const r of bound) events.diag?.({ severity: 'error', urn: r.urn, message: DELETE_HOOKS_WITHOUT_PROGRAM.resource(r.hooks) });
+  if (bound.length) ex.fail(undefined, new Error(DELETE_HOOKS_WITHOUT_PROGRAM.run));
+  return bound.length > 0;
 }
 
 /** The run's constraints; `--exclude-protected` becomes exclusions computed from the base state (as Pulumi's CLI does). */

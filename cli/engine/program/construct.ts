@@ -155,6 +155,7 @@ export class RemoteComponents {
       b.setBeforeCreateList(hooks.getBeforeCreateList()).setAfterCreateList(hooks.getAfterCreateList());
       b.setBeforeUpdateList(hooks.getBeforeUpdateList()).setAfterUpdateList(hooks.getAfterUpdateList());
       b.setBeforeDeleteList(hooks.getBeforeDeleteList()).setAfterDeleteList(hooks.getAfterDeleteList());
+      b.setOnErrorList(hooks.getOnErrorList());
       c.setResourceHooks(b);
     }
     c.setAcceptsOutputValues(true);

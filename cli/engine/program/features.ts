@@ -16,8 +16,13 @@ const SUPPORTED: ReadonlyMap<string, number> = new Map([
   ['aliasSpecs', F.RESOURCE_MONITOR_FEATURE_ALIAS_SPECS],
   ['deletedWith', F.RESOURCE_MONITOR_FEATURE_DELETED_WITH],
   ['transforms', F.RESOURCE_MONITOR_FEATURE_TRANSFORMS],
+  ['invokeTransforms', F.RESOURCE_MONITOR_FEATURE_INVOKE_TRANSFORMS],
   // also says that package references (RegisterPackage, `packageRef`) are understood, as in Pulumi
   ['parameterization', F.RESOURCE_MONITOR_FEATURE_PARAMETERIZATION],
+  ['resourceHooks', F.RESOURCE_MONITOR_FEATURE_RESOURCE_HOOKS],
+  ['errorHooks', F.RESOURCE_MONITOR_FEATURE_ERROR_HOOKS],
+  // hooks are told the old and new resource options (ResourceHookRequest.old_options/new_options)
+  ['sendsOptionsToHooks', F.RESOURCE_MONITOR_FEATURE_SENDS_OPTIONS_TO_HOOKS],
 ]);
 
 /** True when the monitor implements the feature with this `SupportsFeature` id. */

@@ -7,7 +7,10 @@ import type { StepExecutor } from '../steps/step-executor.js';
 
 type Monitor = InstanceType<typeof resrpc.ResourceMonitorClient>;
 
-const IDS = ['secrets', 'resourceReferences', 'outputValues', 'aliasSpecs', 'deletedWith', 'replaceWith', 'replacementTrigger', 'transforms', 'parameterization', 'noSuchFeature'];
+const IDS = [
+  'secrets', 'resourceReferences', 'outputValues', 'aliasSpecs', 'deletedWith', 'replaceWith', 'replacementTrigger', 'transforms', 'invokeTransforms',
+  'parameterization', 'resourceHooks', 'errorHooks', 'sendsOptionsToHooks', 'noSuchFeature',
+];
 
 function supports(m: Monitor, id: string): Promise<boolean> {
   return callUnary(m.supportsFeature, m, new resproto.SupportsFeatureRequest().setId(id), 5_000).then((r) => r.getHassupport());
@@ -40,6 +43,7 @@ describe('the null monitor agrees with the engine', () => {
 
     expect(fromNull).toEqual(fromEngine);
     expect(fromEngine[IDS.indexOf('parameterization')]).toBe(true);
+    expect(['invokeTransforms', 'resourceHooks', 'errorHooks'].map((id) => fromEngine[IDS.indexOf(id)])).toEqual([true, true, true]);
   });
 
   it('answers GetDeploymentInfo with the same features and RegisterPackage with a reference', async () => {

@@ -1,7 +1,7 @@
 /**
  * A resource monitor that answers every request at once without providers or state. Benchmarks run a program
  * against it to measure the program's own cost, the baseline for engine overhead. It answers `SupportsFeature` as
- * the engine does, so the SDK takes the same paths in both; transforms and packages are accepted, not applied.
+ * the engine does, so the SDK takes the same paths in both; transforms, hooks and packages are accepted, not applied.
  */
 import type * as grpcTypes from '@grpc/grpc-js';
 import { emptyproto, engproto, engrpc, grpc, provproto, resproto, resrpc } from '../rpc/proto.js';
@@ -18,6 +18,9 @@ export async function startNullMonitor(stack: string, project: string): Promise<
       cb(null, new resproto.SupportsFeatureResponse().setHassupport(supportsFeature(call.request.getId()))),
     getDeploymentInfo: ok(new resproto.DeploymentInfo().setStack(stack).setProject(project).setOrganization('organization').setSupportedfeaturesList(supportedMonitorFeatures())),
     registerStackTransform: ok(new emptyproto.Empty()),
+    registerStackInvokeTransform: ok(new emptyproto.Empty()),
+    registerResourceHook: ok(new emptyproto.Empty()),
+    registerErrorHook: ok(new emptyproto.Empty()),
     registerPackage: ok(new resproto.RegisterPackageResponse().setRef('null-monitor-package')),
     registerResource: (call: grpcTypes.ServerUnaryCall<InstanceType<typeof resproto.RegisterResourceRequest>, unknown>, cb: grpcTypes.sendUnaryData<unknown>) => {
       count++;

@@ -17,7 +17,10 @@ import type { ComponentRunInfo } from './component-info.js';
 import { RemoteComponents } from './construct.js';
 import { deploymentInfo } from './deployment-info.js';
 import { supportsFeature } from './features.js';
+import { hookBindingOf } from './hook-options.js';
+import { InvokeTransforms } from './invoke-transforms.js';
 import { PackageRefs } from './packages.js';
+import { ResourceHookRegistry } from './resource-hooks.js';
 
 type RegisterRequest = InstanceType<typeof resproto.RegisterResourceRequest>;
 
@@ -33,6 +36,8 @@ export interface ProgramHostOptions {
   rootDir?: string;
   /** The deployment as component providers are told about it (Construct, Call). */
   componentInfo: Omit<ComponentRunInfo, 'monitorAddress'>;
+  /** Where RegisterResourceHook and RegisterErrorHook put the program's hooks (the step executor runs them). */
+  hooks?: ResourceHookRegistry;
 }
 
 /** A listening program host. */
@@ -47,6 +52,8 @@ export class ProgramHost {
   private readonly stackTransforms: CallbackRef[] = [];
   private readonly resourceTransforms = new Map<string, CallbackRef[]>();
   private readonly callbacks = new CallbackInvoker();
+  private readonly invokeTransforms = new InvokeTransforms(this.callbacks);
+  private readonly hooks: ResourceHookRegistry;
   private parentOf = new Map<string, string>();
   private port = 0;
   private readonly components: RemoteComponents;
@@ -56,6 +63,7 @@ export class ProgramHost {
   constructor(private readonly o: ProgramHostOptions) {
     this.componentInfo = { ...o.componentInfo, monitorAddress: () => this.address };
     this.components = new RemoteComponents(o.executor, this.componentInfo, this.packages);
+    this.hooks = o.hooks ?? new ResourceHookRegistry();
   }
 
   /** `127.0.0.1:<port>` once started. */
@@ -75,6 +83,7 @@ export class ProgramHost {
   /** Stops serving. */
   async stop(): Promise<void> {
     this.callbacks.close();
+    this.hooks.close();
     await new Promise<void>((resolve) => this.server.tryShutdown(() => resolve()));
   }
 
@@ -96,8 +105,6 @@ export class ProgramHost {
 
   private monitorHandlers(): grpcTypes.UntypedServiceImplementation {
     const ex = this.o.executor;
-    const unimplemented = (name: string) => (_call: unknown, cb: grpcTypes.sendUnaryData<unknown>) =>
-      cb(grpcError(grpc.status.UNIMPLEMENTED, `${name} is not supported by this engine`));
     return {
       supportsFeature: this.unary(async (req: InstanceType<typeof resproto.SupportsFeatureRequest>) =>
         new resproto.SupportsFeatureResponse().setHassupport(supportsFeature(req.getId()))),
@@ -122,6 +129,7 @@ export class ProgramHost {
         return new resproto.ReadResourceResponse().setUrn(urn).setProperties(toStruct(forCaller(outputs, req.getAcceptsecrets(), req.getAcceptresources())));
       }),
       invoke: this.unary(async (req: InstanceType<typeof resproto.ResourceInvokeRequest>) => {
+        await this.invokeTransforms.apply(req);
         const { result, failures } = await ex.invoke(req.getTok(), fromStruct(req.getArgs()), req.getProvider() || undefined, req.getVersion() || undefined, this.packages.resolve(req.getPackageref()));
         const res = new provproto.InvokeResponse().setReturn(toStruct(forCaller(result, true, req.getAcceptresources())));
         for (const f of failures) res.addFailures(new provproto.CheckFailure().setProperty(f.property).setReason(f.reason));
@@ -138,9 +146,9 @@ export class ProgramHost {
       }),
       getDeploymentInfo: this.unary(async () => deploymentInfo(this.o.componentInfo)),
       call: this.unary((req: InstanceType<typeof resproto.ResourceCallRequest>) => callComponentMethod(ex, this.componentInfo, req, this.packages.resolve(req.getPackageref()))),
-      registerStackInvokeTransform: unimplemented('RegisterStackInvokeTransform'),
-      registerResourceHook: unimplemented('RegisterResourceHook'),
-      registerErrorHook: unimplemented('RegisterErrorHook'),
+      registerStackInvokeTransform: this.unary((req: { getTarget(): string; getToken(): string }) => this.invokeTransforms.register(req)),
+      registerResourceHook: this.unary((req: InstanceType<typeof resproto.RegisterResourceHookRequest>) => this.hooks.registerResourceHook(req)),
+      registerErrorHook: this.unary((req: InstanceType<typeof resproto.RegisterErrorHookRequest>) => this.hooks.registerErrorHook(req)),
       registerPackage: this.unary(async (req: InstanceType<typeof resproto.RegisterPackageRequest>) => this.packages.register(req)),
     };
   }
@@ -248,6 +256,7 @@ function goalOf(req: RegisterRequest, rootDir: string | undefined): RegisterGoal
     deletedWith: req.getDeletedwith() || undefined,
     importId: req.getImportid() || undefined,
     sourcePosition: sp && sp.getUri() ? `${projectUri(sp.getUri(), rootDir)}#${sp.getLine()},${sp.getColumn()}` : undefined,
+    hooks: hookBindingOf(req.getHooks()),
   };
 }
 

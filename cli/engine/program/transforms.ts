@@ -28,6 +28,18 @@ export class CallbackInvoker {
     return c;
   }
 
+  /**
+   * Invokes one callback with a serialized request and returns its serialized response. Without `timeoutMs` the
+   * call waits as long as the program's callback takes (hooks run user code), as Pulumi's engine does.
+   */
+  async call(cb: CallbackRef, request: Uint8Array, timeoutMs = Infinity): Promise<Uint8Array> {
+    const inv = new cbproto.CallbackInvokeRequest();
+    inv.setToken(cb.token).setRequest(request);
+    const c = this.client(cb.target);
+    const res = await callUnary(c.invoke, c, inv, timeoutMs);
+    return res.getResponse_asU8();
+  }
+
   /** Runs the transforms in order; each sees the previous one's result. Mutates and returns `req`. */
   async applyTransforms(req: RegisterRequest, callbacks: readonly CallbackRef[]): Promise<RegisterRequest> {
     for (const cb of callbacks) {
@@ -35,11 +47,7 @@ export class CallbackInvoker {
       treq.setType(req.getType()).setName(req.getName()).setCustom(req.getCustom()).setParent(req.getParent());
       treq.setProperties(req.getObject() ?? toStruct({}));
       treq.setOptions(optionsOf(req));
-      const inv = new cbproto.CallbackInvokeRequest();
-      inv.setToken(cb.token).setRequest(treq.serializeBinary());
-      const c = this.client(cb.target);
-      const res = await callUnary(c.invoke, c, inv, 60_000);
-      const tres = resproto.TransformResponse.deserializeBinary(res.getResponse_asU8());
+      const tres = resproto.TransformResponse.deserializeBinary(await this.call(cb, treq.serializeBinary(), 60_000));
       if (tres.hasProperties()) req.setObject(tres.getProperties());
       const opts = tres.getOptions();
       if (opts) applyOptions(req, opts);
@@ -69,6 +77,7 @@ function optionsOf(req: RegisterRequest): InstanceType<typeof resproto.Transform
   if (req.getDeletebeforereplacedefined()) o.setDeleteBeforeReplace(req.getDeletebeforereplace());
   o.setAdditionalSecretOutputsList(req.getAdditionalsecretoutputsList());
   for (const [k, v] of req.getProvidersMap().toArray()) o.getProvidersMap().set(k, v);
+  if (req.hasHooks()) o.setHooks(req.getHooks());
   return o;
 }
 
@@ -89,4 +98,6 @@ function applyOptions(req: RegisterRequest, o: InstanceType<typeof resproto.Tran
     req.setDeletebeforereplacedefined(true);
   }
   req.setAdditionalsecretoutputsList(o.getAdditionalSecretOutputsList());
+  // as Pulumi: the transformed options replace the registration's, hooks included
+  req.setHooks(o.getHooks());
 }

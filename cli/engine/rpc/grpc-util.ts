@@ -21,10 +21,11 @@ export const ENGINE_GRPC_OPTIONS = {
   'grpc.enable_channelz': 0,
 } as const;
 
-/** Calls a unary method with a deadline; rejects with the gRPC `ServiceError`. */
+/** Calls a unary method with a deadline (none for `Infinity`); rejects with the gRPC `ServiceError`. */
 export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, self: object, req: Req, timeoutMs: number): Promise<Res> {
+  const options = Number.isFinite(timeoutMs) ? { deadline: Date.now() + timeoutMs } : {};
   return new Promise<Res>((resolve, reject) => {
-    method.call(self, req, new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(err) : resolve(res)));
+    method.call(self, req, new grpc.Metadata(), options, (err, res) => (err ? reject(err) : resolve(res)));
   });
 }
 

@@ -39,7 +39,12 @@ export interface ResourceState {
   ignoreChanges?: string[];
   replaceOnChanges?: string[];
   sourcePosition?: string;
+  /** Hook names by hook type (`BeforeCreate`, …, `OnError`), as the `hooks` resource option bound them. */
+  resourceHooks?: Partial<Record<HookType, string[]>>;
 }
+
+/** Pulumi's `resource.HookType`: when a resource hook runs (`OnError`: an error hook). */
+export type HookType = 'BeforeCreate' | 'AfterCreate' | 'BeforeUpdate' | 'AfterUpdate' | 'BeforeDelete' | 'AfterDelete' | 'OnError';
 
 /** Kinds of pending operation. */
 export type PendingOperationType = 'creating' | 'updating' | 'deleting' | 'reading';
@@ -181,7 +186,10 @@ export class DeploymentSerializer {
     const sp = this.crypter.secretsProvider ? `,"secrets_providers":${JSON.stringify(this.crypter.secretsProvider)}` : '';
     const res = resources.length ? `,"resources":[${resources.join(',')}]` : '';
     const ops = pending.length ? `,"pending_operations":[${pending.join(',')}]` : '';
-    const text = `{"version":3,"deployment":{"manifest":${manifest}${sp},"metadata":{}${res}${ops}}}`;
+    // as Pulumi's `stack.ApplyFeatures`: a state that binds hooks needs the `hooks` feature, so schema version 4
+    const hooks = states.some((s) => s.resourceHooks && Object.keys(s.resourceHooks).length > 0);
+    const version = hooks ? `4,"features":["hooks"]` : '3';
+    const text = `{"version":${version},"deployment":{"manifest":${manifest}${sp},"metadata":{}${res}${ops}}}`;
     let parsed: DeploymentV3 | undefined;
     return {
       text,
@@ -216,7 +224,7 @@ const RESOURCE_KEYS: (keyof ResourceState)[] = [
   'urn', 'custom', 'delete', 'id', 'type', 'inputs', 'outputs', 'parent', 'protect', 'taint', 'external', 'dependencies',
   'initErrors', 'provider', 'propertyDependencies', 'pendingReplacement', 'additionalSecretOutputs', 'aliases',
   'customTimeouts', 'importID', 'retainOnDelete', 'deletedWith', 'created', 'modified', 'sourcePosition',
-  'ignoreChanges', 'replaceOnChanges',
+  'ignoreChanges', 'replaceOnChanges', 'resourceHooks',
 ];
 
 /** Emits keys in Pulumi's field order, dropping empty optional ones (Go `omitempty`). */

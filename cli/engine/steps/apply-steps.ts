@@ -8,6 +8,7 @@ import { ResourceInitError } from '../plugins/providers/provider-client.js';
 import type { Provider } from '../plugins/providers/provider-registry.js';
 import { markSecretOutputs, type PropertyMap } from '../resource/properties.js';
 import type { DeleteSteps } from './delete-steps.js';
+import type { HookArgs } from './hook-types.js';
 import { dependentReplacementRefusal, replacementRefusal } from './protection.js';
 import type { ReplacementPlanner } from './replacement.js';
 import type { RunLedger } from './run-ledger.js';
@@ -58,10 +59,16 @@ export class StepApplier {
     const pendingState = proposedState(goal, urn, { inputs, provider: ref });
     ctx.emit(op, urn, goal.type, 'start', { new: pendingState });
     const start: PendingStart | undefined = ctx.preview ? undefined : { resource: pendingState, type: 'creating' };
+    const hookArgs: HookArgs = { urn, id: '', type: goal.type, newState: pendingState, newInputs: inputs };
     let id: string;
     let outputs: PropertyMap;
     try {
-      ({ id, outputs } = await ctx.providerStep(() => provider.create({ urn, name: goal.name, type: goal.type }, inputs, ctx.preview, goal.customTimeouts?.create), start));
+      ({ id, outputs } = await ctx.providerStep(async () => {
+        await ctx.hooks.run('BeforeCreate', pendingState, hookArgs);
+        return ctx.hooks.withErrorHooks('create', pendingState, hookArgs, () =>
+          provider.create({ urn, name: goal.name, type: goal.type }, inputs, ctx.preview, goal.customTimeouts?.create),
+        );
+      }, start));
     } catch (err) {
       if (err instanceof ResourceInitError && !ctx.preview) {
         const state = proposedState(goal, urn, { id: err.id, inputs, outputs: markSecretOutputs(err.outputs, goal.additionalSecretOutputs), provider: ref, initErrors: err.reasons, created: now, modified: now });
@@ -84,6 +91,7 @@ export class StepApplier {
     } else if (replacing) {
       await ctx.save();
     }
+    await ctx.hooks.after('AfterCreate', state, { ...hookArgs, id, newState: state, newOutputs: outputs });
     ctx.emit(op, urn, goal.type, 'done', { new: state });
     return { urn, id, outputs, result: 'success' };
   }
@@ -95,12 +103,15 @@ export class StepApplier {
     const proposed = proposedState(goal, urn, { id: old.id, inputs, outputs: old.outputs, provider: ref, created: old.created, modified: old.modified });
     ctx.emit('update', urn, goal.type, 'start', { diffKeys, old, new: proposed });
     const start: PendingStart | undefined = ctx.preview ? undefined : { resource: old, type: 'updating' };
+    const hookArgs: HookArgs = { urn, id: old.id ?? '', type: goal.type, oldState: old, newState: proposed, newInputs: inputs, oldInputs: old.inputs ?? {}, oldOutputs: old.outputs ?? {} };
     let outputs: PropertyMap;
     try {
-      outputs = await ctx.providerStep(
-        () => provider.update({ urn, name: goal.name, type: goal.type }, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges, ctx.preview, goal.customTimeouts?.update),
-        start,
-      );
+      outputs = await ctx.providerStep(async () => {
+        await ctx.hooks.run('BeforeUpdate', proposed, hookArgs);
+        return ctx.hooks.withErrorHooks('update', proposed, hookArgs, () =>
+          provider.update({ urn, name: goal.name, type: goal.type }, old.id ?? '', old.outputs ?? {}, old.inputs ?? {}, inputs, goal.ignoreChanges, ctx.preview, goal.customTimeouts?.update),
+        );
+      }, start);
     } catch (err) {
       if (start?.begun) ctx.snapshots.endOp(start.begun);
       if (err instanceof ResourceInitError && !ctx.preview) {
@@ -118,6 +129,7 @@ export class StepApplier {
       ctx.snapshots.endOp(start.begun);
       await ctx.save();
     }
+    await ctx.hooks.after('AfterUpdate', state, { ...hookArgs, newState: state, newOutputs: outputs });
     ctx.emit('update', urn, goal.type, 'done', { diffKeys, old, new: state });
     return { urn, id: old.id ?? '', outputs, result: 'success' };
   }

@@ -6,6 +6,7 @@ import type { ResourceState } from '../state/deployment.js';
 import { isProviderType, urnName } from '../resource/urn.js';
 import { runDeletes } from './delete-order.js';
 import { deleteIsProtected, ProtectedDeleteError } from './protection.js';
+import { deleteHookArgs } from './resource-hooks.js';
 import type { ReplacementPlanner } from './replacement.js';
 import type { RunLedger } from './run-ledger.js';
 import { ShuttingDownError, type PendingStart, type RunContext } from './step-types.js';
@@ -88,10 +89,16 @@ export class DeleteSteps {
   private async deleteOne(s: ResourceState, op: 'delete' | 'delete-replaced', deletingUrns: ReadonlySet<string>, forReplacement = false): Promise<ResourceState> {
     const ctx = this.ctx;
     const urn = s.urn;
+    const hookArgs = deleteHookArgs(s);
     try {
-      if (!forReplacement && deleteIsProtected(s)) throw new ProtectedDeleteError(urn);
-      ctx.assertRunning();
-      ctx.emit(op, urn, s.type, 'start', { old: s });
+      // as Pulumi's DeleteStep: the before hooks run first, even for a protected resource, whose delete is then refused
+      const protectedDelete = !forReplacement && deleteIsProtected(s);
+      if (!protectedDelete) {
+        ctx.assertRunning();
+        ctx.emit(op, urn, s.type, 'start', { old: s });
+      }
+      await ctx.hooks.run('BeforeDelete', s, hookArgs);
+      if (protectedDelete) throw new ProtectedDeleteError(urn);
       const callProvider =
         s.custom && !isProviderType(s.type) && !s.external && !s.retainOnDelete && !s.pendingReplacement && !(s.deletedWith && deletingUrns.has(s.deletedWith));
       const marked: ResourceState = { ...s, pendingReplacement: true };
@@ -100,7 +107,10 @@ export class DeleteSteps {
           const provider = await ctx.providerByRef(s.provider ?? '');
           const start: PendingStart = { resource: s, type: 'deleting' };
           try {
-            await ctx.providerStep(() => provider.delete({ urn, name: urnName(urn), type: s.type }, s.id ?? '', s.outputs ?? {}, s.inputs ?? {}, s.customTimeouts?.delete), start);
+            await ctx.providerStep(
+              () => ctx.hooks.withErrorHooks('delete', s, hookArgs, () => provider.delete({ urn, name: urnName(urn), type: s.type }, s.id ?? '', s.outputs ?? {}, s.inputs ?? {}, s.customTimeouts?.delete)),
+              start,
+            );
           } finally {
             if (start.begun) ctx.snapshots.endOp(start.begun);
           }
@@ -109,6 +119,7 @@ export class DeleteSteps {
         else ctx.snapshots.removeBase(s);
         await ctx.save();
       }
+      await ctx.hooks.after('AfterDelete', s, hookArgs);
       ctx.emit(op, urn, s.type, 'done', { old: s });
       return forReplacement ? marked : s;
     } catch (err) {

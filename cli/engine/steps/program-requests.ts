@@ -11,6 +11,8 @@ import type { PackageRequest } from '../plugins/providers/parameterized.js';
 import { containsUnknowns, deepEqual, markSecretOutputs, resolveOutputValues, type PropertyMap } from '../resource/properties.js';
 import { createUrn, isProviderType, STACK_TYPE } from '../resource/urn.js';
 import type { AliasResolver } from './aliases.js';
+import type { HookArgs } from './hook-types.js';
+import { registrationHookArgs } from './resource-hooks.js';
 import type { StepApplier } from './apply-steps.js';
 import { applyIgnoreChanges, invalidIgnoreChangesMessage } from './ignore-changes.js';
 import { importResource } from './import-step.js';
@@ -36,6 +38,8 @@ export interface ProgramRequestParts {
 export class ProgramRequests {
   /** The stack's outputs as the program registered them; finalized once the run's outcome is known. */
   private stackOutputs?: PropertyMap;
+  /** Components created or updated this run whose after hooks wait for their outputs, with their hook arguments. */
+  private readonly componentSteps = new Map<string, HookArgs>();
 
   constructor(
     private readonly ctx: RunContext,
@@ -101,6 +105,12 @@ export class ProgramRequests {
     if (alone) return { ...alone, id: '', outputs: {} };
     const op: StepOp = !old ? 'create' : deepEqual(old.inputs ?? {}, inputs) ? 'same' : 'update';
     this.ctx.emit(op, urn, goal.type, 'start', { old, new: state });
+    // as Pulumi: a component's before hooks run at its registration, its after hooks once it registers its outputs
+    if (op !== 'same') {
+      const args = registrationHookArgs(state, old);
+      await this.ctx.hooks.run(old ? 'BeforeUpdate' : 'BeforeCreate', state, args);
+      this.componentSteps.set(urn, args);
+    }
     this.parts.ledger.record(urn, state, old);
     if (op !== 'same') await this.ctx.save();
     this.ctx.emit(op, urn, goal.type, 'done', { old, new: state });
@@ -173,6 +183,11 @@ export class ProgramRequests {
     ledger.replaceRegistered(cur, next);
     this.ctx.events.outputs?.({ urn, type: next.type, state: next });
     if (!deepEqual(cur.outputs, next.outputs)) await this.ctx.save();
+    const step = this.componentSteps.get(urn);
+    if (step) {
+      this.componentSteps.delete(urn);
+      await this.ctx.hooks.after(step.oldState ? 'AfterUpdate' : 'AfterCreate', next, { ...step, newState: next, newOutputs: resolved });
+    }
   }
 
   /** Outside previews, outputs with unknown values keep their previous value or are left out, with a warning. */

@@ -12,6 +12,7 @@ import { packageNameOf, packageRequestKey, packageVersionOf, withPackageRequest,
 import { defaultProviderUrn, ProviderRegistry, type Provider } from '../plugins/providers/provider-registry.js';
 import { changedKeys, deepEqual, resolveOutputValues, UNKNOWN } from '../resource/properties.js';
 import { formatProviderRef, isProviderType, packageOfType, parseProviderRef, urnName } from '../resource/urn.js';
+import { registrationHookArgs } from './resource-hooks.js';
 import type { RunLedger } from './run-ledger.js';
 import { proposedState } from './step-generator.js';
 import { bareGoal, type RegisterGoal, type RegisterResult, type RunContext, type StepDetails } from './step-types.js';
@@ -51,9 +52,14 @@ export class ProviderSteps {
     const state = proposedState(goal, urn, { id, inputs: checked.inputs, outputs: checked.inputs });
     const details: StepDetails = { old, new: state, ...(op === 'update' ? { diffKeys: changedKeys(withoutInternal(old!.inputs ?? {}), withoutInternal(checked.inputs)) } : {}) };
     this.ctx.emit(op, urn, goal.type, 'start', details);
+    const hookArgs = registrationHookArgs(state, old);
+    if (op !== 'same') await this.ctx.hooks.run(old ? 'BeforeUpdate' : 'BeforeCreate', state, hookArgs);
     await o.registry.configureNew(urn, id, pkg, checked.inputs, launched);
     this.ledger.record(urn, state, old);
-    if (op !== 'same') await this.ctx.save();
+    if (op !== 'same') {
+      await this.ctx.save();
+      await this.ctx.hooks.after(old ? 'AfterUpdate' : 'AfterCreate', state, { ...hookArgs, id, newOutputs: checked.inputs });
+    }
     this.ctx.emit(op, urn, goal.type, 'done', details);
     return { urn, id: o.preview && !old ? '' : id, outputs: checked.inputs, result: 'success' };
   }

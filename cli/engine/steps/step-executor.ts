@@ -20,6 +20,7 @@ import { ProgramRequests } from './program-requests.js';
 import { ProviderSteps } from './provider-steps.js';
 import { refreshStates, resolveBasePending } from './refresh-steps.js';
 import { providerReplaceCheck, ReplacementPlanner } from './replacement.js';
+import { StepHooks } from './resource-hooks.js';
 import { RunLedger } from './run-ledger.js';
 import { Semaphore } from './semaphore.js';
 import {
@@ -69,6 +70,7 @@ export class StepExecutor {
       snapshots: o.snapshots,
       events: o.events,
       slots: this.sem,
+      hooks: new StepHooks(o.hooks, o.preview, o.events, (urn, err) => void this.fail(urn, err)),
       emit: (op, urn, type, phase, extra) => this.emit(op, urn, type, phase, extra),
       providerStep: (fn, pending) => this.providerStep(fn, pending),
       providerByRef: (ref) => this.providers.providerByRef(ref),

@@ -140,5 +140,6 @@ export function proposedState(goal: RegisterGoal, urn: string, extra: Partial<Re
     ignoreChanges: goal.ignoreChanges.length ? goal.ignoreChanges : undefined,
     replaceOnChanges: goal.replaceOnChanges.length ? goal.replaceOnChanges : undefined,
     sourcePosition: goal.sourcePosition || undefined,
+    resourceHooks: goal.hooks && Object.keys(goal.hooks).length ? goal.hooks : undefined,
   };
 }

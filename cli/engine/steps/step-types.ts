@@ -10,6 +10,7 @@ import type { PropertyMap } from '../resource/properties.js';
 import type { Provider, ProviderRegistry } from '../plugins/providers/provider-registry.js';
 import type { PackageRequest } from '../plugins/providers/parameterized.js';
 import type { SnapshotManager } from '../state/snapshot-manager.js';
+import type { HookBinding, HookRegistry, StepHookRunner } from './hook-types.js';
 import type { Semaphore } from './semaphore.js';
 import type { TargetOptions } from './targeting.js';
 
@@ -50,6 +51,8 @@ export interface RegisterGoal {
   deletedWith?: string;
   importId?: string;
   sourcePosition?: string;
+  /** The `hooks` resource option: hook names by type. */
+  hooks?: HookBinding;
 }
 
 /** A goal without options, for registrations the engine makes itself (default providers, unconstructed components). */
@@ -110,6 +113,8 @@ export interface ExecutorOptions {
   targeting?: TargetOptions;
   /** `--continue-on-error`: a failed step skips only what depends on it. */
   continueOnError?: boolean;
+  /** The resource and error hooks the program registered (none when no program runs). */
+  hooks?: HookRegistry;
 }
 
 /** A step failed; the run is marked failed and the message is shown once. */
@@ -156,6 +161,8 @@ export interface RunContext extends StepContext {
   readonly options: ExecutorOptions;
   /** The `--parallel` slots provider calls run in. */
   readonly slots: Semaphore;
+  /** Runs the resource and error hooks the steps' states bind. */
+  readonly hooks: StepHookRunner;
   /** Throws `ShuttingDownError` once no new step may start. */
   assertRunning(): void;
   /** Saves the snapshot, outside previews. */

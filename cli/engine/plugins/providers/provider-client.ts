@@ -55,6 +55,12 @@ export class ResourceInitError extends Error {
 /** A provider call failed; the message names the provider and operation. */
 export class ProviderCallError extends Error {
   override readonly name = 'ProviderCallError';
+  /** The provider's own message, without the plugin and operation: what Pulumi's engine hands error hooks. */
+  readonly reason?: string;
+  constructor(message: string, reason?: string) {
+    super(message);
+    this.reason = reason;
+  }
 }
 
 /** Deadlines for provider calls. */
@@ -129,7 +135,7 @@ export class ProviderClient {
       if (init) throw init;
       const stderr = this.proc.output().trim();
       const hint = hasCode(err, grpc.status.UNAVAILABLE) && stderr ? `\nprovider output:\n${stderr.slice(-2000)}` : '';
-      throw new ProviderCallError(`${this.label}: ${op} failed: ${grpcMessage(err)}${hint}`);
+      throw new ProviderCallError(`${this.label}: ${op} failed: ${grpcMessage(err)}${hint}`, grpcMessage(err));
     }
   }
 
