@@ -11,7 +11,7 @@ import { combineEvents, type ChangeSummary, type EngineEvents } from './display/
 import { stderrLogEvents } from './display/stderr-log.js';
 import { pluginLoggingArgs } from './plugins/plugin-logging.js';
 import { protectedExcludes, type TargetOptions } from './steps/targeting.js';
-import { describeLeaseHolder, type LeaseWaitOptions } from './lease-wait.js';
+import { describeLeaseHolder, waitForLease, type LeaseWaitOptions } from './lease-wait.js';
 import { PluginAcquisitionError } from '../plugins/acquire.js';
 import { OperationUsageError, type OperationBackend, type OperationCommand, type OperationFlags, type OperationRequest, type OperationSession } from './operation-types.js';
 import { PendingOperationsError, runDeployment, type DeploymentKind, type DeploymentResult } from './run-deployment.js';
@@ -113,7 +113,8 @@ async function refreshInMemory(
 /**
  * Before a real run whose preview was skipped (a preview finds them itself): the error that refuses it before
  * anything starts, so nothing is added to history, when the state holds operations an interrupted run left. A live
- * update's pending operations are its steps in progress: its start conflict says so then (and `--wait` waits).
+ * update's pending operations are its steps in progress: its start conflict says so then (`--wait` has waited it out
+ * before this is asked).
  */
 async function leftoverOperations(backend: OperationBackend): Promise<Error | undefined> {
   const state = await backend.currentState?.();
@@ -121,6 +122,33 @@ async function leftoverOperations(backend: OperationBackend): Promise<Error | un
   if (!Array.isArray(pending) || pending.length === 0) return undefined;
   if (await backend.activeUpdateConflict?.()) return undefined;
   return new PendingOperationsError(pending as ConstructorParameters<typeof PendingOperationsError>[0]);
+}
+
+/**
+ * `--wait`, before anything runs: while another update holds the stack (its lease is live), waits for it by asking who
+ * holds it, creating nothing, so the preview, the check for operations an interrupted run left, and the update all
+ * see the state it leaves. A crashed run's lease expires and its pending operations stay: they are then reported
+ * before an update is created, and history gets no version. Starting still waits (`begin`'s own wait) should another
+ * run take the stack in between. False when interrupted while waiting.
+ */
+async function waitForStack(req: OperationRequest, note: (text: string) => void): Promise<boolean> {
+  const { wait } = req.flags;
+  const conflict = req.backend.activeUpdateConflict;
+  if (!wait || !conflict) return true;
+  try {
+    await waitForLease(
+      async () => {
+        const held = await conflict();
+        if (held) throw held;
+      },
+      { timeoutMs: wait.timeoutMs, onWait: (h) => note(`${describeLeaseHolder(h)}\n`), signal: req.signal },
+    );
+    return true;
+  } catch (err) {
+    if (!req.signal?.aborted) throw err;
+    note(`error: the operation was interrupted (${reasonText(req.signal.reason)}) while waiting to start\n`);
+    return false;
+  }
 }
 
 /** Runs a command; resolves to the process exit code. */
@@ -239,6 +267,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
   };
 
   const kind = KIND[command];
+  if (!previewCommand && !(await waitForStack(req, note))) return 1;
   const { kept: protectedCount, total } = await protectedTally(req);
   if (protectedCount > 0 && protectedCount === total) {
     // Nothing to destroy: Pulumi says so and runs nothing (a destroy would refuse the protected resources).

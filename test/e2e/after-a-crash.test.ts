@@ -2,7 +2,7 @@
  * A stack whose `up` crashed, through `stackyard serve`: while the crashed run's lease is live a preview names its
  * holder, start and expiry; once it has expired, `preview` and `up` (with or without its preview) say what is true —
  * the stack has pending operations, run `refresh` or `state repair` — as on `login --local`, and a refused `up`
- * adds no version to history.
+ * adds no version to history; an `up --wait` started while the lease is live waits it out, then says the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeSandboxes, until } from '../cli/cli-harness.js';
@@ -52,4 +52,31 @@ describe('the service after a crashed `up`', () => {
     }
     expect(after).toEqual(before);
   });
+
+  it('up --wait started while the crashed run holds the lease waits it out, then says what is true and adds no version', async () => {
+    // Arrange: a second stack whose `up` crashed with its create pending.
+    const crashed = await service.project('waits', 'test/e2e/fixtures/many', 'dev', LEASE);
+    await crashed.cli('config', 'set', 'count', '1');
+    await crashed.cli('config', 'set', 'delay', '600000');
+    const run = crashed.spawn(['up', '--yes', '--skip-preview']);
+    await until('the create to be pending', async () => ((await crashed.export()).deployment.pending_operations?.length ? true : undefined));
+    await run.kill();
+    const versions = async () => (JSON.parse((await crashed.cli('stack', 'history', '--json')).stdout) as { version: number }[]).map((u) => u.version);
+    const before = await versions();
+
+    // Act: both forms of `up --wait`, while the lease is live.
+    const waiters = [crashed.spawn(['up', '--yes', '--skip-preview', '--wait']), crashed.spawn(['up', '--yes', '--wait'])];
+    const codes = await Promise.all(waiters.map((waiter) => waiter.exited));
+    const after = await versions();
+
+    // Assess
+    for (const [i, waiter] of waiters.entries()) {
+      const shown = waiter.stdout + waiter.stderr;
+      expect(codes[i], shown).toBe(1);
+      expect(shown).toMatch(/waiting for update \S+ by admin \(started \S+Z, lease held until \S+Z\)/);
+      expect(shown).toMatch(PENDING);
+      expect(shown).not.toContain('Conflict');
+    }
+    expect(after).toEqual(before);
+  }, 120_000);
 });
