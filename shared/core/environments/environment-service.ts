@@ -16,8 +16,8 @@ import { createOpenSessions } from './open-sessions.js';
 import { createRevisionUseCases, resolveRevision } from './revisions.js';
 import type { EnvironmentService, EnvironmentSummary } from './types.js';
 
-/** A save without an etag replaces whatever is there; it retries this often when another save lands in between. */
-const MAX_UNCONDITIONAL_ATTEMPTS = 3;
+/** A save without an etag replaces whatever is there; each round of a race lands one save, so ten rounds land ten racers. */
+const MAX_UNCONDITIONAL_ATTEMPTS = 10;
 
 /** The etag of a revision: opaque to clients, it names the environment (a recreated one never matches) and revision. */
 export function environmentEtag(environment: Pick<EnvironmentRecord, 'id'>, revision: number): string {
