@@ -69,7 +69,8 @@ export interface WhoAmI {
   organizations: string[];
 }
 
-export type OperationKind = 'update' | 'preview' | 'refresh' | 'destroy';
+/** `import` is `stackyard import`'s update: the service's `update`, a local `resource-import` (as Pulumi's backends record it). */
+export type OperationKind = 'update' | 'preview' | 'refresh' | 'destroy' | 'import';
 
 export interface UpdateRequest {
   kind: OperationKind;

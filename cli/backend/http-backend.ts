@@ -280,7 +280,8 @@ export class HttpBackend implements Backend {
   async createUpdate(ref: StackRef, request: UpdateRequest): Promise<string> {
     const answer = await this.client.request<{ updateID: string }>({
       method: 'POST',
-      path: `${this.stackPath(ref)}/${request.kind}`,
+      // Pulumi's CLI starts an import as an update of the service
+      path: `${this.stackPath(ref)}/${request.kind === 'import' ? 'update' : request.kind}`,
       body: {
         name: request.program.name,
         runtime: request.program.runtime,

@@ -170,7 +170,8 @@ export class LocalBackend implements Backend {
 
   async createUpdate(ref: StackRef, request: UpdateRequest): Promise<string> {
     const { updateId } = await (await this.services.updates()).create(PRINCIPAL, ref, {
-      kind: request.kind,
+      // Pulumi's DIY backend records an import as a `resource-import`
+      kind: request.kind === 'import' ? 'resource-import' : request.kind,
       dryRun: request.dryRun,
       message: request.message,
       environment: request.environment,

@@ -36,17 +36,18 @@ export interface EngineStackRequest {
 /** Resolves the stack (by `--stack` or the selected one) from the current project directory. */
 export type ResolveEngineStack = (request: EngineStackRequest) => Promise<EngineStackContext>;
 
-export const ENGINE_COMMANDS: readonly OperationCommand[] = ['preview', 'up', 'destroy', 'refresh'];
+export const ENGINE_COMMANDS: readonly Exclude<OperationCommand, 'import'>[] = ['preview', 'up', 'destroy', 'refresh'];
 
 export const ENGINE_COMMAND_DESCRIPTIONS: Record<OperationCommand, string> = {
   preview: 'Show a preview of updates to a stack',
   up: 'Create or update the resources in a stack',
   destroy: 'Destroy all existing resources in the stack',
   refresh: 'Refresh the resources in a stack',
+  import: 'Import resources into an existing stack',
 };
 
 /** Asks a yes/no question on the terminal; `undefined` when stdin is not interactive. */
-function terminalConfirm(): ((question: string) => Promise<boolean>) | undefined {
+export function terminalConfirm(): ((question: string) => Promise<boolean>) | undefined {
   if (!process.stdin.isTTY) return undefined;
   return async (question) => {
     const rl = (await import('node:readline/promises')).createInterface({ input: process.stdin, output: process.stderr });
@@ -80,9 +81,11 @@ export function declareEngineCommand(cmd: Command, command: OperationCommand, lo
       import('../engine/interrupts.js'),
       import('../engine/display/display.js'),
     ]);
+    const importFile = command === 'preview' && typeof opts.importFile === 'string' ? (await import('../engine/import/preview-import-file.js')).previewImportFile(opts.importFile) : undefined;
     const interrupts = handleInterrupts({ write: (t) => void process.stderr.write(t) });
     try {
       process.exitCode = await runOperation({
+        observe: importFile?.collector.events,
         command,
         flags,
         previewOnly,
@@ -97,6 +100,8 @@ export function declareEngineCommand(cmd: Command, command: OperationCommand, lo
         confirm: terminalConfirm(),
         signal: interrupts.signal,
       });
+      // As `pulumi preview --import-file`: written once the preview succeeded.
+      if (importFile && process.exitCode === 0) await importFile.write(ctx.backend.crypter);
       // As `pulumi destroy --remove`: only after a destroy of the whole stack succeeded.
       if (remove && process.exitCode === 0 && !flags.target?.length && ctx.removeStack) process.stdout.write(await ctx.removeStack());
     } finally {

@@ -32,7 +32,7 @@ function waitDuration(value: string): number {
 }
 
 /** `--refresh` alone means true; `--refresh=false` turns a project's `options.refresh: always` off (Go's ParseBool). */
-function boolValue(value: string): boolean {
+export function boolValue(value: string): boolean {
   if (/^(1|t|true|TRUE|True)$/.test(value)) return true;
   if (/^(0|f|false|FALSE|False)$/.test(value)) return false;
   throw new InvalidArgumentError(`expected true or false, got "${value}"`);
@@ -94,6 +94,7 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--target-replace <urn>', description: 'replace this resource and operate on it only (repeatable)', commands: PROGRAM, repeatable: true },
   { flags: '--continue-on-error', description: 'keep going after a failed step, skipping only what depends on it (the run still fails)', commands: ['up', 'destroy'] },
   { flags: '--skip-config-validation', description: 'skip validation of stack config values against the project config schema (also PULUMI_OPTION_SKIP_CONFIG_VALIDATION=true)', commands: ALL },
+  { flags: '--import-file <file>', description: "save the creates seen during the preview into an import file to use with 'stackyard import'", commands: ['preview'] },
   { flags: '--exclude-protected', description: 'do not destroy protected resources (nor what they depend on); destroy all others', commands: ['destroy'] },
   // Refused: they need something stackyard does not have.
   { flags: '--policy-pack <path>', description: 'run this policy pack', commands: PROGRAM, repeatable: true, refused: NO_POLICY },
@@ -102,10 +103,10 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--plan <file>', description: 'constrain the update to a saved plan', commands: ['up'], refused: NO_PLANS },
   { flags: '--strict', description: 'constrain the update to the plan of its preview', commands: ['up'], refused: NO_PLANS },
   { flags: '--save-plan <file>', description: 'save the update plan', commands: ['preview'], refused: NO_PLANS },
-  { flags: '--import-file <file>', description: 'write an import file for the resources to create', commands: ['preview'], refused: 'stackyard has no `import` command to read such a file' },
+
   { flags: '--run-program [bool]', description: 'run the program to find the providers to refresh with', commands: ALL, refused: NO_PROGRAM_RUN },
   { flags: '--skip-pending-creates', description: 'leave interrupted creates in the state', commands: ['refresh'], refused: 'refresh always resolves pending operations; `stackyard state repair` clears them without refreshing' },
-  { flags: '--import-pending-creates <pairs>', description: 'import interrupted creates by id', commands: ['refresh'], repeatable: true, refused: 'stackyard has no resource import yet' },
+  { flags: '--import-pending-creates <pairs>', description: 'import interrupted creates by id', commands: ['refresh'], repeatable: true, refused: 'refresh clears interrupted creates with a warning naming them; adopt the resource afterwards with `stackyard import`' },
   { flags: '--ignore-protect', description: 'delete protected resources too', commands: ['preview', 'up', 'destroy'], refused: 'unprotect them first with `stackyard state unprotect`' },
   { flags: '--show-secrets', description: 'show secret values in plaintext', commands: PROGRAM, refused: 'secrets are always shown as [secret]; read them with `stackyard stack output --show-secrets`' },
   { flags: '--urns', description: 'show URNs instead of names', commands: ALL, refused: 'list URNs with `stackyard stack --show-urns`' },

@@ -58,8 +58,8 @@ export function createEngineStackResolver(globals: () => GlobalOptions): Resolve
       throw await updateRefusal(backend, ref, command, { program: updateProgram, environment, config: updateConfig(entries) }, error);
     });
     const programConfig = engineConfig(entries, plaintexts);
-    // As Pulumi: checked only when the program runs (refresh and destroy here never run it), unless skipped.
-    if ((command === 'preview' || command === 'up') && !skipConfigValidation) {
+    // As Pulumi: checked when the program runs (refresh and destroy here never run it) and before an import, unless skipped.
+    if ((command === 'preview' || command === 'up' || command === 'import') && !skipConfigValidation) {
       validateStackConfig(ref.stack, project.name, project.config, programConfig);
     }
 

@@ -8,6 +8,7 @@ import { UserError } from '../output/errors.js';
 import { ENGINE_COMMAND_DESCRIPTIONS, ENGINE_COMMANDS, declareEngineCommand } from './engine-command.js';
 import { registerAccountGrammar } from './grammar/account-grammar.js';
 import { registerConfigGrammar } from './grammar/config-grammar.js';
+import { registerImportGrammar } from './grammar/import-grammar.js';
 import { registerOrganizationGrammar } from './grammar/organization-grammar.js';
 import { registerPluginAndHookGrammar } from './grammar/plugin-hook-grammar.js';
 import { registerProjectGrammar } from './grammar/project-grammar.js';
@@ -43,6 +44,7 @@ export function registerCommands(program: Command): void {
   registerStateGrammar(program);
   registerOrganizationGrammar(program);
   registerPluginAndHookGrammar(program);
+  registerImportGrammar(program);
 
   for (const command of ENGINE_COMMANDS) {
     const cmd = program.command(command).description(ENGINE_COMMAND_DESCRIPTIONS[command]);

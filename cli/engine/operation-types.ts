@@ -7,15 +7,16 @@ import type { StackReader } from './plugins/providers/builtin-provider.js';
 import type { JournalPersister, SecretsCrypter, SnapshotPersister, UntypedDeployment } from './state/deployment.js';
 import type { ColorMode, DisplayFlags, TerminalInfo } from './display/display-types.js';
 import type { EngineEvent, OperationStatus } from './display/engine-events.js';
-import type { ChangeSummary } from './display/events.js';
+import type { ChangeSummary, EngineEvents } from './display/events.js';
 import type { ProgramSpec } from './program/language-host.js';
 import type { StackConfig } from './config/program-config.js';
 import type { LeaseWaitOptions } from './lease-wait.js';
 import type { ProjectPlugin } from './plugins/plugin-discovery.js';
 import type { LoggingSettings } from './plugins/plugin-logging.js';
+import type { PlannedImport } from './steps/planned-imports.js';
 
 /** The command being run. */
-export type OperationCommand = 'preview' | 'up' | 'destroy' | 'refresh';
+export type OperationCommand = 'preview' | 'up' | 'destroy' | 'refresh' | 'import';
 
 /** How an operation ended, as handed to `complete`. */
 export interface OperationOutcome {
@@ -79,8 +80,12 @@ export interface BeginOptions {
 
 /** What a backend provides for engine commands on one stack. */
 export interface OperationBackend {
-  /** Starts an operation of `kind`; dry runs take no lease. `options` is optional and may be ignored by dry runs. */
-  begin(kind: 'update' | 'preview' | 'refresh' | 'destroy', dryRun: boolean, options?: BeginOptions): Promise<OperationSession>;
+  /**
+   * Starts an operation of `kind`; dry runs take no lease. `options` is optional and may be ignored by dry runs.
+   * `import` (`stackyard import`) is an update of the service (Pulumi's CLI starts it there) and a `resource-import`
+   * in local history (Pulumi's DIY backend records it so).
+   */
+  begin(kind: 'update' | 'preview' | 'refresh' | 'destroy' | 'import', dryRun: boolean, options?: BeginOptions): Promise<OperationSession>;
   /** The stack's secrets crypter. */
   crypter: SecretsCrypter;
   /** Reads other stacks for StackReference. */
@@ -146,6 +151,10 @@ export interface OperationRequest {
   flags: OperationFlags;
   program: ProgramSpec;
   config: StackConfig;
+  /** The resources `import` adopts. */
+  imports?: readonly PlannedImport[];
+  /** Also told of every step and diagnostic (`preview --import-file` collects the creates). */
+  observe?: EngineEvents;
   projectPlugins?: ProjectPlugin[];
   backend: OperationBackend;
   /** Standard output. */

@@ -20,19 +20,20 @@ export type { EngineEvent, OperationStatus } from './display/engine-events.js';
 export type { LeaseWaitOptions } from './lease-wait.js';
 export * from './operation-types.js';
 
-const KIND: Record<OperationCommand, DeploymentKind> = { preview: 'preview', up: 'update', destroy: 'destroy', refresh: 'refresh' };
+const KIND: Record<OperationCommand, DeploymentKind> = { preview: 'preview', up: 'update', destroy: 'destroy', refresh: 'refresh', import: 'import' };
 const QUESTION: Record<OperationCommand, string> = {
   preview: '',
   up: 'Do you want to perform this update?',
   destroy: 'Do you want to perform this destroy?',
   refresh: 'Do you want to perform this refresh?',
+  import: 'Do you want to perform this import?',
 };
 
 /** Pulumi's `ActionLabel`: `Previewing update`, `Updating`, `Refreshing`, `Destroying`. */
 function actionLabel(kind: DeploymentKind, dryRun: boolean): string {
   const noun = kind === 'preview' ? 'update' : kind;
   if (dryRun) return `Previewing ${noun}`;
-  return kind === 'refresh' ? 'Refreshing' : kind === 'destroy' ? 'Destroying' : 'Updating';
+  return kind === 'refresh' ? 'Refreshing' : kind === 'destroy' ? 'Destroying' : kind === 'import' ? 'Importing' : 'Updating';
 }
 
 /** The banner Pulumi prints before each run (none with `--json`). */
@@ -160,7 +161,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
   const color = colorEnabled(flags.color, req.terminal !== undefined, req.env ?? process.env);
 
   const run = async (kind: DeploymentKind, dryRun: boolean): Promise<Phase> => {
-    const backendKind = kind === 'update' || kind === 'preview' ? (dryRun ? 'preview' : 'update') : kind;
+    const backendKind = dryRun && kind !== 'destroy' && kind !== 'refresh' ? 'preview' : kind === 'preview' ? 'update' : kind;
     const wait = !dryRun && flags.wait ? { timeoutMs: flags.wait.timeoutMs, onWait: (h: Parameters<LeaseWaitOptions['onWait']>[0]) => note(`${describeLeaseHolder(h)}\n`), signal: req.signal } : undefined;
     if (req.signal?.aborted) {
       note(`error: the operation was interrupted (${reasonText(req.signal.reason)}) before it started\n`);
@@ -207,7 +208,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
     try {
       log.prelude();
       const stderrLog = flags.logging?.toStderr ? stderrLogEvents(flags.logging.verbosity, req.writeErr ?? req.write, now) : undefined;
-      const events = combineEvents(display.events, log.events, stderrLog);
+      const events = combineEvents(display.events, log.events, stderrLog, req.observe);
       const signal = stops.length > 1 ? AbortSignal.any(stops) : stops[0];
       // A preview of `--refresh` shows the refresh and previews against its result, persisting neither.
       const refreshed = dryRun && flags.refresh && kind !== 'refresh' ? await refreshInMemory(req, session.base, events, signal) : undefined;
@@ -221,6 +222,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         dryRun,
         program: req.program,
         config: req.config,
+        imports: req.imports,
         base: refreshed?.base ?? session.base,
         crypter: req.backend.crypter,
         persister: session.persister,

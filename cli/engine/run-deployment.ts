@@ -28,14 +28,14 @@ import type { ProviderTimeouts } from './plugins/providers/provider-client.js';
 import { ProviderRegistry } from './plugins/providers/provider-registry.js';
 import type { PropertyMap } from './resource/properties.js';
 import { SnapshotManager } from './state/snapshot-manager.js';
-import { StepExecutor } from './steps/step-executor.js';
+import { StepExecutor, type PlannedImport } from './steps/step-executor.js';
 import { protectedExcludes, type TargetOptions } from './steps/targeting.js';
 import { STACK_TYPE } from './resource/urn.js';
 import { ResourceHookRegistry } from './program/resource-hooks.js';
 import { DELETE_HOOKS_WITHOUT_PROGRAM, deleteHooksWithoutProgram } from './steps/resource-hooks.js';
 
-/** What to do. `preview` is a dry run of `update`; `dryRun` previews a destroy or refresh. */
-export type DeploymentKind = 'preview' | 'update' | 'destroy' | 'refresh';
+/** What to do. `preview` is a dry run of `update`; `dryRun` previews a destroy, refresh or import. */
+export type DeploymentKind = 'preview' | 'update' | 'destroy' | 'refresh' | 'import';
 
 /** Inputs of a run. */
 export interface DeploymentOptions {
@@ -44,6 +44,8 @@ export interface DeploymentOptions {
   dryRun?: boolean;
   program: ProgramSpec;
   config: StackConfig;
+  /** The resources `import` adopts (`kind: 'import'`). */
+  imports?: readonly PlannedImport[];
   /** The stack's current state as exported (`undefined` for a new stack). */
   base: UntypedDeployment | undefined;
   crypter: SecretsCrypter;
@@ -140,7 +142,8 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
   const saveInterval = opts.minSaveIntervalMs ?? (journal ? 0 : 20);
   const snapshots = new SnapshotManager(base, serializer, journal ? undefined : persister, now, saveInterval, journal);
   const env = opts.env ?? process.env;
-  const { programDir } = programLocation(opts.program);
+  // an import runs no program: its main file need not exist yet
+  const { programDir } = opts.kind === 'import' ? { programDir: opts.program.rootDir } : programLocation(opts.program);
   const acquirer = new PluginAcquirer({
     env,
     projectPlugins: opts.projectPlugins,
@@ -220,6 +223,8 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
       else if (!refuseDeleteHooksWithoutProgram(base.resources, ex, events)) await ex.deleteAll(ex.allBase()).catch(() => undefined);
     } else if (opts.kind === 'refresh') {
       await ex.refreshAll();
+    } else if (opts.kind === 'import') {
+      await ex.importAll(opts.imports ?? []);
     } else if (ex.verifyTargets(false, 'replaces')) {
       const outcome = opts.program.runtime
         ? await runThroughLanguagePlugin({ ...opts, program: { ...opts.program, runtime: opts.program.runtime } }, host, ex, dryRun, events, acquirer)

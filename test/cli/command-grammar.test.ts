@@ -42,7 +42,8 @@ describe('stackyard command grammar', () => {
 
   it.each([
     // a nested command, found from the root (Pulumi's own example)
-    [['export'], 'error: unknown command "export" for "stackyard"\n\nDid you mean this?\n\tstackyard stack export\n\nRun \'stackyard --help\' for usage.\n'],
+    // `import` is a near miss of `export` too (two edits in six letters), as with Pulumi's own top-level `import`
+    [['export'], 'error: unknown command "export" for "stackyard"\n\nDid you mean this?\n\tstackyard stack export\n\tstackyard import\n\nRun \'stackyard --help\' for usage.\n'],
     // a near miss under a group with no action of its own
     [['stack', 'tag', 'gt'], 'error: unknown command "gt" for "stackyard stack tag"\n\nDid you mean this?\n\tstackyard stack tag get\n\nRun \'stackyard stack tag --help\' for usage.\n'],
     // a word past the arguments of a command that runs on its own is an attempted subcommand

@@ -18,6 +18,7 @@ import { StepApplier } from './apply-steps.js';
 import { DeleteSteps } from './delete-steps.js';
 import { ProgramRequests } from './program-requests.js';
 import { ProviderSteps } from './provider-steps.js';
+import { runPlannedImports, type PlannedImport } from './planned-imports.js';
 import { refreshStates, resolveBasePending } from './refresh-steps.js';
 import { providerReplaceCheck, ReplacementPlanner } from './replacement.js';
 import { StepHooks } from './resource-hooks.js';
@@ -38,6 +39,7 @@ import { Targeting, unknownTargetMessage } from './targeting.js';
 
 export { ShuttingDownError, StepError } from './step-types.js';
 export type { AliasSpec, ExecutorOptions, ReadGoal, RegisterGoal, RegisterResult } from './step-types.js';
+export type { PlannedImport } from './planned-imports.js';
 
 /** Runs steps for one deployment. */
 export class StepExecutor {
@@ -229,6 +231,11 @@ export class StepExecutor {
     const states = [...this.o.base.resources];
     await refreshStates(this.ctx, states, this.targeting.refreshable(states));
     if (!this.o.preview) await this.save();
+  }
+
+  /** Runs the import deployment of `stackyard import` (see planned-imports.ts): no program, no deletes. */
+  importAll(imports: readonly PlannedImport[]): Promise<void> {
+    return this.track(runPlannedImports(this.ctx, this.ledger, this.providers, imports));
   }
 
   /** Resources to delete at the end of an update (see `DeleteSteps.candidates`). */

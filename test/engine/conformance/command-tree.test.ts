@@ -30,9 +30,10 @@ const CONFIG_COMMANDS = 'test/cli/config-commands.test.ts';
 const STACK_GRAPH = 'test/cli/stack-graph.test.ts';
 const NEW = 'test/cli/new-command.test.ts';
 const WATCH = 'test/cli/watch.test.ts';
+const IMPORT = 'test/cli/import-command.test.ts';
 
 /** The commands whose implemented flags must each name the test that exercises them. */
-const AUDITED = /^(preview|up|refresh|destroy|stack|config|state|login|version|logs|convert|new|watch|gen-completion)( |$)|^org( get-default| set-default)?$/;
+const AUDITED = /^(preview|up|refresh|destroy|import|stack|config|state|login|version|logs|convert|new|watch|gen-completion)( |$)|^org( get-default| set-default)?$/;
 
 /** Implemented flag → the test file exercising it (`<command path> <flag>` for one command, or the flag for all). */
 const EXERCISED: Record<string, string> = {
@@ -80,6 +81,19 @@ const EXERCISED: Record<string, string> = {
   '--replace': `${HERE}/replace.test.ts`,
   '--target-replace': `${HERE}/replace.test.ts`,
   '--continue-on-error': `${HERE}/continue-on-error.test.ts`,
+  'preview --import-file': IMPORT,
+  // import (its engine flags are those of preview and up)
+  'import --file': IMPORT,
+  'import --out': IMPORT,
+  'import --parent': IMPORT,
+  'import --provider': IMPORT,
+  'import --properties': IMPORT,
+  'import --protect': IMPORT,
+  'import --generate-code': IMPORT,
+  'import --preview-only': IMPORT,
+  'import --message': IMPORT,
+  'import --yes': IMPORT,
+  'import --skip-preview': IMPORT,
   // stack
   'stack --show-ids': COMMAND_FLAGS,
   'stack --show-name': COMMAND_FLAGS,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { conformanceStack, errorsOf, opsOf, stateResources, type ProgramSpec } from './conformance-harness.js';
 
-const IMPORTABLE_PROVIDER = join(import.meta.dirname, 'fixtures/importable-provider');
+const IMPORTABLE_PROVIDER = join(import.meta.dirname, '../../fixtures/providers/testprov-import');
 const plugins = { projectPlugins: [{ name: 'testprov', path: IMPORTABLE_PROVIDER }] };
 
 describe('conformance: the import option on a previously imported resource', () => {

@@ -285,6 +285,14 @@ export class ProviderClient {
     return { id: res.getId(), outputs, inputs: newInputs };
   }
 
+  /** GetSchema: the package's schema as JSON text (`{}` from a provider that has none). */
+  async getSchema(): Promise<string> {
+    const req = new provproto.GetSchemaRequest();
+    req.setVersion(0);
+    const res = await this.call('GetSchema', this.client.getSchema, req, this.timeouts.callMs);
+    return res.getSchema();
+  }
+
   /** Invoke a provider function. */
   async invoke(tok: string, args: PropertyMap, preview: boolean): Promise<{ result: PropertyMap; failures: CheckFailure[] }> {
     const req = new provproto.InvokeRequest();
