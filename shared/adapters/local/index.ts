@@ -1,12 +1,12 @@
 import { promises as fs } from 'node:fs';
 import { resolve } from 'node:path';
 import { UnavailableError } from '../../core/errors.js';
-import type { Storage } from '../../ports/index.js';
+import type { EnvironmentStore, Storage } from '../../ports/index.js';
+import { lazyStore } from '../lazy-store.js';
 import { DataDir } from './files.js';
 import { LocalCheckpointStore } from './local-checkpoint-store.js';
 import { LocalConsoleSessionStore } from './local-console-session-store.js';
 import { LocalAuditStore } from './local-audit-store.js';
-import { LocalEnvironmentStore } from './local-environment-store.js';
 import { LocalHookStore } from './local-hook-store.js';
 import { LocalIdentityStore } from './local-identity-store.js';
 import { LocalKeyService } from './local-key-service.js';
@@ -59,7 +59,8 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
     hooks: new LocalHookStore(dir, outbox),
     consoleSessions: new LocalConsoleSessionStore(dir, now),
     audit: new LocalAuditStore(dir),
-    environments: new LocalEnvironmentStore(dir, now),
+    // Loaded on first use: most commands never read an environment, and start-up pays for every module it compiles.
+    environments: lazyStore<EnvironmentStore>(async () => new (await import('./local-environment-store.js')).LocalEnvironmentStore(dir, now)),
     close: async () => undefined,
   };
 }
