@@ -192,11 +192,13 @@ async function importOne(ctx: RunContext, ledger: RunLedger, { imp, urn, parent,
     if (urnType(parent) !== STACK_TYPE && !ledger.registered.has(parent)) throw new Error(`unknown parent '${parent}' for resource '${urn}'`);
     const now = new Date().toISOString();
     let state: ResourceState = { ...pending, id: undefined, inputs: {}, outputs: {}, created: now, modified: now };
-    if (custom) state = { ...state, ...(await readForImport(ctx, imp, urn, ref!)) };
+    let read: PropertyMap = {};
+    if (custom) ({ read, state } = await readForImport(ctx, imp, urn, ref!, state));
     ledger.registeredUrns.add(urn);
     ledger.record(urn, state);
     await ctx.save();
-    ctx.emit('import', urn, imp.type, 'done', { new: state });
+    // as Pulumi's ImportStep, an old state with what was read, so the display shows the inputs kept as a diff
+    ctx.emit('import', urn, imp.type, 'done', { old: { ...state, inputs: read, created: undefined, modified: undefined }, new: state });
   } catch (err) {
     if (err instanceof ShuttingDownError) return;
     ctx.emit('import', urn, imp.type, 'failed', { error: String(err), new: pending });
@@ -204,8 +206,11 @@ async function importOne(ctx: RunContext, ledger: RunLedger, { imp, urn, parent,
   }
 }
 
-/** Reads the resource by its id and checks the inputs to record, warning (never failing) on check failures. */
-async function readForImport(ctx: RunContext, imp: PlannedImport, urn: string, ref: string): Promise<Partial<ResourceState>> {
+/**
+ * Reads the resource by its id and checks the inputs to record, warning (never failing) on check failures; `read`
+ * is every input read (with the supplied ones), `state` the state to record.
+ */
+async function readForImport(ctx: RunContext, imp: PlannedImport, urn: string, ref: string, base: ResourceState): Promise<{ read: PropertyMap; state: ResourceState }> {
   const provider = await ctx.providerByRef(ref);
   const rref = { urn, name: imp.name, type: imp.type };
   const read = await ctx.providerStep(() => provider.read(rref, imp.id!, {}, {}));
@@ -232,5 +237,5 @@ async function readForImport(ctx: RunContext, imp: PlannedImport, urn: string, r
       ctx.events.diag?.({ severity: 'warning', urn, message });
     }
   }
-  return { id: read.id || imp.id, inputs, outputs: read.outputs };
+  return { read: merged, state: { ...base, id: read.id || imp.id, inputs, outputs: read.outputs } };
 }
