@@ -46,6 +46,8 @@ export interface UpdateInfo {
   resourceCount?: number;
   /** Login of whoever cancelled the update (`result` is then `failed`, as Pulumi reports it). */
   cancelledBy?: string;
+  /** `lease-expired`: abandoned by its client (crashed or killed) and recorded as failed once its lease expired. */
+  endReason?: 'lease-expired';
 }
 
 /** A history entry carried over from another backend: Pulumi's `UpdateInfo` shape plus the state it ended with. */

@@ -24,7 +24,7 @@ describe('engine commands on the local backend', () => {
   const env = { TESTPROV_WORLD: world };
 
   /** An `up` of a project whose `quick` is created and whose `slow` create never finishes, once both are so. */
-  const stuckUp = async (name: string) => {
+  const stuckUp = async (name: string, upEnv: NodeJS.ProcessEnv = {}) => {
     const project = sandbox.project(name, pulumiYaml(name), {
       'index.js':
         "const pulumi = require('@pulumi/pulumi');\n" +
@@ -33,7 +33,7 @@ describe('engine commands on the local backend', () => {
     });
     const cli = (...args: string[]) => sandbox.run(project, args, { env });
     await cli('stack', 'init', 'dev');
-    const running = spawn(process.execPath, [CLI, 'up', '--yes', '--skip-preview'], { cwd: project, env: { ...sandbox.env, ...env }, stdio: 'ignore' });
+    const running = spawn(process.execPath, [CLI, 'up', '--yes', '--skip-preview'], { cwd: project, env: { ...sandbox.env, ...env, ...upEnv }, stdio: 'ignore' });
     const exited = new Promise<number | null>((resolve) => running.on('exit', (code) => resolve(code)));
     await until('quick to be created and slow to be pending', async () => {
       const state = JSON.parse((await cli('stack', 'export')).stdout) as Exported;
@@ -137,6 +137,23 @@ describe('engine commands on the local backend', () => {
     // the stack and quick (the default provider is not counted, as in Pulumi)
     expect(history.stdout).toContain('+2-0~0 ');
     expect(entries).toMatchObject([{ result: 'failed', cancelledBy: 'local', resourceChanges: { create: 2 } }]);
+  });
+
+  it('records an update killed mid-run as abandoned once its lease expired, and history says so', async () => {
+    const { cli, running, exited } = await stuckUp('abandoned', { STACKYARD_LEASE_SECONDS: '2', STACKYARD_LEASE_RENEW_SECONDS: '0.5' });
+    running.kill('SIGKILL');
+    await exited;
+    await new Promise((r) => setTimeout(r, 2_500));
+
+    // A state edit records the run it finds abandoned first (as the next update, refresh or destroy would).
+    const repaired = await cli('state', 'repair', '--yes');
+    const history = await cli('stack', 'history');
+    const entries = JSON.parse((await cli('stack', 'history', '--json')).stdout) as { version: number; result: string; endReason?: string }[];
+
+    expect(repaired.status, repaired.stderr).toBe(0);
+    expect(history.stdout).toContain('Status: failed (abandoned: its lease expired)');
+    expect(entries.find((e) => e.version === 1)).toMatchObject({ result: 'failed', endReason: 'lease-expired' });
+    expect(entries.filter((e) => e.endReason !== undefined)).toHaveLength(1);
   });
 
   it('recovers a stack whose update was killed: stack lists no pending create, cancel releases it, state repair clears it', async () => {

@@ -80,7 +80,7 @@ export function registerStackGrammar(program: Command): void {
       { flags: '--page <n>', description: 'page of results (from 1)', parse: positiveInteger },
       { flags: '--page-size <n>', description: 'results per page (default 10)', parse: positiveInteger },
       { flags: '--show-secrets', description: 'show secret config values in plaintext' },
-    ], async () => (await stack()).stackHistory);
+    ], async () => (await import('../stack-history.js')).stackHistory);
 
     leaf(stackCmd, 'rollback', 'Restore an earlier version\'s state as a new version (recorded in history)', [
       STACK_FLAG,
