@@ -57,6 +57,23 @@ describe('environment definitions', () => {
     expect(await fx.snapshot()).toEqual(before);
   });
 
+  it("refuses another environment's ciphertext and a provider it cannot run, and imports a tagged revision", async () => {
+    await envs.create(alice, BASE);
+    await envs.update(alice, BASE, 'values:\n  token:\n    fn::secret: theirs\n  v: one\n');
+    await envs.createRevisionTag(alice, BASE, 'pinned');
+    await envs.update(alice, BASE, 'values:\n  v: two\n');
+    const foreign = (await envs.getDefinition(alice, BASE, 'pinned', false)).yaml;
+
+    const stolen = await envs.update(alice, DEV, foreign).catch((error: unknown) => error);
+    const provider = await envs.update(alice, DEV, 'values:\n  aws:\n    fn::open::aws-login:\n      oidc: {roleArn: x, sessionName: y}\n').catch((error: unknown) => error);
+    await envs.update(alice, DEV, 'imports:\n  - app/base@pinned\nvalues:\n  mine: ${v}\n');
+    const { id } = await envs.open(alice, DEV, undefined);
+
+    expect(stolen).toBeInstanceOf(DiagnosticsError);
+    expect(provider).toBeInstanceOf(DiagnosticsError);
+    expect(await envs.readOpen(alice, DEV, id, 'mine')).toMatchObject({ value: 'one' });
+  });
+
   it('saves with an etag only if nothing was saved since it was read', async () => {
     const read = await envs.getDefinition(alice, DEV, undefined, false);
     await envs.update(alice, DEV, 'values:\n  a: 1\n', read.etag);
