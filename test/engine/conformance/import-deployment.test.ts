@@ -124,6 +124,27 @@ describe('conformance: the import deployment (Pulumi TestImportPlan and friends)
     expect(warnings).toContain(`${THING} resource 'some': property invalid value true has a problem: invalid was set`);
   });
 
+  it('creates a provider the imports declare, with its inputs, and fills inputs Read does not return from the supplied ones', async () => {
+    // Prepare
+    const stack = conformanceStack();
+    changeInWorld(stack.world, 'id-1', { value: 1, createdBy: 'testprov', serial: 1 });
+    const prov = stack.urn('prov', 'pulumi:providers:testprov');
+
+    // Act
+    const run = await importRun(stack, [
+      { type: 'pulumi:providers:testprov', name: 'prov', inputs: { region: 'eu' }, protect: false },
+      thing('a', 'id-1', { provider: prov, inputs: { value: 99, password: 'kept' } }),
+    ]);
+
+    // Assess
+    expect(run.result.errors).toEqual([]);
+    expect(opsOf(run, 'prov')).toEqual(['create']);
+    expect(stack.resource('prov')).toMatchObject({ inputs: { region: 'eu' } });
+    const a = stack.resource('a')!;
+    expect(a.provider).toBe(`${prov}::${stack.resource('prov')!.id}`);
+    expect(a.inputs).toEqual({ value: 1, password: 'kept' });
+  });
+
   it('fails on a duplicate, and on an id that names nothing, recording nothing', async () => {
     // Prepare
     const stack = conformanceStack();
