@@ -44,6 +44,12 @@ function bannerText(backend: OperationBackend, kind: DeploymentKind, dryRun: boo
   return style === 'service' ? `${label} (${stack})\n\n` : `${label} (${stack}):\n`;
 }
 
+/** Pulumi's `PULUMI_ENABLE_STREAMING_JSON_PREVIEW` (`cmdutil.IsTruthy`: `1` or `true` in any case). */
+function streamsJsonPreview(env: NodeJS.ProcessEnv): boolean {
+  const v = env.PULUMI_ENABLE_STREAMING_JSON_PREVIEW ?? '';
+  return v === '1' || v.toLowerCase() === 'true';
+}
+
 function hasChanges(s: ChangeSummary): boolean {
   return Object.entries(s).some(([op, n]) => op !== 'same' && op !== 'read' && (n ?? 0) > 0);
 }
@@ -182,7 +188,8 @@ export async function runOperation(req: OperationRequest): Promise<number> {
       writeErr: req.writeErr,
       diff: flags.diff,
       verbose: flags.verbose,
-      json: flags.json ? (previewCommand ? 'digest' : 'lines') : false,
+      // as Pulumi: a preview (an update's too) is one digest, unless PULUMI_ENABLE_STREAMING_JSON_PREVIEW streams it
+      json: flags.json ? (dryRun && !streamsJsonPreview(req.env ?? process.env) ? 'digest' : 'lines') : false,
       terminal: flags.json ? undefined : req.terminal,
       color,
       config: req.config,

@@ -7,15 +7,13 @@
  * (pkg/backend/display: progress.go, rows.go, object_diff.go, diff.go's renderSummaryEvent, jsonmessage.go) and its
  * testdata (not-truncated/*.non-interactive.stdout.txt), never copied from our output. To see what we print instead,
  * run with STACKYARD_UPDATE_GOLDEN=1: the files are rewritten from our output, and `git diff` shows where we differ
- * from Pulumi — review every line of it before committing.
+ * from Pulumi — review every line of it before committing. The `--diff` files (diff-*.txt) were written by our diff
+ * view once it rendered every one of Pulumi's own diff-view golden files byte for byte
+ * (cli/engine/display/diff/pulumi-testdata.test.ts), and reviewed line by line against diff.go and object_diff.go.
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliSandbox, REPO, TESTPROV_DIR, removeSandboxes } from './cli-harness.js';
-
-const GOLDEN = join(import.meta.dirname, 'golden/display');
-const UPDATE = process.env.STACKYARD_UPDATE_GOLDEN === '1';
+import { displayProject, expectGolden } from './golden-files.js';
+import { CliSandbox, removeSandboxes } from './cli-harness.js';
 
 /** Timings and testprov's random ids vary from run to run; everything else must match. */
 function normalise(text: string): string {
@@ -25,24 +23,12 @@ function normalise(text: string): string {
     .replace(/\[id=(.+?)-[0-9a-f]{8}\]/g, '[id=$1-XXXXXXXX]');
 }
 
-function expectGolden(name: string, text: string): void {
-  const file = join(GOLDEN, `${name}.txt`);
-  if (UPDATE) writeFileSync(file, normalise(text));
-  expect(normalise(text)).toBe(readFileSync(file, 'utf8'));
-}
-
 describe('display golden files (non-interactive)', () => {
   const sandbox = new CliSandbox();
-  const world = join(sandbox.root, 'world');
-  let project: string;
-  const cli = (...args: string[]) => sandbox.run(project, args, { env: { TESTPROV_WORLD: world } });
+  let cli: ReturnType<typeof displayProject>['run'];
 
   beforeAll(async () => {
-    mkdirSync(world);
-    project = sandbox.project('display', `name: display\nruntime: nodejs\nplugins:\n  providers:\n    - name: testprov\n      path: ${TESTPROV_DIR}\n`, {
-      'package.json': '{"name": "display", "main": "index.js"}\n',
-    });
-    copyFileSync(join(REPO, 'test/fixtures/programs/display/index.js'), join(project, 'index.js'));
+    cli = displayProject(sandbox, 'display').run;
     await cli('login', '--local');
   });
   afterAll(removeSandboxes);
@@ -55,8 +41,8 @@ describe('display golden files (non-interactive)', () => {
 
     expect(preview.status, preview.stderr).toBe(0);
     expect(up.status, up.stderr).toBe(0);
-    expectGolden('default-preview', preview.stdout);
-    expectGolden('default-up', up.stdout);
+    expectGolden('default-preview', preview.stdout, normalise);
+    expectGolden('default-up', up.stdout, normalise);
   }, 120_000);
 
   it('--show-sames: the unchanged resources get rows, and every output is listed', async () => {
@@ -69,8 +55,8 @@ describe('display golden files (non-interactive)', () => {
 
     expect(preview.status, preview.stderr).toBe(0);
     expect(up.status, up.stderr).toBe(0);
-    expectGolden('show-sames-preview', preview.stdout);
-    expectGolden('show-sames-up', up.stdout);
+    expectGolden('show-sames-preview', preview.stdout, normalise);
+    expectGolden('show-sames-up', up.stdout, normalise);
   }, 120_000);
 
   it('--diff: a block per step with its properties, children under their parent, a change as old => new', async () => {
@@ -85,8 +71,8 @@ describe('display golden files (non-interactive)', () => {
     expect(create.status, create.stderr).toBe(0);
     expect(preview.status, preview.stderr).toBe(0);
     expect(up.status, up.stderr).toBe(0);
-    expectGolden('diff-create-preview', create.stdout);
-    expectGolden('diff-preview', preview.stdout);
-    expectGolden('diff-up', up.stdout);
+    expectGolden('diff-create-preview', create.stdout, normalise);
+    expectGolden('diff-preview', preview.stdout, normalise);
+    expectGolden('diff-up', up.stdout, normalise);
   }, 120_000);
 });

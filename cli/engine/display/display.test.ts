@@ -236,7 +236,7 @@ describe('--json', () => {
       },
     ]);
     expect(digest.diagnostics).toEqual([
-      { urn: A, message: 'warning: careful', severity: 'warning' },
+      { urn: A, message: 'warning: careful\n', severity: 'warning' },
       { message: 'hi\n', severity: 'info' },
     ]);
     expect(digest.duration).toBe(1_500_000_000);

@@ -42,9 +42,11 @@ describe('engine events', () => {
           urn,
           type: 't:index:Thing',
           old: { type: 't:index:Thing', urn, custom: true, id: 'a-1', parent: '', inputs: { size: 1 }, outputs: { size: 1 }, provider: old.provider },
-          new: { type: 't:index:Thing', urn, custom: true, id: 'a-1', parent: '', inputs: { size: 2 }, outputs: { size: 1 }, provider: old.provider },
+          // as in Pulumi's engine: a step that has not run has no new outputs yet, and it is one of the program's intent
+          new: { type: 't:index:Thing', urn, custom: true, id: 'a-1', parent: '', inputs: { size: 2 }, outputs: {}, provider: old.provider },
           diffs: ['size'],
           detailedDiff: null,
+          logical: true,
           provider: old.provider,
         },
       },

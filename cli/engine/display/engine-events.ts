@@ -34,6 +34,8 @@ export interface StepEventMetadata {
   keys?: string[];
   diffs?: string[];
   detailedDiff: null;
+  /** A step of the program's intent; the create and delete halves of a replacement are not (left out when false). */
+  logical?: boolean;
   provider: string;
 }
 
@@ -63,8 +65,8 @@ export type OperationStatus = 'succeeded' | 'failed' | 'cancelled';
 /** One engine event: `sequence` (from 0, per operation), `timestamp` (unix seconds) and exactly one payload. */
 export type EngineEvent = { sequence: number; timestamp: number } & (
   | { preludeEvent: { config: Record<string, string> } }
-  | { resourcePreEvent: { metadata: StepEventMetadata } }
-  | { resOutputsEvent: { metadata: StepEventMetadata } }
+  | { resourcePreEvent: { metadata: StepEventMetadata; planning?: boolean } }
+  | { resOutputsEvent: { metadata: StepEventMetadata; planning?: boolean } }
   | { resOpFailedEvent: { metadata: StepEventMetadata; status: number; steps: number } }
   | { diagnosticEvent: DiagnosticEventPayload }
   | { summaryEvent: SummaryEventPayload }
@@ -114,17 +116,22 @@ function stateMetadata(s: ResourceState | undefined): StepEventStateMetadata | n
   };
 }
 
-/** `apitype.StepEventMetadata` of a step event. */
+/**
+ * `apitype.StepEventMetadata` of a step event. As in Pulumi's engine, the new state of a step that has not run yet
+ * has no outputs.
+ */
 export function stepMetadata(e: StepEvent): StepEventMetadata {
+  const proposed = e.phase === 'start' && e.new ? { ...e.new, outputs: {} } : e.new;
   return {
     op: e.op,
     urn: e.urn,
     type: e.type,
     old: stateMetadata(e.old),
-    new: stateMetadata(e.new),
+    new: stateMetadata(proposed),
     ...(e.replaceKeys?.length ? { keys: e.replaceKeys } : {}),
     ...(e.diffKeys?.length ? { diffs: e.diffKeys } : {}),
     detailedDiff: null,
+    ...(e.op === 'create-replacement' || e.op === 'delete-replaced' ? {} : { logical: true }),
     provider: e.new?.provider ?? e.old?.provider ?? '',
   };
 }
@@ -158,13 +165,15 @@ export function createEngineEventLog(o: EngineEventLogOptions): EngineEventLog {
     events: {
       step: (e) => {
         const metadata = stepMetadata(e);
-        if (e.phase === 'start') push({ resourcePreEvent: { metadata } });
-        else if (e.phase === 'done') push({ resOutputsEvent: { metadata } });
+        const planning = o.preview ? { planning: true } : {};
+        if (e.phase === 'start') push({ resourcePreEvent: { metadata, ...planning } });
+        else if (e.phase === 'done') push({ resOutputsEvent: { metadata, ...planning } });
         else push({ resOpFailedEvent: { metadata, status: 0, steps: 0 } });
       },
       outputs: (e) => {
         const state = stateMetadata(e.state);
-        push({ resOutputsEvent: { metadata: { op: 'same', urn: e.urn, type: e.type, old: state, new: state, detailedDiff: null, provider: e.state.provider ?? '' } } });
+        const metadata: StepEventMetadata = { op: 'same', urn: e.urn, type: e.type, old: state, new: state, detailedDiff: null, logical: true, provider: e.state.provider ?? '' };
+        push({ resOutputsEvent: { metadata, ...(o.preview ? { planning: true } : {}) } });
       },
       // Debug diagnostics are always recorded, as Pulumi's engine records them: only a display leaves them out.
       diag: (d) => {
