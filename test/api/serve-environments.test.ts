@@ -86,13 +86,17 @@ describe.each(['local', 'aws'] as const)('the esc CLI against `stackyard serve` 
     failed(await esc('POST', `${ENV}/open?duration=forever`), 400);
 
     // env version history, env version tag, env get @tag
-    const history = ok(await esc('GET', `${ENV}/versions?before=&count=`));
+    // `esc env version history` pages from before=0 (the latest) with count=500 until a page is empty.
+    const history = ok(await esc('GET', `${ENV}/versions?before=0&count=500`));
+    expect(ok(await esc('GET', `${ENV}/versions?before=1&count=500`))).toEqual([]);
     expect(history.map((r: { number: number; tags: string[] }) => [r.number, r.tags])).toEqual([
       [2, ['latest']],
       [1, []],
     ]);
     expect(history[0].creatorLogin).toBe('admin');
     expect(ok(await esc('GET', `${ENV}/versions?before=3&count=1`)).map((r: { number: number }) => r.number)).toEqual([2]);
+    // `esc env version tag`: move the tag, and create it when that answers 404
+    failed(await esc('PATCH', `${ENV}/versions/tags/stable`, { revision: 2 }), 404);
     ok(await esc('POST', `${ENV}/versions/tags`, { name: 'stable', revision: 2 }), 204);
     expect(ok(await esc('GET', `${ENV}/versions/tags/stable`))).toMatchObject({ name: 'stable', revision: 2, editorLogin: 'admin' });
     expect((await esc('GET', `${ENV}/versions/stable`)).headers['pulumi-esc-revision']).toBe('2');

@@ -82,6 +82,7 @@ describe('environment definitions', () => {
 
     await expect(stale).rejects.toBeInstanceOf(ConflictError);
     expect((await envs.getDefinition(alice, DEV, undefined, false)).yaml).toBe('values:\n  a: 1\n');
+    expect((await envs.update(alice, DEV, 'values:\n  a: 3\n', '*')).revision).toBe(3);
   });
 
   it('keeps every revision, resolves tags and numbers, and rolls back by saving an old revision again', async () => {

@@ -52,7 +52,8 @@ export function createEnvironmentService(deps: ServiceDeps): EnvironmentService 
   async function saveRevision(principal: Principal, ref: EnvironmentRef, yaml: string, etag: string | undefined) {
     for (let attempt = 1; ; attempt += 1) {
       const environment = await loadEnvironment(deps, principal, ref, 'write');
-      const expected = etag === undefined ? environment.revision : etagRevision(environment, etag);
+      // `If-Match: *` asks only that the environment exists.
+      const expected = etag === undefined || etag.trim() === '*' ? environment.revision : etagRevision(environment, etag);
       if (expected !== environment.revision) {
         throw new ConflictError(
           `Environment '${formatEnvironmentRef(environment)}' was changed since you read it (it is at revision ${environment.revision}): read it again, then save.`,
@@ -71,7 +72,8 @@ export function createEnvironmentService(deps: ServiceDeps): EnvironmentService 
         );
         return { revision: saved.revision, diagnostics };
       } catch (error) {
-        if (etag !== undefined || !isStaleRevision(error) || attempt >= MAX_UNCONDITIONAL_ATTEMPTS) throw error;
+        const conditional = etag !== undefined && etag.trim() !== '*';
+        if (conditional || !isStaleRevision(error) || attempt >= MAX_UNCONDITIONAL_ATTEMPTS) throw error;
       }
     }
   }

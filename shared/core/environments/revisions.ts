@@ -73,8 +73,10 @@ export function createRevisionUseCases(deps: ServiceDeps) {
       const environment = await loadEnvironment(deps, principal, ref, 'read');
       const count = options.count ?? MAX_REVISIONS_PAGE;
       if (!Number.isSafeInteger(count) || count < 1 || count > MAX_REVISIONS_PAGE) throw new InvalidInputError(`count must be between 1 and ${MAX_REVISIONS_PAGE}.`);
-      if (options.before !== undefined && (!Number.isSafeInteger(options.before) || options.before < 1)) throw new InvalidInputError('before must be a revision number.');
-      const [revisions, tags] = await Promise.all([store.listRevisions(environment.id, { before: options.before, count }), store.listTags(environment.id)]);
+      if (options.before !== undefined && (!Number.isSafeInteger(options.before) || options.before < 0)) throw new InvalidInputError('before must be a revision number.');
+      // ESC's client starts its history at `before=0`, meaning from the latest revision.
+      const before = options.before === 0 ? undefined : options.before;
+      const [revisions, tags] = await Promise.all([store.listRevisions(environment.id, { before, count }), store.listTags(environment.id)]);
       return revisions.map((revision) => ({
         number: revision.number,
         createdAt: revision.createdAt,
