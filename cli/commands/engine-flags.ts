@@ -46,7 +46,7 @@ const NO_POLICY = 'stackyard runs no policy packs (it has no analyzer plugin hos
 const NO_PLANS = 'update plans are an experimental Pulumi feature stackyard does not implement';
 const NO_CLOUD_AI = 'this Pulumi Cloud AI feature does not exist in stackyard';
 const NO_AGENT = 'an internal flag of Pulumi Deployments agents';
-const NO_PROGRAM_RUN = 'refresh and destroy use the providers recorded in the state, without running the program';
+const NO_REFRESH_PROGRAM = "with --refresh, stackyard reads resources with the providers recorded in the state; `stackyard refresh --run-program` refreshes through the program";
 const OWN_KEY = "each stack's secrets are always encrypted with the stack's own key, held by the backend";
 
 /** A `pulumi` flag of some of the four commands. */
@@ -96,6 +96,8 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--skip-config-validation', description: 'skip validation of stack config values against the project config schema (also PULUMI_OPTION_SKIP_CONFIG_VALIDATION=true)', commands: ALL },
   { flags: '--import-file <file>', description: "save the creates seen during the preview into an import file to use with 'stackyard import'", commands: ['preview'] },
   { flags: '--exclude-protected', description: 'do not destroy protected resources (nor what they depend on); destroy all others', commands: ['destroy'] },
+  { flags: '--run-program [bool]', description: 'run the program to determine up-to-date state for providers to refresh resources (also PULUMI_RUN_PROGRAM=true)', commands: ['refresh'], parse: boolValue },
+  { flags: '--run-program [bool]', description: 'run the program to determine up-to-date state for providers to destroy resources (also PULUMI_RUN_PROGRAM=true)', commands: ['destroy'], parse: boolValue },
   // Refused: they need something stackyard does not have.
   { flags: '--policy-pack <path>', description: 'run this policy pack', commands: PROGRAM, repeatable: true, refused: NO_POLICY },
   { flags: '--policy-pack-config <path>', description: 'policy pack config', commands: PROGRAM, repeatable: true, refused: NO_POLICY },
@@ -103,8 +105,7 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--plan <file>', description: 'constrain the update to a saved plan', commands: ['up'], refused: NO_PLANS },
   { flags: '--strict', description: 'constrain the update to the plan of its preview', commands: ['up'], refused: NO_PLANS },
   { flags: '--save-plan <file>', description: 'save the update plan', commands: ['preview'], refused: NO_PLANS },
-
-  { flags: '--run-program [bool]', description: 'run the program to find the providers to refresh with', commands: ALL, refused: NO_PROGRAM_RUN },
+  { flags: '--run-program [bool]', description: 'run the program to determine up-to-date state for providers to refresh resources, this only applies if --refresh is set', commands: PROGRAM, refused: NO_REFRESH_PROGRAM },
   { flags: '--skip-pending-creates', description: 'leave interrupted creates in the state', commands: ['refresh'], refused: 'refresh always resolves pending operations; `stackyard state repair` clears them without refreshing' },
   { flags: '--import-pending-creates <pairs>', description: 'import interrupted creates by id', commands: ['refresh'], repeatable: true, refused: 'refresh clears interrupted creates with a warning naming them; adopt the resource afterwards with `stackyard import`' },
   { flags: '--ignore-protect', description: 'delete protected resources too', commands: ['preview', 'up', 'destroy'], refused: 'unprotect them first with `stackyard state unprotect`' },
@@ -173,6 +174,17 @@ function verbosity(value: unknown): number {
   return m ? Number(m[1]) : 1;
 }
 
+/** `--run-program[=bool]`, defaulting to `PULUMI_RUN_PROGRAM` as Go's `strconv.ParseBool` reads it (Pulumi's `env.RunProgram`). */
+function runProgram(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): boolean {
+  if (opts.runProgram === true || opts.runProgram === false) return opts.runProgram;
+  return runProgramFromEnv(env);
+}
+
+/** `PULUMI_RUN_PROGRAM` as Go's `strconv.ParseBool` reads it. */
+export function runProgramFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(1|t|true|TRUE|True)$/.test(env.PULUMI_RUN_PROGRAM ?? '');
+}
+
 /** Maps parsed options to engine flags (refused flags never get here: see `assertNoRefusedFlags`). */
 export function toOperationFlags(opts: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): { flags: OperationFlags; previewOnly: boolean; remove: boolean } {
   const skipPreview = opts.skipPreview === true;
@@ -201,6 +213,7 @@ export function toOperationFlags(opts: Record<string, unknown>, env: NodeJS.Proc
     },
     eventLog: typeof opts.eventLog === 'string' ? opts.eventLog : undefined,
     skipPluginPreInstall: opts.skipPluginPreInstall === true,
+    runProgram: runProgram(opts, env),
     logging: { verbosity: verbosity(opts.verbose), toStderr: opts.logtostderr === true, flow: opts.logflow === true },
   };
   return { flags, previewOnly: opts.previewOnly === true, remove: opts.remove === true };

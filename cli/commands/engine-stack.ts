@@ -24,7 +24,7 @@ import { missingStackError } from './missing-stack.js';
  * written after the command name, so the command's `--stack` alone would miss them.
  */
 export function createEngineStackResolver(globals: () => GlobalOptions): ResolveEngineStack {
-  return async ({ stack, command, message, config, skipConfigValidation }) => {
+  return async ({ stack, command, message, config, skipConfigValidation, runProgram }) => {
     const { stack: globalStack, nonInteractive } = globals();
     const ctx = new CommandContext({ stack: globalStack, nonInteractive });
     const project = await ctx.requireProject();
@@ -58,8 +58,9 @@ export function createEngineStackResolver(globals: () => GlobalOptions): Resolve
       throw await updateRefusal(backend, ref, command, { program: updateProgram, environment, config: updateConfig(entries) }, error);
     });
     const programConfig = engineConfig(entries, plaintexts);
-    // As Pulumi: checked when the program runs (refresh and destroy here never run it) and before an import, unless skipped.
-    if ((command === 'preview' || command === 'up' || command === 'import') && !skipConfigValidation) {
+    // As Pulumi: checked when the program runs (refresh and destroy with --run-program only) and before an import,
+    // unless skipped.
+    if ((command === 'preview' || command === 'up' || command === 'import' || runProgram) && !skipConfigValidation) {
       validateStackConfig(ref.stack, project.name, project.config, programConfig);
     }
 

@@ -141,6 +141,8 @@ export interface OperationFlags {
   eventLog?: string;
   /** `--skip-plugin-pre-install`: plugins are acquired only when a provider is launched. */
   skipPluginPreInstall?: boolean;
+  /** `refresh|destroy --run-program` (or `PULUMI_RUN_PROGRAM`): the program runs, so providers get its configuration. */
+  runProgram?: boolean;
   /** `-v <level>`, `--logtostderr`, `--logflow`: the debug log on stderr, and what plugins are told. */
   logging?: LoggingSettings;
 }

@@ -239,6 +239,8 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         targeting: targetingOf(flags),
         excludeProtected: flags.excludeProtected,
         continueOnError: flags.continueOnError,
+        // the refresh before a `destroy --refresh` reads with the state's providers, as Pulumi's does
+        runProgram: flags.runProgram === true && (command === 'refresh' || command === 'destroy') && kind === KIND[command],
         env: req.env,
         projectPlugins: req.projectPlugins,
         readStack: req.backend.readStack,

@@ -1,5 +1,6 @@
 /**
- * One engine run: preview or update (runs the program), destroy and refresh (no program). Loads the base state,
+ * One engine run: preview or update (runs the program), destroy and refresh (without the program, unless asked to run
+ * it: `runProgram`). Loads the base state,
  * serves the program, drives providers, persists after every mutating step, and reports the outcome. Success is the
  * engine's own verdict: a program can exit 0 after a step failed.
  */
@@ -58,6 +59,11 @@ export interface DeploymentOptions {
   parallel?: number;
   /** `--target`, `--target-dependents`, `--exclude`, `--exclude-dependents`, `--replace` (Pulumi's semantics). */
   targeting?: TargetOptions;
+  /**
+   * `refresh|destroy --run-program`: the program runs, so providers get the configuration it gives them now, and the
+   * run takes Pulumi's refresh or destroy steps for what it registers (steps/program-modes.ts).
+   */
+  runProgram?: boolean;
   /** `destroy --exclude-protected`: protected resources and what they depend on are left alone. */
   excludeProtected?: boolean;
   /** `--continue-on-error`: a failed step skips only what depends on it; the run still fails. */
@@ -125,6 +131,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
   const dryRun = opts.kind === 'preview' || opts.dryRun === true;
   const base = await loadDeployment(opts.base, opts.crypter);
   if (opts.kind !== 'refresh' && base.pendingOperations.length) throw new PendingOperationsError(base.pendingOperations);
+  const programMode = runsProgram(opts);
   const serializer = new DeploymentSerializer(opts.crypter);
   let lastCheckpoint: Checkpoint | undefined;
   const persister: SnapshotPersister | undefined =
@@ -154,7 +161,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
   if (opts.acquirePlugins !== false && !opts.skipPluginPreInstall) {
     // Before the first step, as Pulumi does: what the program's packages declare and what the state's providers use.
     // A language plugin names the program's plugins itself, once it runs (runThroughLanguagePlugin).
-    const programPlugins = (opts.kind === 'preview' || opts.kind === 'update') && !opts.program.runtime ? nodeRequiredPlugins(programDir) : [];
+    const programPlugins = programMode !== undefined && !opts.program.runtime ? nodeRequiredPlugins(programDir) : [];
     await acquirer.ensureAll([...programPlugins, ...statePlugins(base.resources)]);
   }
   const hooks = new ResourceHookRegistry();
@@ -188,20 +195,19 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     targeting: targetingOf(opts, base.resources),
     continueOnError: opts.continueOnError,
     hooks,
+    programMode: programMode === 'update' ? undefined : programMode,
   });
   executor = ex;
-  let deletesRan = false;
-  const runDeletes = async () => {
-    if (deletesRan || ex.stopped || host?.programErrored) return;
-    deletesRan = true;
-    // a target naming nothing fails the run (Pulumi's checkTargets), and nothing is deleted then
-    if (!ex.verifyTargets(true)) return;
-    await ex.deleteAll(ex.deletionCandidates()).catch(() => undefined);
+  let postStepsRan = false;
+  const runPostSteps = async () => {
+    if (postStepsRan || ex.stopped || host?.programErrored) return;
+    postStepsRan = true;
+    await ex.afterProgram();
   };
   host = new ProgramHost({
     executor: ex,
     events,
-    onShutdown: runDeletes,
+    onShutdown: runPostSteps,
     rootDir: opts.program.rootDir,
     hooks,
     componentInfo: {
@@ -218,22 +224,24 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
   if (opts.signal?.aborted) ex.cancel();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    if (opts.kind === 'destroy') {
-      if (opts.excludeProtected && opts.targeting?.targets?.length) ex.fail(undefined, new Error('you cannot specify --target and --exclude-protected'));
-      else if (!refuseDeleteHooksWithoutProgram(base.resources, ex, events)) await ex.deleteAll(ex.allBase()).catch(() => undefined);
-    } else if (opts.kind === 'refresh') {
-      await ex.refreshAll();
+    if (opts.kind === 'destroy' && opts.excludeProtected && opts.targeting?.targets?.length) {
+      ex.fail(undefined, new Error('you cannot specify --target and --exclude-protected'));
     } else if (opts.kind === 'import') {
       await ex.importAll(opts.imports ?? []);
+    } else if (programMode === undefined) {
+      if (opts.kind === 'refresh') await ex.refreshAll();
+      else if (!refuseDeleteHooksWithoutProgram(base.resources, ex, events)) await ex.deleteAll(ex.allBase()).catch(() => undefined);
     } else if (ex.verifyTargets(false, 'replaces')) {
+      if (programMode === 'refresh') ex.resolvePending();
       const outcome = opts.program.runtime
         ? await runThroughLanguagePlugin({ ...opts, program: { ...opts.program, runtime: opts.program.runtime } }, host, ex, dryRun, events, acquirer)
         : await runNodeProgram(opts, host, ex, dryRun, events);
       // a program stopped because the run was cancelled has not failed on its own
       if (outcome && !ex.cancelled) ex.fail(undefined, outcome);
-      else if (!outcome && !host.shutdownSignalled) await runDeletes();
+      else if (!outcome && !host.shutdownSignalled) await runPostSteps();
       await ex.idle();
-      ex.finalizeStackOutputs(ex.failed || host.programErrored || outcome !== undefined);
+      // a destroy deleted the stack with everything else
+      if (programMode !== 'destroy') ex.finalizeStackOutputs(ex.failed || host.programErrored || outcome !== undefined);
     }
     await ex.idle();
     if (!dryRun) await snapshots.saveFinal().catch((err: unknown) => void ex.fail(undefined, err));
@@ -266,6 +274,13 @@ function refuseDeleteHooksWithoutProgram(base: readonly ResourceState[], ex: Ste
   for (const r of bound) events.diag?.({ severity: 'error', urn: r.urn, message: DELETE_HOOKS_WITHOUT_PROGRAM.resource(r.hooks) });
   if (bound.length) ex.fail(undefined, new Error(DELETE_HOOKS_WITHOUT_PROGRAM.run));
   return bound.length > 0;
+}
+
+/** Whether and how the run uses the program: always for a preview or update, for refresh and destroy on request. */
+function runsProgram(opts: DeploymentOptions): 'update' | 'refresh' | 'destroy' | undefined {
+  if (opts.kind === 'preview' || opts.kind === 'update') return 'update';
+  if (opts.kind === 'refresh' || opts.kind === 'destroy') return opts.runProgram ? opts.kind : undefined;
+  return undefined;
 }
 
 /** The run's constraints; `--exclude-protected` becomes exclusions computed from the base state (as Pulumi's CLI does). */

@@ -198,4 +198,36 @@ describe('SnapshotManager journal mode', () => {
     expect(entries.filter((e) => e.state).map((e) => e.state!.urn)).toEqual([u('r7')]);
     expect(entries[0]).toMatchObject({ kind: 6, secretsProvider: crypter.secretsProvider });
   });
+
+  it('removes states recorded this run, held-back sames included, as a destroy that ran the program does', async () => {
+    const states: ResourceState[] = [0, 1, 2].map((i) => ({ urn: u(`r${i}`), custom: true, type: 't:i:R', id: `id${i}`, inputs: { v: i } }));
+    const text = (await new DeploymentSerializer(crypter).serialize({ resources: states, pendingOperations: [] }, () => 0)).text;
+    const baseDoc = JSON.parse(text) as VersionedDeployment;
+    const base = await loadDeployment(JSON.parse(text), crypter);
+    const saved: Checkpoint[] = [];
+    const entries: JournalEntry[] = [];
+    const cp = new SnapshotManager(base, new DeploymentSerializer(crypter), { save: async (c) => void saved.push(c) }, () => 0);
+    const jm = new SnapshotManager(base, new DeploymentSerializer(crypter), undefined, () => 0, 0, { persister: { append: async (e) => void entries.push(...e) }, base: baseDoc.deployment });
+    const both = (f: (m: SnapshotManager) => void) => [cp, jm].forEach(f);
+    const replayed = async () => {
+      await Promise.all([cp.save(), jm.save()]);
+      return { journal: sorted(replayJournal(baseDoc, entries, { now: () => 0 }).deployment.resources ?? []), checkpoint: sorted(saved.at(-1)!.deployment.resources ?? []) };
+    };
+    const [r0, r1, r2] = base.resources as [ResourceState, ResourceState, ResourceState];
+    // unchanged and referred to by nothing: held back, never sent before its removal
+    const kept = { ...r2, inputs: { ...r2.inputs } };
+    const changed = { ...r1, outputs: { v: 'read' } };
+    const created: ResourceState = { urn: u('n0'), custom: false, type: 't:i:C', dependencies: [u('r1')] };
+    both((m) => m.recordNew(kept, r2));
+    both((m) => m.recordNew(changed, r1));
+    both((m) => m.recordNew(created));
+    const afterRegistrations = await replayed();
+
+    for (const state of [created, changed, kept, r0]) both((m) => m.remove(state));
+    const afterDeletes = await replayed();
+
+    expect(afterRegistrations.journal).toEqual(afterRegistrations.checkpoint);
+    expect(afterRegistrations.journal).toHaveLength(4);
+    expect(afterDeletes).toEqual({ journal: [], checkpoint: [] });
+  });
 });

@@ -36,6 +36,7 @@ type Mutation =
   | { t: 'new'; state: ResourceState; baseIndex?: number; baseState?: ResourceState }
   | { t: 'outputs'; prev: ResourceState; next: ResourceState }
   | { t: 'removeBase'; index: number }
+  | { t: 'removeNew'; state: ResourceState }
   | { t: 'replaceBase'; index: number; next: ResourceState }
   | { t: 'rename' }
   | { t: 'clearBasePending' };
@@ -126,6 +127,19 @@ export class SnapshotManager {
     this.baseIndex.delete(state);
     this.integrity?.remove(state);
     if (log) this.logMutation({ t: 'removeBase', index: i });
+  }
+
+  /**
+   * Removes a state, whether of the base or recorded this run (a destroy that ran the program deletes the states its
+   * registrations recorded).
+   */
+  remove(state: ResourceState): void {
+    const i = this.newIndex.get(state);
+    if (i === undefined) return this.removeBase(state);
+    this.news[i] = undefined;
+    this.newIndex.delete(state);
+    this.integrity?.remove(state);
+    this.logMutation({ t: 'removeNew', state });
   }
 
   /** Replaces a base state in place (marking it for deletion, or refreshing it). */
@@ -298,6 +312,13 @@ export class SnapshotManager {
         case 'removeBase': {
           const op = w.begin();
           w.success(op, { old: { base: m.index } });
+          break;
+        }
+        case 'removeNew': {
+          const op = j.newOps.get(m.state);
+          if (op === undefined) throw new Error(`internal: no journal operation for ${m.state.urn}`);
+          w.remove({ op });
+          j.newOps.delete(m.state);
           break;
         }
         case 'replaceBase':

@@ -42,6 +42,18 @@ export class DeleteSteps {
     return this.allowed(out);
   }
 
+  /**
+   * Everything of a destroy that ran the program (Pulumi's `GenerateDeletes` in destroy mode): the base states no
+   * registration claimed and the states the registrations recorded, as far as `--target`/`--exclude` allow.
+   */
+  allOfRun(): ResourceState[] {
+    const deletable = this.targeting.deletable(this.ctx.options.base.resources);
+    const claimed = [...this.ledger.registered.values()].filter((r) => !r.delete);
+    const out = [...this.ledger.pendingDeletes, ...this.ledger.live.values(), ...claimed].filter(deletable);
+    for (const r of out) this.ledger.live.delete(r.urn);
+    return this.allowed(out);
+  }
+
   private allowed(candidates: ResourceState[]): ResourceState[] {
     const untargeted = this.targeting.untargetedDeletes(candidates);
     if (untargeted.length === 0) return candidates;
@@ -116,7 +128,7 @@ export class DeleteSteps {
           }
         }
         if (forReplacement) ctx.snapshots.replaceBase(s, marked);
-        else ctx.snapshots.removeBase(s);
+        else ctx.snapshots.remove(s);
         await ctx.save();
       }
       await ctx.hooks.after('AfterDelete', s, hookArgs);

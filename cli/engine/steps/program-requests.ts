@@ -20,6 +20,7 @@ import { unknownOutputMessage, withoutUnknowns } from './output-policy.js';
 import type { ProviderSteps } from './provider-steps.js';
 import type { ReplacementPlanner } from './replacement.js';
 import type { RunLedger } from './run-ledger.js';
+import { destroyRegistration, refreshRegistration } from './program-modes.js';
 import { decideStep, forcedReplacement, normalizeDiff, proposedState, replacedWith } from './step-generator.js';
 import { ShuttingDownError, type ReadGoal, type RegisterGoal, type RegisterResult, type RunContext } from './step-types.js';
 import { requiredUrns, untargetedDependencyMessage, type Targeting } from './targeting.js';
@@ -122,6 +123,9 @@ export class ProgramRequests {
     const { ref, provider } = await parts.providers.providerFor(goal.type, goal.provider, goal.version, goal.pluginDownloadURL, goal.package);
     const alone = this.leftAlone(proposedState(goal, urn, { provider: ref }), old);
     if (alone) return alone;
+    const mode = ctx.options.programMode;
+    if (mode === 'refresh') return refreshRegistration(ctx, parts.ledger, { goal, urn, ref, provider }, old);
+    if (mode === 'destroy') return destroyRegistration(parts.applier, parts.ledger, { goal, urn, ref, provider }, old);
     // as Pulumi's generateSteps: the option names a resource already adopted when the state's import id (or, without
     // one, its id) is the same
     if (goal.importId && old && (old.external || (old.importID || old.id) !== goal.importId)) {

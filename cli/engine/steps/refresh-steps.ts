@@ -7,7 +7,8 @@
  */
 import type { PendingOperationType, ResourceState } from '../state/deployment.js';
 import type { StepOp } from '../display/events.js';
-import { changedKeys, markSecretOutputs } from '../resource/properties.js';
+import type { Provider } from '../plugins/providers/provider-registry.js';
+import { changedKeys, markSecretOutputs, type PropertyMap } from '../resource/properties.js';
 import { ShuttingDownError, type StepContext } from './step-types.js';
 import { isProviderType, urnName } from '../resource/urn.js';
 
@@ -18,30 +19,54 @@ export async function refreshStates(ctx: StepContext, states: readonly ResourceS
   await Promise.all(
     states.map(async (s) => {
       if (!s.custom || isProviderType(s.type) || s.delete || !refreshable(s)) return;
-      const urn = s.urn;
       try {
         const provider = await ctx.providerByRef(s.provider ?? '');
-        const res = await ctx.providerStep(() => provider.read({ urn, name: urnName(urn), type: s.type }, s.id ?? '', s.outputs ?? {}, s.inputs ?? {}));
-        if (!res) {
-          ctx.emit('delete', urn, s.type, 'start', { old: s });
-          if (!ctx.preview) ctx.snapshots.removeBase(s);
-          ctx.emit('delete', urn, s.type, 'done', { old: s });
-          return;
-        }
-        const outputs = markSecretOutputs(res.outputs, s.additionalSecretOutputs ?? []);
-        const inputs = res.inputs ?? s.inputs ?? {};
-        const changed = changedKeys(s.outputs ?? {}, outputs);
-        const op: StepOp = changed.length || res.id !== s.id ? 'update' : 'same';
-        const refreshed: ResourceState = op === 'update' ? { ...s, id: res.id, inputs, outputs } : s;
-        ctx.emit(op, urn, s.type, 'start', { diffKeys: changed, old: s, new: refreshed });
-        if (!ctx.preview && op === 'update') ctx.snapshots.replaceBase(s, refreshed);
-        ctx.emit(op, urn, s.type, 'done', { diffKeys: changed, old: s, new: refreshed });
+        await refreshResource(ctx, s, provider, (read) => {
+          if (!read.changed) return s;
+          const refreshed: ResourceState = { ...s, id: read.id, inputs: read.inputs, outputs: read.outputs };
+          if (!ctx.preview) ctx.snapshots.replaceBase(s, refreshed);
+          return refreshed;
+        });
       } catch (err) {
         if (err instanceof ShuttingDownError) return;
-        throw ctx.fail(urn, err);
+        throw ctx.fail(s.urn, err);
       }
     }),
   ).catch(() => undefined);
+}
+
+/** What reading a resource back found: its id, inputs and outputs now, and the output keys that changed. */
+export interface ReadBack {
+  id: string;
+  inputs: PropertyMap;
+  outputs: PropertyMap;
+  /** The id or an output differs from the state's. */
+  changed: boolean;
+  changedKeys: string[];
+}
+
+/**
+ * Reads `s` back through `provider` (Pulumi's `RefreshStep`). A resource that is gone leaves the snapshot, shown as a
+ * delete, and the result is undefined; otherwise `settle` records the refreshed state (and returns it), shown as an
+ * update when the id or an output changed, else as a same.
+ */
+export async function refreshResource(ctx: StepContext, s: ResourceState, provider: Provider, settle: (read: ReadBack) => ResourceState): Promise<ResourceState | undefined> {
+  const urn = s.urn;
+  const res = await ctx.providerStep(() => provider.read({ urn, name: urnName(urn), type: s.type }, s.id ?? '', s.outputs ?? {}, s.inputs ?? {}));
+  if (!res) {
+    ctx.emit('delete', urn, s.type, 'start', { old: s });
+    if (!ctx.preview) ctx.snapshots.removeBase(s);
+    ctx.emit('delete', urn, s.type, 'done', { old: s });
+    return undefined;
+  }
+  const outputs = markSecretOutputs(res.outputs, s.additionalSecretOutputs ?? []);
+  const keys = changedKeys(s.outputs ?? {}, outputs);
+  const changed = keys.length > 0 || res.id !== s.id;
+  const op: StepOp = changed ? 'update' : 'same';
+  const refreshed = settle({ id: res.id, inputs: res.inputs ?? s.inputs ?? {}, outputs, changed, changedKeys: keys });
+  ctx.emit(op, urn, s.type, 'start', { diffKeys: keys, old: s, new: refreshed });
+  ctx.emit(op, urn, s.type, 'done', { diffKeys: keys, old: s, new: refreshed });
+  return refreshed;
 }
 
 /** Reports how each pending operation of the base state is resolved and, unless previewing, drops them. */

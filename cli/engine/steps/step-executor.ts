@@ -227,7 +227,7 @@ export class StepExecutor {
 
   private async refreshAllNow(): Promise<void> {
     if (!this.verifyTargets(false)) return;
-    resolveBasePending(this.ctx, this.o.base.resources);
+    this.resolvePending();
     const states = [...this.o.base.resources];
     await refreshStates(this.ctx, states, this.targeting.refreshable(states));
     if (!this.o.preview) await this.save();
@@ -238,9 +238,26 @@ export class StepExecutor {
     return this.track(runPlannedImports(this.ctx, this.ledger, this.providers, imports));
   }
 
-  /** Resources to delete at the end of an update (see `DeleteSteps.candidates`). */
-  deletionCandidates(): ResourceState[] {
-    return this.deletes.candidates();
+  /** Reports and (unless previewing) drops the pending operations an interrupted run left (a refresh resolves them). */
+  resolvePending(): void {
+    resolveBasePending(this.ctx, this.o.base.resources);
+  }
+
+  /**
+   * What follows the program's registrations (Pulumi's `performPostSteps`): an update deletes what the program no
+   * longer declares; a refresh that ran the program reads back the resources it did not register; a destroy that
+   * ran it deletes everything, the states its registrations recorded included. A target naming nothing fails the run
+   * first (Pulumi's `checkTargets`), and nothing is deleted or read then.
+   */
+  async afterProgram(): Promise<void> {
+    if (!this.verifyTargets(true)) return;
+    const mode = this.o.programMode;
+    if (mode === 'refresh') {
+      const unclaimed = [...this.ledger.live.values()];
+      await this.track(refreshStates(this.ctx, unclaimed, this.targeting.refreshable(this.o.base.resources)));
+      return;
+    }
+    await this.deleteAll(mode === 'destroy' ? this.deletes.allOfRun() : this.deletes.candidates()).catch(() => undefined);
   }
 
   /** Everything in the base state that `--target`/`--exclude` allow (destroy). */

@@ -97,6 +97,9 @@ export interface RegisterResult {
   result: 'success' | 'skip' | 'fail';
 }
 
+/** How a run that is not an update uses the program (absent: an update, or no program at all): program-modes.ts. */
+export type ProgramMode = 'refresh' | 'destroy';
+
 /** Settings of one executor. */
 export interface ExecutorOptions {
   stack: string;
@@ -115,6 +118,8 @@ export interface ExecutorOptions {
   continueOnError?: boolean;
   /** The resource and error hooks the program registered (none when no program runs). */
   hooks?: HookRegistry;
+  /** A refresh or destroy that runs the program (`--run-program`): the steps it takes (program-modes.ts). */
+  programMode?: ProgramMode;
 }
 
 /** A step failed; the run is marked failed and the message is shown once. */

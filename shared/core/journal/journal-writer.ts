@@ -103,6 +103,18 @@ export class JournalWriter {
     this.push(JournalEntryKind.Outputs, ++this.op, { state, ...ref('remove', of) });
   }
 
+  /**
+   * Removes a state from the journal's view (a delete step). An unchanged same still held back was never sent: the
+   * base state it stands for is removed instead.
+   */
+  remove(of: StateRef): void {
+    const op = ++this.op;
+    const held = 'op' in of ? [...this.held.values()].find((h) => h.op === of.op) : undefined;
+    if (held) this.held.delete(held.state.urn);
+    this.push(JournalEntryKind.Begin, op);
+    this.push(JournalEntryKind.Success, op, ref('remove', held ? { base: held.baseIndex } : of));
+  }
+
   /** Entries produced since the last call, in sequence order. */
   take(): JournalEntry[] {
     const out = this.outbox;

@@ -42,6 +42,7 @@ const EXERCISED: Record<string, string> = {
   '--color': ENGINE_FLAGS,
   '--non-interactive': COMMAND_FLAGS,
   '--logflow': CLI_FLAGS,
+  '--run-program': 'test/cli/project-config.test.ts',
   '--logtostderr': CLI_FLAGS,
   // preview, up, refresh, destroy
   '--diff': 'test/e2e/secrets-at-rest.test.ts',
