@@ -42,12 +42,13 @@ describe('conformance: refresh --run-program', () => {
     await stack.deploy('update', spec);
     deleteFromWorld(stack.world, stack.resource('a')!.id!);
 
-    const run = await stack.deploy('refresh', spec, { runProgram: true });
+    const run = await stack.deploy('refresh', { ...spec, outputs: { ran: { value: 'yes' } } }, { runProgram: true });
 
     expect(run.result.ok, run.result.errors.join('\n')).toBe(true);
     expect(opsOf(run, 'a')).toEqual(['delete']);
     expect(stack.resource('a')).toBeUndefined();
     expect(worldIds(stack.world)).toEqual([]);
+    expect(stack.outputs()).toEqual({ ran: 'yes' });
   });
 
   it('an explicit provider takes the configuration the program gives it now', async () => {
