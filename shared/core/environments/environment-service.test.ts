@@ -146,6 +146,9 @@ describe('opening environments', () => {
     expect((await envs.list(viewer, 'acme')).environments.map((e) => e.name)).toEqual(['dev']);
     expect((await envs.listGrants(alice, DEV)).map((g) => `${g.subject}:${g.name}=${g.permission}`).sort()).toEqual(['team:ops=admin', 'user:victor=open']);
     expect(await auditEvents()).toEqual(expect.arrayContaining(['authz.denied', 'environment.permission-changed']));
+    const peek = await envs.checkYaml(viewer, 'acme', 'imports:\n  - app/dev\nvalues:\n  mine: 1\n', true);
+    expect(JSON.stringify(peek)).not.toContain('s3cr3t');
+    expect(peek.diagnostics.map((d) => d.summary).join()).toMatch(/may not open/);
   });
 });
 

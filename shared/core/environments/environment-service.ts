@@ -30,16 +30,25 @@ function etagRevision(environment: EnvironmentRecord, etag: string): number | un
   return match && match[1] === environment.id.slice(0, 8) ? Number(match[2]) : undefined;
 }
 
-/** Checks a definition as it will be stored: every ciphertext must open under this environment's key. */
+/**
+ * Checks a definition as it will be stored, then opens each of its own ciphertexts under this environment's key (one
+ * of another environment, or altered, refuses it). Checking reveals no secret: imports' secrets stay sealed.
+ */
 async function checkForSave(deps: ServiceDeps, principal: Principal, environment: EnvironmentRecord, crypt: EnvironmentCrypt, yaml: string): Promise<Diagnostic[]> {
-  const options = { ...evaluationOptions(deps, principal, environment.org, 'check', crypt), showSecrets: true };
-  const { diagnostics } = await checkEnvironment(evaluationName(environment), yaml, options);
+  const name = formatEnvironmentRef(environment);
+  const { diagnostics } = await checkEnvironment(evaluationName(environment), yaml, evaluationOptions(deps, principal, environment.org, 'check', crypt));
   if (hasErrors(diagnostics)) {
     const count = diagnostics.filter((d) => d.severity === 'error').length;
-    throw new DiagnosticsError(
-      `The definition of '${formatEnvironmentRef(environment)}' has ${count} error${count === 1 ? '' : 's'} and was not saved: ${diagnostics.find((d) => d.severity === 'error')!.summary}`,
-      diagnostics,
-    );
+    const first = diagnostics.find((d) => d.severity === 'error')!.summary;
+    throw new DiagnosticsError(`The definition of '${name}' has ${count} error${count === 1 ? '' : 's'} and was not saved: ${first}`, diagnostics);
+  }
+  if (yaml.includes('ciphertext')) {
+    try {
+      await decryptSecrets(yaml, crypt.decrypt);
+    } catch (error) {
+      const summary = `a secret's ciphertext does not open for environment '${name}': ${(error as Error).message}`;
+      throw new DiagnosticsError(`The definition of '${name}' was not saved: ${summary}.`, [{ severity: 'error', summary, path: 'values' }]);
+    }
   }
   return diagnostics;
 }
@@ -163,7 +172,8 @@ export function createEnvironmentService(deps: ServiceDeps): EnvironmentService 
       requireMember(principal, org);
       if (typeof yaml !== 'string') throw new InvalidInputError('The definition must be YAML text.');
       // Not stored, so it has no key: its ciphertexts, if any, are reported as undecryptable.
-      return checkEnvironment(ANONYMOUS_ENVIRONMENT, yaml, { ...evaluationOptions(deps, principal, org, 'check', undefined), showSecrets });
+      // Showing secrets evaluates imports as opening does: their secrets only for a caller who may open them.
+      return checkEnvironment(ANONYMOUS_ENVIRONMENT, yaml, { ...evaluationOptions(deps, principal, org, showSecrets ? 'open' : 'check', undefined), showSecrets });
     },
 
     async listGrants(principal, ref) {
