@@ -6,6 +6,7 @@
 import { isDomainError, type LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { AccessBackend } from './access-backend.js';
+import type { StateDiffBackend } from './state-diff-backend.js';
 import type { OrgRole } from '../../shared/ports/identity-store.js';
 import type { UntypedDeployment } from '../../shared/core/checkpoints/types.js';
 import type { DeliveryView } from '../../shared/core/hooks/delivery-view.js';
@@ -115,6 +116,8 @@ export interface Backend {
   whoami(): Promise<WhoAmI>;
   /** Members, roles, teams, stack permissions, team and organization tokens. */
   access(): AccessBackend;
+  /** `stack diff`: what changed between two versions, computed by the core on either backend. */
+  stateDiff(): StateDiffBackend;
   /** The organization of stack names given without one. */
   defaultOrg(): Promise<string>;
 

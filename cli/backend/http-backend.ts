@@ -8,6 +8,7 @@ import type { OrgRole } from '../../shared/ports/identity-store.js';
 import type { UntypedDeployment } from '../../shared/core/checkpoints/types.js';
 import { ApiClient } from '../api-client/api-client.js';
 import { httpAccessBackend, type AccessBackend } from './access-backend.js';
+import { httpStateDiffBackend, type StateDiffBackend } from './state-diff-backend.js';
 import { ApiError } from '../api-client/api-error.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
 import type { AddHookRequest, Backend, CarriedHistoryInfo, DeliveryView, HookTarget, HookView, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
@@ -51,6 +52,10 @@ export class HttpBackend implements Backend {
 
   access(): AccessBackend {
     return httpAccessBackend(this.client);
+  }
+
+  stateDiff(): StateDiffBackend {
+    return httpStateDiffBackend(this.client);
   }
 
   /** `configuredOrg`: the default organization set for this backend (`org set-default`), which the service is not asked for. */

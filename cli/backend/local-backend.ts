@@ -9,6 +9,7 @@ import type { OrgRole } from '../../shared/ports/identity-store.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { serviceDeps } from '../../shared/core/compose/service-deps.js';
 import { localAccessBackend, type AccessBackend } from './access-backend.js';
+import { localStateDiffBackend, type StateDiffBackend } from './state-diff-backend.js';
 import { drainHookOutbox } from './local-hook-drain.js';
 import { localServices, type LocalServices } from './local-services.js';
 import type { Principal } from '../../shared/core/kernel/principal.js';
@@ -63,6 +64,10 @@ export class LocalBackend implements Backend {
 
   access(): AccessBackend {
     return localAccessBackend(this.services, PRINCIPAL);
+  }
+
+  stateDiff(): StateDiffBackend {
+    return localStateDiffBackend(this.services, PRINCIPAL);
   }
 
   async whoami(): Promise<WhoAmI> {

@@ -19,6 +19,7 @@ export function localServices(deps: ServiceDeps): LocalServices {
   return {
     stacks: once(async () => (await import('../../shared/core/stacks/stack-service.js')).createStackService(deps)),
     restore: once(async () => (await import('../../shared/core/stacks/stack-restore.js')).createStackRestoreService(deps)),
+    stateDiff: once(async () => (await import('../../shared/core/state-diff/state-diff-service.js')).createStateDiffService(deps)),
     updates: once(async () => (await import('../../shared/core/updates/update-service.js')).createUpdateService(deps)),
     secrets: once(async () => (await import('../../shared/core/secrets/secret-service.js')).createSecretService(deps)),
     identity: once(async () => (await import('../../shared/core/identity/identity-service.js')).createIdentityService(deps)),

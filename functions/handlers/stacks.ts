@@ -3,6 +3,7 @@ import { createConsoleService } from '../../shared/core/console/index.js';
 import { createAccessService } from '../../shared/core/access/access-service.js';
 import { createIdentityService } from '../../shared/core/identity/identity-service.js';
 import { createStackRestoreService } from '../../shared/core/stacks/stack-restore.js';
+import { createStateDiffService } from '../../shared/core/state-diff/state-diff-service.js';
 import { createStackService } from '../../shared/core/stacks/stack-service.js';
 import type { UpdateService } from '../../shared/core/updates/types.js';
 import { updateStatus } from '../../shared/core/updates/update-records.js';
@@ -28,6 +29,7 @@ export const stacksFunction: LambdaFunction = {
       access: audited(createAccessService(deps)),
       stacks: audited(createStackService(deps)),
       restore: audited(createStackRestoreService(deps)),
+      stateDiff: audited(createStateDiffService(deps)),
       // A stack's page shows its running update's status; the update lifecycle (its gates bring the Lambda client)
       // stays out of this function.
       updates: audited<Pick<UpdateService, 'status'>>({ status: (...args) => updateStatus(deps, ...args) }),

@@ -94,6 +94,7 @@ const ROUTE_ACCESS: Record<string, Access> = {
   [`GET ${STACK}/export/{version}`]: { stack: 'export' },
   [`POST ${STACK}/import`]: { stack: 'import' },
   [`POST ${STACK}/rollback`]: { stack: 'restore' },
+  [`GET ${STACK}/diff`]: { stack: 'history' },
   [`POST ${STACK}/history`]: { stack: 'restore' },
   [`GET ${STACK}/updates`]: { stack: 'history' },
   [`GET ${STACK}/updates/latest`]: { stack: 'history' },

@@ -82,6 +82,12 @@ export function registerStackGrammar(program: Command): void {
       { flags: '--show-secrets', description: 'show secret config values in plaintext' },
     ], async () => (await import('../stack-history.js')).stackHistory);
 
+    leaf(stackCmd, 'diff [from] [to]', 'Show the resources added, removed, replaced and updated between two versions (default: the last two)', [
+      STACK_FLAG,
+      JSON_FLAG,
+      { flags: '--show-secrets', description: 'show secret values in plaintext (needs permission to decrypt the stack\'s secrets)' },
+    ], async () => (await import('../stack-diff.js')).stackDiff);
+
     leaf(stackCmd, 'rollback', 'Restore an earlier version\'s state as a new version (recorded in history)', [
       STACK_FLAG,
       YES_FLAG,

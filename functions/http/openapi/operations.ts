@@ -218,6 +218,17 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   [`GET ${STACK}/updates/latest`]: { summary: 'The latest update', tag: 'Stacks', auth: 'token', response: wire.latestUpdateBody },
   [`POST ${STACK}/rollback`]: { summary: 'Restore the state of an earlier version (Stackyard)', tag: 'State', auth: 'token', body: rollbackSchema, response: wire.jsonObject },
+  [`GET ${STACK}/diff`]: {
+    summary: 'What changed between two versions: resources added, removed, replaced and updated (Stackyard)',
+    tag: 'State',
+    auth: 'token',
+    query: [
+      { name: 'from', description: 'the older version (default: the one before `to`; 0 is the stack before its first update)', type: 'integer' },
+      { name: 'to', description: 'the newer version (default: the latest); `from > to` is the reverse diff', type: 'integer' },
+      { name: 'showSecrets', description: '`true` shows secret values in plaintext (needs the decrypt permission); otherwise `[secret]`', type: 'boolean' },
+    ],
+    response: wire.jsonObject,
+  },
   [`POST ${STACK}/history`]: { summary: "Carry over another backend's history entry (Stackyard)", tag: 'State', auth: 'token', body: historyEntrySchema, response: wire.jsonObject },
 
   // Updates: create, start, save, finish.

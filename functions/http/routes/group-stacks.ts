@@ -3,11 +3,13 @@ import { accessRoutes } from './access.js';
 import { consoleRoutes } from './console.js';
 import { restoreRoutes } from './restore.js';
 import { stackRoutes } from './stacks.js';
+import { stateDiffRoutes } from './state-diff.js';
 
 /** The stacks function's routes: stacks, history, export and import, restore, permissions, the console's stack pages. */
 export const STACKS_GROUP_ROUTES: readonly Route[] = routesOf('stacks', [
   ...stackRoutes,
   ...restoreRoutes,
+  ...stateDiffRoutes,
   ...accessRoutes,
   ...consoleRoutes,
 ]);

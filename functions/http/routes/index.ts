@@ -10,6 +10,7 @@ import { openApiRoutes } from './openapi.js';
 import { restoreRoutes } from './restore.js';
 import { secretRoutes } from './secrets.js';
 import { stackRoutes } from './stacks.js';
+import { stateDiffRoutes } from './state-diff.js';
 import { updateRoutes } from './updates.js';
 
 /**
@@ -20,6 +21,7 @@ export const API_ROUTES: readonly Route[] = [
   ...identityRoutes,
   ...stackRoutes,
   ...restoreRoutes,
+  ...stateDiffRoutes,
   ...updateRoutes,
   ...secretRoutes,
   ...environmentApiRoutes,

@@ -11,6 +11,7 @@ import { createOidcService } from '../oidc/oidc-service.js';
 import { createSecretService } from '../secrets/secret-service.js';
 import { createStackRestoreService } from '../stacks/stack-restore.js';
 import { createStackService } from '../stacks/stack-service.js';
+import { createStateDiffService } from '../state-diff/state-diff-service.js';
 import { createUpdateService } from '../updates/update-service.js';
 import { serviceDeps } from './service-deps.js';
 import type { Services } from './types.js';
@@ -29,6 +30,7 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     oidc: auditingDenials(deps, createOidcService(deps)),
     stacks: auditingDenials(deps, createStackService(deps)),
     restore: auditingDenials(deps, createStackRestoreService(deps)),
+    stateDiff: auditingDenials(deps, createStateDiffService(deps)),
     updates: auditingDenials(deps, createUpdateService(deps)),
     secrets: auditingDenials(deps, createSecretService(deps)),
     hooks: auditingDenials(deps, createHookService(deps)),

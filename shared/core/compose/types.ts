@@ -7,11 +7,13 @@ import type { IdentityService } from '../identity/index.js';
 import type { OidcService } from '../oidc/index.js';
 import type { SecretService } from '../secrets/index.js';
 import type { StackRestoreService, StackService } from '../stacks/index.js';
+import type { StateDiffService } from '../state-diff/index.js';
 import type { UpdateService } from '../updates/index.js';
 
 export type * from '../kernel/principal.js';
 export type * from '../checkpoints/types.js';
 export type * from '../stacks/types.js';
+export type * from '../state-diff/types.js';
 export type * from '../updates/types.js';
 export type * from '../identity/types.js';
 export type * from '../secrets/types.js';
@@ -29,6 +31,7 @@ export interface Services {
   audit: AuditService;
   oidc: OidcService;
   stacks: StackService;
+  stateDiff: StateDiffService;
   updates: UpdateService;
   secrets: SecretService;
   hooks: HookService;

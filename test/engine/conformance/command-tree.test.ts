@@ -122,6 +122,7 @@ const EXERCISED: Record<string, string> = {
   'stack history --page-size': COMMAND_FLAGS,
   'stack history --show-secrets': LOCAL_BACKEND,
   'stack rollback --to': 'test/cli/rollback.test.ts',
+  'stack diff --show-secrets': 'test/cli/stack-diff.test.ts',
   'stack graph --ignore-parent-edges': STACK_GRAPH,
   'stack graph --ignore-dependency-edges': STACK_GRAPH,
   'stack graph --dependency-edge-color': STACK_GRAPH,
