@@ -1,7 +1,7 @@
 /**
  * A representative subset of the engine conformance suite (test/engine/conformance/) through the bundled CLI, on
  * `login --local` and on `stackyard serve`: a target naming nothing, `destroy --target` with a dependent, with and
- * without `--target-dependents`, and `--replace` (needs `npm run build`).
+ * without `--target-dependents`, `--replace`, and `refresh`/`destroy --run-program` (needs `npm run build`).
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -97,5 +97,19 @@ describe.each(['local', 'serve'] as const)('engine conformance through the CLI o
     expect(newId).not.toBe(oldId);
     expect(destroyed.status, both(destroyed)).toBe(0);
     expect(left).toEqual([urn('c')]);
+  }, 120_000);
+
+  it('refresh --run-program, then destroy --run-program, leave an empty stack (on serve, through journal entries)', async () => {
+    const refreshed = await cli('refresh', '--yes', '--run-program');
+    const afterRefresh = (await resources()).map((r) => r.urn);
+    const destroyed = await cli('destroy', '--yes', '--run-program');
+    const left = await resources();
+
+    expect(refreshed.status, both(refreshed)).toBe(0);
+    // the program declares a and b again, but a refresh creates nothing
+    expect(afterRefresh).not.toContain(urn('a'));
+    expect(afterRefresh).toContain(urn('c'));
+    expect(destroyed.status, both(destroyed)).toBe(0);
+    expect(left).toEqual([]);
   }, 120_000);
 });
