@@ -34,6 +34,8 @@ import { protectedExcludes, type TargetOptions } from './steps/targeting.js';
 import { STACK_TYPE } from './resource/urn.js';
 import { ResourceHookRegistry } from './program/resource-hooks.js';
 import { DELETE_HOOKS_WITHOUT_PROGRAM, deleteHooksWithoutProgram } from './steps/resource-hooks.js';
+import { PlanRun } from './plans/plan-run.js';
+import type { DeploymentPlan, ResourcePlan } from './plans/plan-types.js';
 
 /** What to do. `preview` is a dry run of `update`; `dryRun` previews a destroy, refresh or import. */
 export type DeploymentKind = 'preview' | 'update' | 'destroy' | 'refresh' | 'import';
@@ -68,6 +70,10 @@ export interface DeploymentOptions {
   excludeProtected?: boolean;
   /** `--continue-on-error`: a failed step skips only what depends on it; the run still fails. */
   continueOnError?: boolean;
+  /** `up --plan`: the update (and its preview) may only take the operations this plan allows. */
+  plan?: DeploymentPlan;
+  /** `preview --save-plan`: record the plan of this run (`DeploymentResult.resourcePlans`). */
+  recordPlan?: boolean;
   env?: NodeJS.ProcessEnv;
   projectPlugins?: ProjectPlugin[];
   readStack?: StackReader;
@@ -122,6 +128,8 @@ export interface DeploymentResult {
   resourceCount: number;
   /** The run was stopped through `signal`: not a failure of its own. */
   cancelled: boolean;
+  /** With `recordPlan`: each resource's plan, by URN. */
+  resourcePlans?: Map<string, ResourcePlan>;
 }
 
 /** Runs one deployment. */
@@ -165,6 +173,8 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     await acquirer.ensureAll([...programPlugins, ...statePlugins(base.resources)]);
   }
   const hooks = new ResourceHookRegistry();
+  const planRun = new PlanRun(opts.plan, opts.recordPlan === true);
+  const plan = planRun.active && (opts.kind === 'preview' || opts.kind === 'update') ? planRun : undefined;
   let executor: StepExecutor | undefined;
   const builtins = new BuiltinProvider(opts.readStack, (urn) => executor?.lookup(urn));
   let host: ProgramHost | undefined;
@@ -196,6 +206,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     continueOnError: opts.continueOnError,
     hooks,
     programMode: programMode === 'update' ? undefined : programMode,
+    plan,
   });
   executor = ex;
   let postStepsRan = false;
@@ -242,6 +253,11 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
       await ex.idle();
       // a destroy deleted the stack with everything else
       if (programMode !== 'destroy') ex.finalizeStackOutputs(ex.failed || host.programErrored || outcome !== undefined);
+      await ex.idle();
+      // as Pulumi: only a run that went well is told of planned operations it never took
+      if (opts.plan && plan && !ex.failed && !host.programErrored) {
+        for (const message of plan.unfulfilled(new Set(base.resources.map((r) => r.urn)))) ex.fail(undefined, new Error(message));
+      }
     }
     await ex.idle();
     if (!dryRun) await snapshots.saveFinal().catch((err: unknown) => void ex.fail(undefined, err));
@@ -262,6 +278,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     checkpoint: lastCheckpoint,
     resourceCount: snap.resources.length,
     cancelled: ex.cancelled,
+    resourcePlans: plan?.recorded,
   };
 }
 

@@ -12,7 +12,7 @@ const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ENGINE = 'cli/engine';
 
 /** The engine's rooms, lowest floor first; the entry modules at the top of cli/engine are the highest floor. */
-const FLOORS: string[][] = [['rpc', 'go-formats', 'config'], ['resource'], ['state'], ['display'], ['plugins'], ['steps'], ['program', 'import']];
+const FLOORS: string[][] = [['rpc', 'go-formats', 'config'], ['resource'], ['state'], ['display'], ['plugins', 'plans'], ['steps'], ['program', 'import']];
 
 /** Each room and the rooms it may import (itself and every lower floor); the entry may import every room. */
 function allowedImports(): Record<string, string[]> {

@@ -13,6 +13,7 @@ import { dependentReplacementRefusal, replacementRefusal } from './protection.js
 import type { ReplacementPlanner } from './replacement.js';
 import type { RunLedger } from './run-ledger.js';
 import { importedReplacementRefusal, proposedState, type StepDecision } from './step-generator.js';
+import { planSteps, replacementOps } from './plan-hooks.js';
 import { ShuttingDownError, type PendingStart, type RegisterGoal, type RegisterResult, type RunContext } from './step-types.js';
 
 /** Where a step's resource comes from: the program's goal, its URN and its provider (reference and client). */
@@ -36,6 +37,8 @@ export class StepApplier {
   same({ goal, urn, ref }: Omit<StepTarget, 'provider'>, inputs: PropertyMap, old: ResourceState): RegisterResult {
     const outputs = markSecretOutputs(old.outputs ?? {}, goal.additionalSecretOutputs);
     const state = proposedState(goal, urn, { id: old.id, inputs, outputs, provider: ref, created: old.created, modified: old.modified, initErrors: old.initErrors });
+    planSteps(this.ctx, urn, ['same']);
+    this.ctx.options.plan?.state(urn, outputs);
     this.ctx.emit('same', urn, goal.type, 'start', { old, new: state });
     this.ledger.record(urn, state, old);
     this.ctx.emit('same', urn, goal.type, 'done', { old, new: state });
@@ -57,6 +60,7 @@ export class StepApplier {
     ctx.assertRunning();
     const now = new Date().toISOString();
     const pendingState = proposedState(goal, urn, { inputs, provider: ref });
+    if (op === 'create') planSteps(ctx, urn, ['create']);
     ctx.emit(op, urn, goal.type, 'start', { new: pendingState });
     const start: PendingStart | undefined = ctx.preview ? undefined : { resource: pendingState, type: 'creating' };
     const hookArgs: HookArgs = { urn, id: '', type: goal.type, newState: pendingState, newInputs: inputs };
@@ -92,6 +96,7 @@ export class StepApplier {
       await ctx.save();
     }
     await ctx.hooks.after('AfterCreate', state, { ...hookArgs, id, newState: state, newOutputs: outputs });
+    ctx.options.plan?.state(urn, outputs);
     ctx.emit(op, urn, goal.type, 'done', { new: state });
     return { urn, id, outputs, result: 'success' };
   }
@@ -101,6 +106,7 @@ export class StepApplier {
     const ctx = this.ctx;
     ctx.assertRunning();
     const proposed = proposedState(goal, urn, { id: old.id, inputs, outputs: old.outputs, provider: ref, created: old.created, modified: old.modified });
+    planSteps(ctx, urn, ['update']);
     ctx.emit('update', urn, goal.type, 'start', { diffKeys, old, new: proposed });
     const start: PendingStart | undefined = ctx.preview ? undefined : { resource: old, type: 'updating' };
     const hookArgs: HookArgs = { urn, id: old.id ?? '', type: goal.type, oldState: old, newState: proposed, newInputs: inputs, oldInputs: old.inputs ?? {}, oldOutputs: old.outputs ?? {} };
@@ -130,6 +136,7 @@ export class StepApplier {
       await ctx.save();
     }
     await ctx.hooks.after('AfterUpdate', state, { ...hookArgs, newState: state, newOutputs: outputs });
+    ctx.options.plan?.state(urn, outputs);
     ctx.emit('update', urn, goal.type, 'done', { diffKeys, old, new: state });
     return { urn, id: old.id ?? '', outputs, result: 'success' };
   }
@@ -149,6 +156,7 @@ export class StepApplier {
     const importRefusal = importedReplacementRefusal(goal, old, inputs, d.replaceKeys);
     if (importRefusal && !ctx.preview) throw new Error(importRefusal);
     if (importRefusal) ctx.events.diag?.({ severity: 'warning', urn, message: importRefusal });
+    planSteps(ctx, urn, replacementOps(d.deleteOld, d.deleteBeforeReplace));
     this.planner.replaced.add(urn);
     const proposed = proposedState(goal, urn, { inputs, provider: ref });
     const details = { diffKeys: d.diffKeys, replaceKeys: d.replaceKeys };
@@ -161,6 +169,7 @@ export class StepApplier {
       const dependents = await this.planner.plan(old);
       const blocked = dependentReplacementRefusal(urn, dependents);
       if (blocked) throw new Error(blocked);
+      for (const dep of dependents) planSteps(ctx, dep.state.urn, ['delete-replaced']);
       for (const dep of dependents.reverse()) await this.deletes.forReplacement(dep.state, true);
       const deleted = await this.deletes.forReplacement(old, false);
       res = await this.create(target, inputs, 'create-replacement', deleted);

@@ -5,6 +5,7 @@
 import type { ResourceState } from '../state/deployment.js';
 import { isProviderType, urnName } from '../resource/urn.js';
 import { runDeletes } from './delete-order.js';
+import { planDeletes } from './plan-hooks.js';
 import { deleteIsProtected, ProtectedDeleteError } from './protection.js';
 import { deleteHookArgs } from './resource-hooks.js';
 import type { ReplacementPlanner } from './replacement.js';
@@ -67,6 +68,7 @@ export class DeleteSteps {
    * dependency, parent, provider or deletedWith) to be deleted first; independent deletes run in parallel.
    */
   async deleteAll(states: ResourceState[]): Promise<void> {
+    if (!planDeletes(this.ctx, states)) return;
     const base = this.ctx.options.base.resources;
     const order = new Map<ResourceState, number>(base.map((r, i) => [r, i]));
     const position = (s: ResourceState) => order.get(s) ?? order.get(base.find((b) => b.urn === s.urn && b.id === s.id)!) ?? 0;

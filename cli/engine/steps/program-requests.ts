@@ -24,6 +24,7 @@ import { destroyRegistration, refreshRegistration } from './program-modes.js';
 import { decideStep, forcedReplacement, normalizeDiff, proposedState, replacedWith } from './step-generator.js';
 import { ShuttingDownError, type ReadGoal, type RegisterGoal, type RegisterResult, type RunContext } from './step-types.js';
 import { requiredUrns, untargetedDependencyMessage, type Targeting } from './targeting.js';
+import { planGoal, planSteps } from './plan-hooks.js';
 
 /** The parts of a run the program's requests go through. */
 export interface ProgramRequestParts {
@@ -80,6 +81,7 @@ export class ProgramRequests {
       if (old) {
         ledger.carry(old);
         if (result === 'success') {
+          planSteps(this.ctx, old.urn, ['same']);
           this.ctx.emit('same', old.urn, old.type, 'start', { old, new: old });
           this.ctx.emit('same', old.urn, old.type, 'done', { old, new: old });
         }
@@ -105,6 +107,8 @@ export class ProgramRequests {
     const alone = this.leftAlone(state, old);
     if (alone) return { ...alone, id: '', outputs: {} };
     const op: StepOp = !old ? 'create' : deepEqual(old.inputs ?? {}, inputs) ? 'same' : 'update';
+    planGoal(this.ctx, urn, goal, undefined, old, inputs);
+    planSteps(this.ctx, urn, [op]);
     this.ctx.emit(op, urn, goal.type, 'start', { old, new: state });
     // as Pulumi: a component's before hooks run at its registration, its after hooks once it registers its outputs
     if (op !== 'same') {
@@ -145,13 +149,15 @@ export class ProgramRequests {
     const ignored = old && !forced ? applyIgnoreChanges(olds, rawInputs, goal.ignoreChanges) : { inputs: rawInputs, invalidPaths: [] };
     if (ignored.invalidPaths.length) ctx.events.diag?.({ severity: 'info', urn, message: invalidIgnoreChangesMessage(ignored.invalidPaths) });
     const proposed = ignored.inputs;
-    const checked = await ctx.slots.admit(() => provider.check(rref, olds, proposed, randomBytes(32)));
+    const seed = ctx.options.plan?.seed(urn) ?? randomBytes(32);
+    const checked = await ctx.slots.admit(() => provider.check(rref, olds, proposed, seed));
     if (checked.failures.length) throw new Error(`Check failed: ${formatCheckFailures(checked.failures)}`);
     const inputs = checked.inputs;
     if (!ctx.preview && containsUnknowns(inputs)) {
       throw new Error(`inputs of ${urn} still hold unknown values outside a preview; refusing to create or update it with them`);
     }
     const target = { goal, urn, ref, provider };
+    planGoal(ctx, urn, goal, ref, old, inputs, seed);
     if (!old) return parts.applier.create(target, inputs, 'create');
     const diff = forced
       ? undefined
@@ -183,6 +189,7 @@ export class ProgramRequests {
       return;
     }
     const resolved = this.knownOutputs(urn, resolveOutputValues(outputs), cur.outputs ?? {}, 'output');
+    this.ctx.options.plan?.outputs(urn, cur.outputs, resolved);
     const next: ResourceState = { ...cur, outputs: resolved };
     ledger.replaceRegistered(cur, next);
     this.ctx.events.outputs?.({ urn, type: next.type, state: next });

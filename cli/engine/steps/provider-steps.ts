@@ -14,6 +14,7 @@ import { changedKeys, deepEqual, resolveOutputValues, UNKNOWN } from '../resourc
 import { formatProviderRef, isProviderType, packageOfType, parseProviderRef, urnName } from '../resource/urn.js';
 import { registrationHookArgs } from './resource-hooks.js';
 import type { RunLedger } from './run-ledger.js';
+import { planGoal, planSteps } from './plan-hooks.js';
 import { proposedState } from './step-generator.js';
 import { bareGoal, type RegisterGoal, type RegisterResult, type RunContext, type StepDetails } from './step-types.js';
 
@@ -50,6 +51,8 @@ export class ProviderSteps {
     const op: StepOp = !old ? 'create' : deepEqual(withoutInternal(old.inputs ?? {}), withoutInternal(checked.inputs)) ? 'same' : 'update';
     const id = old?.id ?? (o.preview ? UNKNOWN : ProviderRegistry.newId());
     const state = proposedState(goal, urn, { id, inputs: checked.inputs, outputs: checked.inputs });
+    planGoal(this.ctx, urn, goal, undefined, old, checked.inputs);
+    planSteps(this.ctx, urn, [op]);
     const details: StepDetails = { old, new: state, ...(op === 'update' ? { diffKeys: changedKeys(withoutInternal(old!.inputs ?? {}), withoutInternal(checked.inputs)) } : {}) };
     this.ctx.emit(op, urn, goal.type, 'start', details);
     const hookArgs = registrationHookArgs(state, old);

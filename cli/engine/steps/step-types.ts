@@ -13,6 +13,7 @@ import type { SnapshotManager } from '../state/snapshot-manager.js';
 import type { HookBinding, HookRegistry, StepHookRunner } from './hook-types.js';
 import type { Semaphore } from './semaphore.js';
 import type { TargetOptions } from './targeting.js';
+import type { PlanRun } from '../plans/plan-run.js';
 
 /** An alias given as a spec (resolved against the resource's own name, type and parent). */
 export interface AliasSpec {
@@ -120,6 +121,8 @@ export interface ExecutorOptions {
   hooks?: HookRegistry;
   /** A refresh or destroy that runs the program (`--run-program`): the steps it takes (program-modes.ts). */
   programMode?: ProgramMode;
+  /** The plan the run keeps to (`up --plan`) or records (`preview --save-plan`). */
+  plan?: PlanRun;
 }
 
 /** A step failed; the run is marked failed and the message is shown once. */

@@ -34,6 +34,8 @@ export interface ResourceSpec {
   provider?: string;
   /** The `import` resource option: adopt the existing resource with this id. */
   import?: string;
+  /** Props passed as secrets (`pulumi.secret`). */
+  secrets?: string[];
   /** Outputs to declare on the resource object although they are not inputs (for reads). */
   expose?: string[];
 }
