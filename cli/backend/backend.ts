@@ -7,6 +7,7 @@ import { isDomainError, type LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { AccessBackend } from './access-backend.js';
 import type { StateDiffBackend } from './state-diff-backend.js';
+import type { EnvironmentsBackend } from './environments-backend.js';
 import type { OrgRole } from '../../shared/ports/identity-store.js';
 import type { UntypedDeployment } from '../../shared/core/checkpoints/types.js';
 import type { DeliveryView } from '../../shared/core/hooks/delivery-view.js';
@@ -118,6 +119,8 @@ export interface Backend {
   access(): AccessBackend;
   /** `stack diff`: what changed between two versions, computed by the core on either backend. */
   stateDiff(): StateDiffBackend;
+  /** Opening ESC environments (a stack's `environment:`), on either backend. */
+  environments(): EnvironmentsBackend;
   /** The organization of stack names given without one. */
   defaultOrg(): Promise<string>;
 

@@ -10,6 +10,7 @@ import { ApiClient } from '../api-client/api-client.js';
 import { httpAccessBackend, type AccessBackend } from './access-backend.js';
 import { httpStateDiffBackend, type StateDiffBackend } from './state-diff-backend.js';
 import { ApiError } from '../api-client/api-error.js';
+import { httpEnvironmentsBackend, type EnvironmentsBackend } from './environments-backend.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
 import type { AddHookRequest, Backend, CarriedHistoryInfo, DeliveryView, HookTarget, HookView, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
 
@@ -56,6 +57,10 @@ export class HttpBackend implements Backend {
 
   stateDiff(): StateDiffBackend {
     return httpStateDiffBackend(this.client);
+  }
+
+  environments(): EnvironmentsBackend {
+    return httpEnvironmentsBackend(this.client);
   }
 
   /** `configuredOrg`: the default organization set for this backend (`org set-default`), which the service is not asked for. */

@@ -10,6 +10,7 @@ import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { serviceDeps } from '../../shared/core/compose/service-deps.js';
 import { localAccessBackend, type AccessBackend } from './access-backend.js';
 import { localStateDiffBackend, type StateDiffBackend } from './state-diff-backend.js';
+import { localEnvironmentsBackend, type EnvironmentsBackend } from './environments-backend.js';
 import { drainHookOutbox } from './local-hook-drain.js';
 import { localServices, type LocalServices } from './local-services.js';
 import type { Principal } from '../../shared/core/kernel/principal.js';
@@ -68,6 +69,10 @@ export class LocalBackend implements Backend {
 
   stateDiff(): StateDiffBackend {
     return localStateDiffBackend(this.services, PRINCIPAL);
+  }
+
+  environments(): EnvironmentsBackend {
+    return localEnvironmentsBackend(this.services, PRINCIPAL);
   }
 
   async whoami(): Promise<WhoAmI> {

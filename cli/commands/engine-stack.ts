@@ -13,6 +13,7 @@ import { decryptConfig, effectiveConfig, engineConfig, updateConfig } from '../p
 import { validateStackConfig } from '../project/config-schema.js';
 import { stackConfigPath } from '../project/project.js';
 import { StackConfigFile } from '../project/stack-config.js';
+import { openStackEnvironments } from '../project/stack-environments.js';
 import { applyConfigOverrides } from '../project/config-overrides.js';
 import { CommandContext, type GlobalOptions } from './context.js';
 import type { ResolveEngineStack } from './engine-command.js';
@@ -57,7 +58,15 @@ export function createEngineStackResolver(globals: () => GlobalOptions): Resolve
     const plaintexts = await decryptConfig(backend, ref, entries, `Pulumi.${ref.stack}.yaml`).catch(async (error: unknown) => {
       throw await updateRefusal(backend, ref, command, { program: updateProgram, environment, config: updateConfig(entries) }, error);
     });
-    const programConfig = engineConfig(entries, plaintexts);
+    // As Pulumi: the stack's environments are opened before the program runs; their config lies under the stack's own.
+    const opened = await openStackEnvironments(backend.environments(), file.environments(), {
+      org: ref.org,
+      project: project.name,
+      file: `Pulumi.${ref.stack}.yaml`,
+    });
+    const programConfig = { ...opened.config, ...engineConfig(entries, plaintexts) };
+    // The program and the provider plugins inherit the CLI's environment.
+    Object.assign(process.env, opened.variables);
     // As Pulumi: checked when the program runs (refresh and destroy with --run-program only) and before an import,
     // unless skipped.
     if ((command === 'preview' || command === 'up' || command === 'import' || runProgram) && !skipConfigValidation) {

@@ -78,7 +78,7 @@ export async function decryptConfig(backend: Backend, ref: StackRef, entries: Co
  * The text a program receives for a value: strings as they are, other scalars printed, objects as JSON with sorted
  * keys (Pulumi marshals config objects as Go maps, so a program sees the same text whatever the file's key order).
  */
-function programText(value: unknown): { text: string; object: boolean } {
+export function programText(value: unknown): { text: string; object: boolean } {
   if (typeof value === 'string') return { text: value, object: false };
   if (value === null || typeof value !== 'object') return { text: String(value), object: false };
   return { text: goJson(value), object: true };

@@ -49,10 +49,10 @@ describe('project and stack file keys', () => {
     expect(error.hint).toMatch(hint);
   });
 
-  it('refuses environment: in a stack file with what to do until environments are supported', () => {
-    const error = refusal(() => checkStackFileKeys('Pulumi.dev.yaml', { environment: ['team/dev'] }));
+  it('accepts environment: in a stack file (ESC imports) and refuses a misspelling of it', () => {
+    const misspelt = refusal(() => checkStackFileKeys('Pulumi.dev.yaml', { environments: ['team/dev'] }));
 
-    expect(error.message).toBe('Pulumi.dev.yaml: `environment`: Pulumi ESC environments are not supported by stackyard yet; the program would run without the configuration they import');
-    expect(error.hint).toMatch(/stackyard config set/);
+    expect(() => checkStackFileKeys('Pulumi.dev.yaml', { environment: ['team/dev'], config: {} })).not.toThrow();
+    expect(misspelt.message).toMatch(/^Pulumi.dev.yaml: `environments` is not a key stackyard implements/);
   });
 });

@@ -1,9 +1,8 @@
 /**
  * The keys of `Pulumi.yaml` and `Pulumi.<stack>.yaml` stackyard implements, checked when a file is read. Pulumi's
  * schema (sdk/go/common/workspace/project.go, project.json) has more; a key stackyard does not implement is refused
- * with its name and the way out, never ignored: a program run without what such a key asks for (an ESC environment's
- * config, another backend) would be a silent deviation. Pulumi itself accepts keys outside its schema; stackyard
- * refuses those too, so a misspelt key is caught rather than ignored (docs/cli.md).
+ * with its name and the way out, never ignored: a program run without what such a key asks for (another backend)
+ * would be a silent deviation. Pulumi itself accepts keys outside its schema; stackyard refuses those too, so a misspelt key is caught rather than ignored (docs/cli.md).
  */
 import { UserError } from '../output/errors.js';
 
@@ -42,7 +41,7 @@ const YAML_PROGRAM_KEYS: ReadonlySet<string> = new Set([
 const PROJECT_OPTION_KEYS: ReadonlySet<string> = new Set(['refresh']);
 
 /** Keys of `Pulumi.<stack>.yaml` that stackyard reads. */
-export const STACK_FILE_KEYS: ReadonlySet<string> = new Set(['config', 'secretsprovider', 'encryptedkey', 'encryptionsalt']);
+export const STACK_FILE_KEYS: ReadonlySet<string> = new Set(['config', 'environment', 'secretsprovider', 'encryptedkey', 'encryptionsalt']);
 
 /** Keys of Pulumi's schemas that stackyard does not implement: why it matters, and what to do instead. */
 const NOT_IMPLEMENTED: Record<string, { what: string; next: string }> = {
@@ -57,10 +56,6 @@ const NOT_IMPLEMENTED: Record<string, { what: string; next: string }> = {
   requiredPulumiVersion: {
     what: 'a required Pulumi CLI version does not apply to stackyard, which is not the Pulumi CLI',
     next: 'Remove `requiredPulumiVersion:` from Pulumi.yaml.',
-  },
-  environment: {
-    what: 'Pulumi ESC environments are not supported by stackyard yet; the program would run without the configuration they import',
-    next: 'Copy the values you need into `config:` (`stackyard config set`), then remove `environment:` from the file.',
   },
 };
 

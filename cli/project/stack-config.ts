@@ -145,6 +145,16 @@ export class StackConfigFile {
     return Object.entries(config).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
+  /** The ESC environments the stack imports (`environment:`, a list of `[project/]env` names, in import order). */
+  environments(): string[] {
+    const list: unknown = (this.doc.toJS() as { environment?: unknown } | null)?.environment;
+    if (list === undefined || list === null) return [];
+    if (!Array.isArray(list) || list.some((name) => typeof name !== 'string')) {
+      throw new UserError(`${this.path}: \`environment\` must be a list of environment names`, 'Write it as `environment: [project/env, …]`.');
+    }
+    return list as string[];
+  }
+
   /** The value at a key (and path), or `undefined`. */
   get(key: ConfigKey): unknown {
     let value: unknown = Object.fromEntries(this.entries())[key.key];

@@ -103,7 +103,7 @@ describe('engine commands on the local backend', () => {
     expect(listed[0]!.updateInProgress).toBe(false);
   });
 
-  it('refuses a stack file with `environment:` and a project file with a key it does not implement, running nothing', async () => {
+  it('refuses a stack file whose `environment:` does not open and a project file with a key it does not implement, running nothing', async () => {
     const project = sandbox.project('esc', pulumiYaml('esc'), { 'index.js': "require('fs').writeFileSync('ran', '');\n" });
     const cli = (...args: string[]) => sandbox.run(project, args, { env });
     await cli('stack', 'init', 'dev');
@@ -115,7 +115,7 @@ describe('engine commands on the local backend', () => {
     const listed = await cli('stack', 'ls');
 
     expect(preview.status).toBe(1);
-    expect(preview.stderr).toContain('Pulumi.dev.yaml: `environment`: Pulumi ESC environments are not supported by stackyard yet');
+    expect(preview.stderr).toMatch(/Pulumi.dev.yaml: `environment`: cannot open environment '[^/']+\/team\/dev'/);
     expect(existsSync(join(project, 'ran'))).toBe(false);
     expect(listed.status).toBe(1);
     expect(listed.stderr).toContain('Pulumi.yaml: `backend`: choosing the backend from the project file is not supported by stackyard');

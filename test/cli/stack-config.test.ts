@@ -83,11 +83,13 @@ describe('StackConfigFile', () => {
     await expect(StackConfigFile.load(file('config: [1, 2]\n'))).rejects.toThrow('`config` must be a mapping');
   });
 
-  it('refuses `environment:` (Pulumi ESC imports) and any other key it does not implement, naming the key', async () => {
-    const esc = file('environment:\n  - team/dev\nconfig:\n  demo:a: 1\n');
+  it('reads `environment:` (Pulumi ESC imports, in order) and refuses any key it does not implement, naming the key', async () => {
+    const esc = await StackConfigFile.load(file('environment:\n  - team/dev\n  - prod\nconfig:\n  demo:a: 1\n'));
+    const notAList = await StackConfigFile.load(file('environment: team/dev\n'));
     const unknown = file('secretsprovider: default\nconfigs:\n  demo:a: 1\n');
 
-    await expect(StackConfigFile.load(esc)).rejects.toThrow(/`environment`: Pulumi ESC environments are not supported by stackyard yet/);
+    expect(esc.environments()).toEqual(['team/dev', 'prod']);
+    expect(() => notAList.environments()).toThrow('`environment` must be a list of environment names');
     await expect(StackConfigFile.load(unknown)).rejects.toThrow(/`configs` is not a key stackyard implements/);
   });
 });
