@@ -15,6 +15,7 @@ import {
 } from '../project/stack-config.js';
 import type { CommandContext, ResolvedStack } from './context.js';
 import { table } from './format.js';
+import { prettyKey } from './history-config.js';
 import type { CommandHandler } from './types.js';
 
 /** A stack of the current project, which exists, with its config file. */
@@ -43,10 +44,7 @@ export async function configTarget(ctx: CommandContext, opts: Record<string, unk
   return stackConfigTarget(ctx, project, await ctx.resolveStack(opts.stack as string | undefined));
 }
 
-/** `name` for the project's own keys, `namespace:name` for the others, as `pulumi config` shows keys. */
-export function prettyKey(key: string, project: Project): string {
-  return key.startsWith(`${project.name}:`) ? key.slice(project.name.length + 1) : key;
-}
+export { prettyKey } from './history-config.js';
 
 /** Replaces secrets by their plaintext, or by `[secret]` when no plaintexts are given. */
 function reveal(value: unknown, plaintexts: Map<string, string> | undefined): unknown {
@@ -55,7 +53,8 @@ function reveal(value: unknown, plaintexts: Map<string, string> | undefined): un
 
 const text = (value: unknown) => (typeof value === 'string' ? value : value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value));
 
-export const configList: CommandHandler = async (ctx, _args, opts) => {
+export const configList: CommandHandler = async (ctx, args, opts) => {
+  if (opts.version !== undefined) return (await import('./config-version.js')).configAtVersion(ctx, args, opts);
   const { backend, ref, project, file, fileName } = await configTarget(ctx, opts);
   const entries = effectiveConfig(project, file);
   const showSecrets = opts.showSecrets === true;

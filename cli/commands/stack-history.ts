@@ -1,16 +1,9 @@
 /** `stack history`: a stack's updates, as text or Pulumi's `--json` shape, with how each one ended. */
-import { decryptStateSecrets } from '../backend/deployment-secrets.js';
 import type { UpdateInfo } from '../backend/backend.js';
-import { collectCiphertexts, mapSecureValues } from '../project/stack-config.js';
+import { shownHistoryConfig } from './history-config.js';
 import { formatTime, relativeTime } from './format.js';
 import { requireExisting } from './stack.js';
 import type { CommandHandler } from './types.js';
-
-interface HistoryConfigValue {
-  string?: string;
-  secret?: boolean;
-  object?: boolean;
-}
 
 export const stackHistory: CommandHandler = async (ctx, _args, opts) => {
   const { backend, ref } = await ctx.resolveStack(opts.stack as string | undefined);
@@ -21,28 +14,7 @@ export const stackHistory: CommandHandler = async (ctx, _args, opts) => {
     const reveal = opts.showSecrets === true;
     const out = [];
     for (const update of updates) {
-      const config: Record<string, { value?: string; objectValue?: unknown; secret: boolean }> = {};
-      for (const [key, raw] of Object.entries(update.config ?? {})) {
-        const v = raw as HistoryConfigValue;
-        const entry: { value?: string; objectValue?: unknown; secret: boolean } = { secret: v.secret === true };
-        if (!entry.secret || reveal) {
-          let text = v.string ?? '';
-          if (entry.secret && reveal) {
-            if (v.object) {
-              const parsed = JSON.parse(text) as unknown;
-              const ciphertexts = collectCiphertexts(parsed);
-              const plain = ciphertexts.length ? await decryptStateSecrets(backend, ref, ciphertexts) : [];
-              const byCiphertext = new Map(ciphertexts.map((c, i) => [c, plain[i]]));
-              text = JSON.stringify(mapSecureValues(parsed, (c) => byCiphertext.get(c)));
-            } else {
-              [text] = await decryptStateSecrets(backend, ref, [text]);
-            }
-          }
-          entry.value = text;
-          if (v.object && text !== '') entry.objectValue = JSON.parse(text);
-        }
-        config[key] = entry;
-      }
+      const config = await shownHistoryConfig(backend, ref, update.config ?? {}, reveal);
       const started = knownEpochMs(update.startTime);
       const ended = knownEpochMs(update.endTime) ?? started;
       out.push({

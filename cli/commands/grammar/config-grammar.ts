@@ -1,6 +1,6 @@
 /** `config` and its subcommands, in Pulumi's grammar. */
 import type { Command } from 'commander';
-import { addFlags } from '../pulumi-flags.js';
+import { addFlags, positiveInteger } from '../pulumi-flags.js';
 import { COMMAND_GLOBALS, JSON_FLAG, STACK_FLAG, group, leaf, run } from './tree.js';
 
 const config = () => import('../config.js');
@@ -11,6 +11,7 @@ export function registerConfigGrammar(program: Command): void {
       STACK_FLAG,
       JSON_FLAG,
       { flags: '--show-secrets', description: 'show secret values instead of [secret]' },
+      { flags: '--version <n>', description: 'show the config recorded with this version\'s update (see `stack history`)', parse: positiveInteger },
       { flags: '--open', description: 'open environments listed in the stack configuration', refused: 'stackyard has no ESC environments to open' },
       { flags: '--config-file <file>', description: 'use this file instead of Pulumi.<stack>.yaml', refused: 'config commands always use Pulumi.<stack>.yaml' },
       ...COMMAND_GLOBALS,

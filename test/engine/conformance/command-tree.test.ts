@@ -131,6 +131,7 @@ const EXERCISED: Record<string, string> = {
   'stack graph --dot-fragment': STACK_GRAPH,
   // config
   'config --show-secrets': LOCAL_BACKEND,
+  'config --version': 'test/cli/config-version.test.ts',
   'config get --path': LOCAL_BACKEND,
   'config set --path': LOCAL_BACKEND,
   'config set --secret': LOCAL_BACKEND,
