@@ -28,5 +28,6 @@ export function localServices(deps: ServiceDeps): LocalServices {
     oidc: once(async () => (await import('../../shared/core/oidc/oidc-service.js')).createOidcService(deps)),
     hooks: once(async () => (await import('../../shared/core/hooks/hook-service.js')).createHookService(deps)),
     environments: once(async () => (await import('../../shared/core/environments/environment-service.js')).createEnvironmentService(deps)),
+    deployments: once(async () => (await import('../../shared/core/deployments/deployment-service.js')).createDeploymentService(deps)),
   };
 }

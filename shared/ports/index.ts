@@ -8,6 +8,7 @@ export type * from './hook-store.js';
 export type * from './console-session-store.js';
 export type * from './audit-store.js';
 export type * from './environment-store.js';
+export type * from './deployment-store.js';
 export { INFLATE_CHUNK_BYTES, MAX_OBJECT_BYTES } from './checkpoint-store.js';
 export { ORG_ROLES, tokenOwnerKey } from './identity-store.js';
 export { environmentObjectScope } from './environment-store.js';
@@ -15,6 +16,7 @@ export { environmentObjectScope } from './environment-store.js';
 import type { CheckpointStore } from './checkpoint-store.js';
 import type { ConsoleSessionStore } from './console-session-store.js';
 import type { AuditStore } from './audit-store.js';
+import type { DeploymentStore } from './deployment-store.js';
 import type { EnvironmentStore } from './environment-store.js';
 import type { HookStore } from './hook-store.js';
 import type { IdentityStore } from './identity-store.js';
@@ -37,6 +39,8 @@ export interface Storage {
   audit: AuditStore;
   /** Environments (ESC): records, revisions, revision tags, open sessions; definitions live in `checkpoints`. */
   environments: EnvironmentStore;
+  /** Deployments: settings per stack, runs, the run queue and run logs. */
+  deployments: DeploymentStore;
   /** Releases clients, timers and file handles. */
   close(): Promise<void>;
 }

@@ -4,13 +4,11 @@ import {
   ENVIRONMENT_ACTIONS,
   ORG_ACTIONS,
   STACK_ACTIONS,
-  type EnvironmentAction,
   type EnvironmentPermission,
-  type OrgAction,
-  type StackAction,
   type StackPermission,
 } from '../../shared/core/kernel/permissions.js';
 import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
+import { ORG, ROUTE_ACCESS, STACK, type Access } from './authz-route-access.js';
 import { failed, ok, PulumiWire, type Auth } from './pulumi-wire.js';
 import { startServe, type ServeProcess } from './serve-process.js';
 import { createAndStart, createStack, deployment, engineEvents, runUpdate, stackPath, type Ref } from './wire-fixtures.js';
@@ -25,159 +23,6 @@ import { createAndStart, createStack, deployment, engineEvents, runUpdate, stack
  * checked against) and are exercised by the route suites and shared/core/access/access-service.test.ts.
  */
 
-/** What a route needs, by the permission table. */
-type Access =
-  | { any: true }
-  | { siteAdmin: true }
-  | { personalTokens: true }
-  | { project: true }
-  | { stack: StackAction }
-  | { environment: EnvironmentAction }
-  | { org: OrgAction }
-  | { lease: true }
-  /** `POST /api/oauth/token`: unauthenticated by design (the ID token in the body is the credential). */
-  | { oidcExchange: true };
-
-const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
-const UPDATE = `${STACK}/update/{updateId}`;
-const ORG = '/api/orgs/{orgName}';
-const ESC = '/api/esc/environments';
-const PREVIEW = '/api/preview/environments';
-
-/** The routes of one environment (acme/proj/dev under ESC's prefix, acme/default/dev under the preview one). */
-function environmentAccess(base: string): Record<string, Access> {
-  const version = (path: string): Record<string, Access> => ({
-    [`GET ${path}`]: { environment: 'read' },
-    [`GET ${path}/decrypt`]: { environment: 'open' },
-    [`POST ${path}/open`]: { environment: 'open' },
-    [`POST ${path}/check`]: { environment: 'read' },
-  });
-  return {
-    ...version(base),
-    ...version(`${base}/versions/{version}`),
-    [`PATCH ${base}`]: { environment: 'write' },
-    [`DELETE ${base}`]: { environment: 'delete' },
-    [`GET ${base}/open/{openSessionId}`]: { environment: 'open' },
-    [`POST ${base}/clone`]: { environment: 'open' },
-    [`GET ${base}/versions`]: { environment: 'read' },
-    [`GET ${base}/versions/tags`]: { environment: 'read' },
-    [`POST ${base}/versions/tags`]: { environment: 'write' },
-    [`GET ${base}/versions/tags/{tagName}`]: { environment: 'read' },
-    [`PATCH ${base}/versions/tags/{tagName}`]: { environment: 'write' },
-    [`DELETE ${base}/versions/tags/{tagName}`]: { environment: 'write' },
-    [`GET ${base}/permissions`]: { environment: 'read' },
-    [`PATCH ${base}/permissions`]: { environment: 'manage-permissions' },
-  };
-}
-
-/** Every route's requirement; a route missing here fails the matrix (add it when you add a route). */
-const ROUTE_ACCESS: Record<string, Access> = {
-  'GET /api/user': { any: true },
-  'GET /api/user/organizations/default': { any: true },
-  'GET /api/capabilities': { any: true },
-  'GET /api/registry/packages': { any: true },
-  'GET /api/openapi.json': { any: true },
-  'GET /api/user/stacks': { any: true },
-  'GET /api/orgs': { any: true },
-  'POST /api/users': { siteAdmin: true },
-  'POST /api/orgs': { siteAdmin: true },
-  'POST /api/user/tokens': { personalTokens: true },
-  'GET /api/user/tokens': { personalTokens: true },
-  'DELETE /api/user/tokens/{tokenId}': { personalTokens: true },
-  'HEAD /api/stacks/{orgName}/{projectName}': { project: true },
-  'POST /api/stacks/{orgName}/{projectName}': { org: 'create-stack' },
-  [`GET ${STACK}`]: { stack: 'view' },
-  [`DELETE ${STACK}`]: { stack: 'delete' },
-  [`POST ${STACK}/rename`]: { stack: 'rename' },
-  [`PATCH ${STACK}/tags`]: { stack: 'tags' },
-  [`GET ${STACK}/export`]: { stack: 'export' },
-  [`GET ${STACK}/export/{version}`]: { stack: 'export' },
-  [`POST ${STACK}/import`]: { stack: 'import' },
-  [`POST ${STACK}/rollback`]: { stack: 'restore' },
-  [`GET ${STACK}/diff`]: { stack: 'history' },
-  [`POST ${STACK}/history`]: { stack: 'restore' },
-  [`GET ${STACK}/updates`]: { stack: 'history' },
-  [`GET ${STACK}/updates/latest`]: { stack: 'history' },
-  [`POST ${STACK}/update`]: { stack: 'update' },
-  [`POST ${STACK}/preview`]: { stack: 'update' },
-  [`POST ${STACK}/refresh`]: { stack: 'update' },
-  [`POST ${STACK}/destroy`]: { stack: 'update' },
-  [`POST ${UPDATE}`]: { stack: 'update' },
-  [`GET ${UPDATE}`]: { stack: 'view' },
-  [`POST ${UPDATE}/renew_lease`]: { lease: true },
-  [`PATCH ${UPDATE}/checkpoint`]: { lease: true },
-  [`PATCH ${UPDATE}/checkpointverbatim`]: { lease: true },
-  [`PATCH ${UPDATE}/checkpointdelta`]: { lease: true },
-  [`PATCH ${UPDATE}/journalentries`]: { lease: true },
-  [`POST ${UPDATE}/events/batch`]: { lease: true },
-  [`POST ${UPDATE}/complete`]: { lease: true },
-  [`POST ${UPDATE}/cancel`]: { stack: 'cancel' },
-  [`POST ${STACK}/encrypt`]: { stack: 'encrypt' },
-  [`POST ${STACK}/batch-encrypt`]: { stack: 'encrypt' },
-  [`POST ${STACK}/decrypt`]: { stack: 'decrypt' },
-  [`POST ${STACK}/batch-decrypt`]: { stack: 'decrypt' },
-  [`POST ${STACK}/decrypt/log-decryption`]: { stack: 'view' },
-  [`POST ${STACK}/decrypt/log-batch-decryption`]: { stack: 'view' },
-  [`GET ${ORG}/hooks`]: { org: 'read-hooks' },
-  [`POST ${ORG}/hooks`]: { org: 'manage-hooks' },
-  [`GET ${ORG}/hooks/{hookName}`]: { org: 'read-hooks' },
-  [`DELETE ${ORG}/hooks/{hookName}`]: { org: 'manage-hooks' },
-  [`GET ${ORG}/hooks/{hookName}/deliveries`]: { org: 'read-hooks' },
-  [`POST ${ORG}/hooks/{hookName}/ping`]: { org: 'manage-hooks' },
-  [`POST ${ORG}/hooks/{hookName}/deliveries/{deliveryId}/redeliver`]: { org: 'manage-hooks' },
-  [`GET ${STACK}/hooks`]: { stack: 'read-hooks' },
-  [`POST ${STACK}/hooks`]: { stack: 'manage-hooks' },
-  [`GET ${STACK}/hooks/{hookName}`]: { stack: 'read-hooks' },
-  [`DELETE ${STACK}/hooks/{hookName}`]: { stack: 'manage-hooks' },
-  [`GET ${STACK}/hooks/{hookName}/deliveries`]: { stack: 'read-hooks' },
-  [`POST ${STACK}/hooks/{hookName}/ping`]: { stack: 'manage-hooks' },
-  [`POST ${STACK}/hooks/{hookName}/deliveries/{deliveryId}/redeliver`]: { stack: 'manage-hooks' },
-  [`POST ${ORG}/members`]: { org: 'manage-members' },
-  [`GET ${ORG}/members`]: { org: 'manage-members' },
-  [`PATCH ${ORG}/members/{userLogin}`]: { org: 'manage-members' },
-  [`DELETE ${ORG}/members/{userLogin}`]: { org: 'manage-members' },
-  [`PATCH ${ORG}/settings`]: { org: 'manage-settings' },
-  [`GET ${ORG}/teams`]: { org: 'manage-teams' },
-  [`POST ${ORG}/teams`]: { org: 'manage-teams' },
-  [`PATCH ${ORG}/teams/{teamName}`]: { org: 'manage-teams' },
-  [`DELETE ${ORG}/teams/{teamName}`]: { org: 'manage-teams' },
-  [`POST ${ORG}/tokens`]: { org: 'manage-tokens' },
-  [`GET ${ORG}/tokens`]: { org: 'manage-tokens' },
-  [`DELETE ${ORG}/tokens/{tokenId}`]: { org: 'manage-tokens' },
-  [`POST ${ORG}/teams/{teamName}/tokens`]: { org: 'manage-tokens' },
-  [`GET ${ORG}/teams/{teamName}/tokens`]: { org: 'manage-tokens' },
-  [`DELETE ${ORG}/teams/{teamName}/tokens/{tokenId}`]: { org: 'manage-tokens' },
-  [`GET ${STACK}/permissions`]: { stack: 'view' },
-  [`PATCH ${STACK}/permissions`]: { stack: 'manage-permissions' },
-  [`GET ${ORG}/auditlogs`]: { org: 'read-audit-log' },
-  'GET /api/admin/auditlogs': { siteAdmin: true },
-  // The web console: sign-in takes its credentials from the body only; a session, sign-out and login codes are the
-  // caller's own; the reads follow the stack and organization rules of the CLI's routes.
-  'POST /api/console/sessions': { any: true },
-  'GET /api/console/session': { any: true },
-  'DELETE /api/console/session': { any: true },
-  'POST /api/console/login-codes': { any: true },
-  'GET /api/console/orgs/{orgName}/stacks': { org: 'list-stacks' },
-  'GET /api/console/stacks/{orgName}/{projectName}/{stackName}': { stack: 'view' },
-  [`GET ${STACK}/updates/{version}`]: { stack: 'history' },
-  [`GET ${ORG}/oidc/policies`]: { org: 'manage-oidc-policies' },
-  [`POST ${ORG}/oidc/policies`]: { org: 'manage-oidc-policies' },
-  [`DELETE ${ORG}/oidc/policies/{policyId}`]: { org: 'manage-oidc-policies' },
-  // Whatever credentials come with it, the exchange judges only the ID token: an unsigned one is refused (401) for
-  // every caller alike, and issues nothing (the snapshot includes every token list). test/oidc/ covers the rest.
-  'POST /api/oauth/token': { oidcExchange: true },
-  [`GET ${UPDATE}/events`]: { stack: 'history' },
-  // Environments: listing and checking a definition that is not stored take membership only.
-  [`GET ${ESC}`]: { any: true },
-  [`GET ${ESC}/{orgName}`]: { project: true },
-  [`POST ${ESC}/{orgName}`]: { org: 'create-environment' },
-  [`POST ${ESC}/{orgName}/yaml/check`]: { project: true },
-  [`GET ${PREVIEW}/{orgName}`]: { project: true },
-  [`POST ${PREVIEW}/{orgName}/{envName}`]: { org: 'create-environment' },
-  [`POST ${PREVIEW}/{orgName}/yaml/check`]: { project: true },
-  ...environmentAccess(`${ESC}/{orgName}/{projectName}/{envName}`),
-  ...environmentAccess(`${PREVIEW}/{orgName}/{envName}`),
-};
 
 /** The callers of the matrix. `stack` is what each holds on acme/proj/dev; `role` its organization role. */
 interface Caller {
@@ -250,6 +95,9 @@ function bodyFor(url: string, method: string, path: string): unknown {
     [`POST ${ORG}/tokens`]: { description: 'stolen' },
     [`POST ${ORG}/teams/{teamName}/tokens`]: { description: 'stolen' },
     [`PATCH ${STACK}/permissions`]: { user: 'viewer', permission: 'admin' },
+    [`POST ${STACK}/deployments/settings`]: { sourceContext: { git: { repoUrl: 'https://evil.example.com/repo.git' } } },
+    [`POST ${STACK}/deployments/settings/encrypt`]: { secret: 'intruder' },
+    [`POST ${STACK}/deployments`]: { operation: 'destroy' },
     'POST /api/console/login-codes': { path: '/acme/proj/dev' },
     [`POST ${ORG}/oidc/policies`]: { issuer: 'https://evil.example.com', claims: { sub: 'repo:evil/*' }, tokenKind: 'organization' },
     // The form `pulumi login --oidc-token <unsigned> --oidc-org acme --oidc-team ci` posts.
@@ -359,7 +207,8 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
       .replace('{deliveryId}', '0000000000000-0000000000000000')
       .replace('{envName}', 'dev')
       .replace('{tagName}', 'stable')
-      .replace('{openSessionId}', ids.openSession!);
+      .replace('{openSessionId}', ids.openSession!)
+      .replace('{deploymentId}', ids.deployment!);
     // Personal token routes act on alice's tokens.
     return /\/api\/user\/tokens/.test(path) ? `${filled}?login=alice` : filled;
   }
@@ -373,6 +222,8 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
       wire.call('GET', `${stackPath(dev)}/export`, { auth: asAlice }),
       wire.call('GET', `${stackPath(dev)}/updates`, { auth: asAlice }),
       wire.call('GET', `${stackPath(dev)}/permissions`, { auth: asAlice }),
+      wire.call('GET', `${stackPath(dev)}/deployments/settings`, { auth: asAlice }),
+      wire.call('GET', `${stackPath(dev)}/deployments`, { auth: asAlice }),
       wire.call('GET', stackPath(other), { auth: asAlice }),
       wire.call('GET', '/api/user/stacks', { auth: asAlice }),
       wire.call('GET', '/api/orgs', { auth: asAdmin }),
@@ -476,6 +327,9 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
       }
     }
     ids.openSession = ok(await wire.call('POST', '/api/esc/environments/acme/proj/dev/open', { auth: asAlice })).id as string;
+    const settings = { sourceContext: { git: { repoUrl: 'http://127.0.0.1:9/app.git', branch: 'main' } } };
+    ok(await wire.call('POST', `${stackPath(dev)}/deployments/settings`, { auth: asAlice, body: settings }));
+    ids.deployment = ok(await wire.call('POST', `${stackPath(dev)}/deployments`, { auth: asAlice, body: { operation: 'preview' } })).id as string;
 
     callers.push(
       { name: 'org admin alice', token: aliceToken, stack: 'admin', environment: 'admin', role: 'admin', kind: 'personal' },

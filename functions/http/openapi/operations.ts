@@ -31,6 +31,7 @@ import {
   startUpdateSchema,
   updateProgramSchema,
 } from '../schemas-updates.js';
+import { DEPLOYMENT_OPERATIONS } from './deployment-operations.js';
 import { ENVIRONMENT_OPERATIONS } from './environment-operations.js';
 import * as wire from './responses.js';
 
@@ -300,4 +301,5 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   [`GET ${UPDATE}/events`]: { summary: "An update's engine events", tag: 'Console', auth: 'token', query: [continuation], response: wire.jsonObject },
 
   ...ENVIRONMENT_OPERATIONS,
+  ...DEPLOYMENT_OPERATIONS,
 };

@@ -1,4 +1,5 @@
 import { routesOf, type Route } from '../router.js';
+import { deploymentRoutes } from './deployments.js';
 import { hookApiRoutes } from './hooks.js';
 import { updateRoutes } from './updates.js';
 
@@ -6,4 +7,4 @@ import { updateRoutes } from './updates.js';
  * The updates function's routes: an update's lifecycle, its checkpoints, journal and events; and webhooks, whose ping
  * and redelivery may invoke a Lambda function as the gates at `start` do, so only this function bundles the Lambda client.
  */
-export const UPDATES_GROUP_ROUTES: readonly Route[] = routesOf('updates', [...updateRoutes, ...hookApiRoutes]);
+export const UPDATES_GROUP_ROUTES: readonly Route[] = routesOf('updates', [...updateRoutes, ...hookApiRoutes, ...deploymentRoutes]);

@@ -2,6 +2,7 @@ import { DEFAULT_GROUP, type HandlerGroup, type Route } from '../router.js';
 import { accessRoutes } from './access.js';
 import { auditRoutes } from './audit.js';
 import { consoleRoutes } from './console.js';
+import { deploymentRoutes } from './deployments.js';
 import { environmentApiRoutes } from './environments.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
@@ -26,6 +27,7 @@ export const API_ROUTES: readonly Route[] = [
   ...secretRoutes,
   ...environmentApiRoutes,
   ...hookApiRoutes,
+  ...deploymentRoutes,
   ...accessRoutes,
   ...auditRoutes,
   ...oidcRoutes,

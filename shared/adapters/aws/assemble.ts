@@ -34,6 +34,7 @@ const TABLE_STORE_NAMES: Record<keyof AwsTableStores, string> = {
   consoleSessions: 'console session store (DynamoDB)',
   audit: 'audit store (DynamoDB)',
   environments: 'environment store (DynamoDB)',
+  deployments: 'deployment store (DynamoDB)',
 };
 
 /**

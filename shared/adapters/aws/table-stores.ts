@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Storage } from '../../ports/index.js';
 import { DynamoDbAuditStore } from './dynamodb-audit-store.js';
+import { DynamoDbDeploymentStore } from './dynamodb-deployment-store.js';
 import { DynamoDbEnvironmentStore } from './dynamodb-environment-store.js';
 import { DynamoDbConsoleSessionStore } from './dynamodb-console-session-store.js';
 import { DynamoDbHookStore } from './dynamodb-hook-store.js';
@@ -10,7 +11,7 @@ import { DynamoDbStackStore } from './dynamodb-stack-store.js';
 import { DynamoDbUpdateStore } from './dynamodb-update-store.js';
 
 /** The stores that live in the one DynamoDB table. */
-export type AwsTableStores = Pick<Storage, 'stacks' | 'updates' | 'leases' | 'identity' | 'hooks' | 'consoleSessions' | 'audit' | 'environments'>;
+export type AwsTableStores = Pick<Storage, 'stacks' | 'updates' | 'leases' | 'identity' | 'hooks' | 'consoleSessions' | 'audit' | 'environments' | 'deployments'>;
 
 /**
  * Builds one table store on the (read-coalescing) document client. Each is its own export, so a Lambda function that
@@ -32,6 +33,8 @@ export const environmentTable: TableStore = (documents, table, now) => ({
   environments: new DynamoDbEnvironmentStore(documents, table, now),
 });
 
+export const deploymentTable: TableStore = (documents, table) => ({ deployments: new DynamoDbDeploymentStore(documents, table) });
+
 /** Every table store: `serve`, the CLI's AWS backend and the tests. */
 export const ALL_TABLE_STORES: readonly TableStore[] = [
   stackTable,
@@ -42,4 +45,5 @@ export const ALL_TABLE_STORES: readonly TableStore[] = [
   consoleSessionTable,
   auditTable,
   environmentTable,
+  deploymentTable,
 ];

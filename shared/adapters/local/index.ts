@@ -5,6 +5,7 @@ import type { EnvironmentStore, Storage } from '../../ports/index.js';
 import { lazyStore } from '../lazy-store.js';
 import { DataDir } from './files.js';
 import { LocalCheckpointStore } from './local-checkpoint-store.js';
+import { LocalDeploymentStore } from './local-deployment-store.js';
 import { LocalConsoleSessionStore } from './local-console-session-store.js';
 import { LocalAuditStore } from './local-audit-store.js';
 import { LocalHookStore } from './local-hook-store.js';
@@ -61,6 +62,7 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
     audit: new LocalAuditStore(dir),
     // Loaded on first use: most commands never read an environment, and start-up pays for every module it compiles.
     environments: lazyStore<EnvironmentStore>(async () => new (await import('./local-environment-store.js')).LocalEnvironmentStore(dir, now)),
+    deployments: new LocalDeploymentStore(dir),
     close: async () => undefined,
   };
 }

@@ -58,7 +58,11 @@ export type AuditEvent =
   | 'environment.opened'
   | 'environment.secrets-revealed'
   | 'environment.tag-changed'
-  | 'environment.permission-changed';
+  | 'environment.permission-changed'
+  | 'deployment.settings-changed'
+  | 'deployment.settings-deleted'
+  | 'deployment.queued'
+  | 'deployment.cancelled';
 
 /** Events that record a refusal itself: the only entries a refused request leaves (all else changes nothing). */
 export const REFUSAL_EVENTS: readonly string[] = ['auth.failed', 'authz.denied'];

@@ -3,6 +3,7 @@ import { createAccessService } from '../access/access-service.js';
 import { auditingDenials } from '../audit/denials.js';
 import { createAuditService } from '../audit/audit.js';
 import { createConsoleService } from '../console/index.js';
+import { createDeploymentService } from '../deployments/deployment-service.js';
 import { createEnvironmentService } from '../environments/environment-service.js';
 import { createHookService } from '../hooks/hook-service.js';
 import { createIdentityService } from '../identity/identity-service.js';
@@ -36,5 +37,6 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     hooks: auditingDenials(deps, createHookService(deps)),
     console: auditingDenials(deps, createConsoleService(deps, identity)),
     environments: auditingDenials(deps, createEnvironmentService(deps)),
+    deployments: auditingDenials(deps, createDeploymentService(deps)),
   };
 }

@@ -1,6 +1,7 @@
 import type { AccessService } from '../access/index.js';
 import type { AuditService } from '../audit/index.js';
 import type { ConsoleService } from '../console/index.js';
+import type { DeploymentService } from '../deployments/index.js';
 import type { EnvironmentService } from '../environments/index.js';
 import type { HookService } from '../hooks/index.js';
 import type { IdentityService } from '../identity/index.js';
@@ -37,4 +38,5 @@ export interface Services {
   hooks: HookService;
   console: ConsoleService;
   environments: EnvironmentService;
+  deployments: DeploymentService;
 }

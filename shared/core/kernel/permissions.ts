@@ -36,6 +36,10 @@ export const STACK_ACTIONS = {
   decrypt: 'write',
   tags: 'write',
   'manage-hooks': 'write',
+  /** A stack's deployment settings (sealed secrets only) and its runs and their logs. */
+  'read-deployments': 'read',
+  /** Deployment settings: what a runner will run, with which environment, from which repository. */
+  'manage-deployments': 'admin',
   delete: 'admin',
   rename: 'admin',
   'manage-permissions': 'admin',

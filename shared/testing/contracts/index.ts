@@ -1,6 +1,7 @@
 import { auditStoreContract } from './audit-store.contract.js';
 import { checkpointStoreContract } from './checkpoint-store.contract.js';
 import { consoleSessionStoreContract } from './console-session-store.contract.js';
+import { deploymentStoreContract } from './deployment-store.contract.js';
 import { environmentStoreContract } from './environment-store.contract.js';
 import { hookStoreContract } from './hook-store.contract.js';
 import { identityStoreContract } from './identity-store.contract.js';
@@ -15,6 +16,7 @@ export {
   auditStoreContract,
   checkpointStoreContract,
   consoleSessionStoreContract,
+  deploymentStoreContract,
   environmentStoreContract,
   hookStoreContract,
   identityStoreContract,
@@ -36,4 +38,5 @@ export function runStorageContracts(adapterName: string, setup: ContractSetup): 
   consoleSessionStoreContract(adapterName, setup);
   auditStoreContract(adapterName, setup);
   environmentStoreContract(adapterName, setup);
+  deploymentStoreContract(adapterName, setup);
 }

@@ -1,0 +1,44 @@
+import { createDeploymentSchema, deploymentSettingsPatchSchema, encryptDeploymentSecretSchema } from '../schemas-deployments.js';
+import type { OperationDoc, QueryParameter } from './types.js';
+import * as wire from './responses.js';
+
+const DEPLOYMENTS = '/api/stacks/{orgName}/{projectName}/{stackName}/deployments';
+const RUN = `${DEPLOYMENTS}/{deploymentId}`;
+const tag = 'Deployments';
+const logQuery: readonly QueryParameter[] = [
+  { name: 'offset', description: 'The first line to return (0-based)', type: 'integer' },
+  { name: 'count', description: 'How many lines at most (1000)', type: 'integer' },
+  { name: 'continuationToken', description: 'The nextToken the previous page returned', type: 'string' },
+];
+
+/** Deployment settings and runs (docs/deployments.md). */
+export const DEPLOYMENT_OPERATIONS: Record<string, OperationDoc> = {
+  [`GET ${DEPLOYMENTS}/settings`]: { summary: "The stack's deployment settings, secrets sealed", tag, auth: 'token', response: wire.jsonObject },
+  [`POST ${DEPLOYMENTS}/settings`]: {
+    summary: 'Merge a patch into the deployment settings (admin)',
+    tag,
+    auth: 'token',
+    body: deploymentSettingsPatchSchema,
+    response: wire.jsonObject,
+  },
+  [`DELETE ${DEPLOYMENTS}/settings`]: { summary: 'Remove the deployment settings (admin)', tag, auth: 'token', status: 204 },
+  [`POST ${DEPLOYMENTS}/settings/encrypt`]: {
+    summary: "Seal a secret under the stack's key (admin)",
+    tag,
+    auth: 'token',
+    body: encryptDeploymentSecretSchema,
+    response: wire.jsonObject,
+  },
+  [`POST ${DEPLOYMENTS}`]: { summary: 'Queue a deployment run', tag, auth: 'token', body: createDeploymentSchema, response: wire.jsonObject },
+  [`GET ${DEPLOYMENTS}`]: {
+    summary: "The stack's runs, newest first",
+    tag,
+    auth: 'token',
+    query: [{ name: 'pageSize', description: 'Runs per page (at most 100)', type: 'integer' }],
+    response: wire.jsonObject,
+  },
+  [`GET ${RUN}`]: { summary: 'One run', tag, auth: 'token', response: wire.jsonObject },
+  [`POST ${RUN}/cancel`]: { summary: 'Cancel a run (and its update)', tag, auth: 'token', response: wire.jsonObject },
+  [`GET ${RUN}/logs`]: { summary: "A run's log", tag, auth: 'token', query: logQuery, response: wire.jsonObject },
+  [`GET ${RUN}/updates`]: { summary: 'The updates a run made', tag, auth: 'token', response: wire.jsonObject },
+};

@@ -1,0 +1,130 @@
+import { InvalidInputError } from '../../../shared/core/errors.js';
+import type { RouteContext } from '../context.js';
+import { validateBody } from '../decode.js';
+import { jsonResponse, noContentResponse } from '../respond.js';
+import type { Route } from '../router.js';
+import { createDeploymentSchema, deploymentSettingsPatchSchema, encryptDeploymentSecretSchema } from '../schemas-deployments.js';
+
+/**
+ * Pulumi Deployments' routes as the `pulumi` CLI's client calls them (pkg/backend/httpstate/client): a stack's
+ * deployment settings and its runs (docs/deployments.md). They run on the updates function.
+ */
+const DEPLOYMENTS = '/api/stacks/{orgName}/{projectName}/{stackName}/deployments';
+const SETTINGS = `${DEPLOYMENTS}/settings`;
+const RUN = `${DEPLOYMENTS}/{deploymentId}`;
+const MAX_LOG_LINES = 1000;
+const INITIATOR = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+function wholeQuery(query: URLSearchParams, name: string, fallback: number, max: number): number {
+  const text = query.get(name);
+  if (text === null || text === '') return fallback;
+  if (!/^[0-9]{1,9}$/.test(text)) throw new InvalidInputError(`${name} must be a whole number, got '${text.slice(0, 20)}'.`);
+  return Math.min(Number(text), max);
+}
+
+function initiatorOf(ctx: RouteContext): string {
+  const header = ctx.request.headers['x-pulumi-deployment-initiator'];
+  return header && INITIATOR.test(header) ? header : 'api';
+}
+
+export const deploymentRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: SETTINGS,
+    group: 'updates',
+    async handle(ctx) {
+      return jsonResponse(200, await ctx.services.deployments.getSettings(await ctx.principal(), ctx.stackRef()));
+    },
+  },
+  {
+    method: 'POST',
+    path: SETTINGS,
+    group: 'updates',
+    async handle(ctx) {
+      const principal = await ctx.principal();
+      const patch = validateBody(deploymentSettingsPatchSchema, await ctx.jsonBody(), 'deployment settings');
+      return jsonResponse(200, await ctx.services.deployments.patchSettings(principal, ctx.stackRef(), patch));
+    },
+  },
+  {
+    method: 'DELETE',
+    path: SETTINGS,
+    group: 'updates',
+    async handle(ctx) {
+      await ctx.services.deployments.deleteSettings(await ctx.principal(), ctx.stackRef());
+      return noContentResponse(204);
+    },
+  },
+  {
+    method: 'POST',
+    path: `${SETTINGS}/encrypt`,
+    group: 'updates',
+    async handle(ctx) {
+      const principal = await ctx.principal();
+      const body = validateBody(encryptDeploymentSecretSchema, await ctx.jsonBody(), 'encrypt request');
+      return jsonResponse(200, await ctx.services.deployments.encryptSecret(principal, ctx.stackRef(), body.secret));
+    },
+  },
+  {
+    method: 'POST',
+    path: DEPLOYMENTS,
+    group: 'updates',
+    async handle(ctx) {
+      const principal = await ctx.principal();
+      const body = validateBody(createDeploymentSchema, await ctx.jsonBody(), 'create deployment request');
+      return jsonResponse(200, await ctx.services.deployments.createRun(principal, ctx.stackRef(), body, initiatorOf(ctx)));
+    },
+  },
+  {
+    method: 'GET',
+    path: DEPLOYMENTS,
+    group: 'updates',
+    async handle(ctx) {
+      const principal = await ctx.principal();
+      const pageSize = wholeQuery(ctx.request.query, 'pageSize', 100, 100);
+      const deployments = await ctx.services.deployments.listRuns(principal, ctx.stackRef(), pageSize);
+      return jsonResponse(200, { deployments, itemsPerPage: pageSize, total: deployments.length });
+    },
+  },
+  {
+    method: 'GET',
+    path: RUN,
+    group: 'updates',
+    async handle(ctx) {
+      return jsonResponse(200, await ctx.services.deployments.getRun(await ctx.principal(), ctx.stackRef(), ctx.params.deploymentId!));
+    },
+  },
+  {
+    method: 'POST',
+    path: `${RUN}/cancel`,
+    group: 'updates',
+    async handle(ctx) {
+      return jsonResponse(200, await ctx.services.deployments.cancelRun(await ctx.principal(), ctx.stackRef(), ctx.params.deploymentId!));
+    },
+  },
+  {
+    method: 'GET',
+    path: `${RUN}/logs`,
+    group: 'updates',
+    async handle(ctx) {
+      const principal = await ctx.principal();
+      const query = ctx.request.query;
+      const token = query.get('continuationToken');
+      const offset = token ? wholeQuery(new URLSearchParams({ offset: token }), 'offset', 0, 1e9) : wholeQuery(query, 'offset', 0, 1e9);
+      const count = wholeQuery(query, 'count', MAX_LOG_LINES, MAX_LOG_LINES);
+      return jsonResponse(200, await ctx.services.deployments.readLogs(principal, ctx.stackRef(), ctx.params.deploymentId!, offset, count));
+    },
+  },
+  {
+    method: 'GET',
+    path: `${RUN}/updates`,
+    group: 'updates',
+    async handle(ctx) {
+      const run = await ctx.services.deployments.getRun(await ctx.principal(), ctx.stackRef(), ctx.params.deploymentId!);
+      return jsonResponse(
+        200,
+        run.updates.map((update) => ({ updateID: update.updateID, version: update.version, latestVersion: update.version })),
+      );
+    },
+  },
+];

@@ -1,0 +1,96 @@
+/** Pulumi Deployments' operations (apitype.PulumiOperation). */
+export type DeploymentOperation = 'preview' | 'update' | 'refresh' | 'destroy' | 'detect-drift' | 'remediate-drift';
+
+/** Pulumi Cloud's deployment statuses: queued, picked up by a runner, executing, and the three terminal ones. */
+export type DeploymentRunStatus = 'not-started' | 'accepted' | 'running' | 'succeeded' | 'failed' | 'skipped';
+
+/** A stack's deployment settings, as Pulumi's `DeploymentSettings` JSON with every secret value sealed (`ciphertext`). */
+export interface DeploymentSettingsRecord {
+  stackId: string;
+  /** The settings document; a secret is only ever `{ "ciphertext": … }` here. */
+  settings: Record<string, unknown>;
+  /** 1 on create, +1 on every write: the condition of the next write. */
+  version: number;
+  modifiedAt: number;
+  modifiedBy: string;
+}
+
+/** One update a run started, as Pulumi's `DeploymentNestedUpdate` names it. */
+export interface DeploymentRunUpdate {
+  updateId: string;
+  version: number;
+}
+
+/** A queued or finished run of a stack (a "deployment" in Pulumi Cloud's words). */
+export interface DeploymentRun {
+  /** Random, unique across stacks. */
+  id: string;
+  stackId: string;
+  org: string;
+  /** The stack's project and name when the run was queued (for runners and listings; the id is what counts). */
+  project: string;
+  stack: string;
+  /** 1, 2, 3… per stack, in the order runs were queued. */
+  version: number;
+  operation: DeploymentOperation;
+  status: DeploymentRunStatus;
+  /** Login of who queued it. */
+  requestedBy: string;
+  /** `X-Pulumi-Deployment-Initiator` (`pulumi-cli`, `stackyard-cli`, `api`…). */
+  initiator: string;
+  /** The settings the run uses: the stack's merged with the request's own, secrets sealed. */
+  settings: Record<string, unknown>;
+  created: number;
+  modified: number;
+  /** +1 on every write; the condition of the next. */
+  revision: number;
+  /** The runner holding the run and until when (epoch ms); another may claim it once that passes. */
+  claimedBy?: string;
+  claimedUntil?: number;
+  /** Set by a cancel while the run is accepted or running: the runner stops and records `failed`. */
+  cancelRequested?: boolean;
+  /** Why a failed run failed, in a sentence (clone failed, install failed, update failed, cancelled…). */
+  failure?: string;
+  updates: DeploymentRunUpdate[];
+}
+
+/** A line of a run's log, as Pulumi's `DeploymentLogLine`. */
+export interface DeploymentLogLine {
+  /** Epoch ms. */
+  timestamp: number;
+  line: string;
+}
+
+/**
+ * Deployment settings, runs, the run queue and run logs (items of the Stackyard table in AWS, lock-protected files
+ * locally). Design: docs/deployments.md.
+ *
+ * Guarantees:
+ * - `putSettings` is a conditional write on the version the caller read (`undefined`: none stored yet); a lost race
+ *   is `ConflictError` and changes nothing. `deleteSettings` of missing settings is no error.
+ * - `createRun` is create-if-absent by (stack, version): two runs queued at once cannot both take one version; the
+ *   loser gets `ConflictError` and retries with the next.
+ * - A run in `not-started` is in the queue. `claimNext` hands it to exactly one runner (a conditional write on its
+ *   status and revision), oldest first across stacks, skipping stacks that already have a live (claimed, unexpired)
+ *   run: of any number of runners claiming at once, each run goes to one of them.
+ * - `updateRun` applies only at the revision the caller read; otherwise `ConflictError` and nothing changes.
+ * - Log lines are appended in order; `readLog` returns them from an offset.
+ */
+export interface DeploymentStore {
+  getSettings(stackId: string): Promise<DeploymentSettingsRecord | undefined>;
+  putSettings(record: DeploymentSettingsRecord, expectedVersion: number | undefined): Promise<void>;
+  deleteSettings(stackId: string): Promise<void>;
+
+  createRun(run: DeploymentRun): Promise<void>;
+  /** `undefined` when the stack has no run with that id. */
+  getRun(stackId: string, id: string): Promise<DeploymentRun | undefined>;
+  /** A stack's runs, newest first. */
+  listRuns(stackId: string, limit: number): Promise<DeploymentRun[]>;
+  updateRun(run: DeploymentRun, expectedRevision: number): Promise<DeploymentRun>;
+  /** The oldest queued run whose stack has no live run, now `accepted` and claimed by `runner` until `claimedUntil`. */
+  claimNext(runner: string, now: number, claimedUntil: number): Promise<DeploymentRun | undefined>;
+
+  appendLog(runId: string, lines: readonly DeploymentLogLine[]): Promise<void>;
+  /** Lines from `offset` (0-based), at most `count`. */
+  readLog(runId: string, offset: number, count: number): Promise<DeploymentLogLine[]>;
+}

@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConflictError } from '../../core/errors.js';
+import type { DeploymentRun } from '../../ports/index.js';
+import type { ContractEnv, ContractSetup } from './setup.js';
+
+/** A run just queued (`not-started`, revision 1) of the given stack, version and queue time. */
+export function queuedDeploymentRun(stackId: string, version: number, created: number): DeploymentRun {
+  return {
+    id: randomUUID(),
+    stackId,
+    org: 'acme',
+    project: 'web',
+    stack: 'dev',
+    version,
+    operation: 'update',
+    status: 'not-started',
+    requestedBy: 'alice',
+    initiator: 'api',
+    settings: {},
+    created,
+    modified: created,
+    revision: 1,
+    updates: [],
+  };
+}
+
+/** DeploymentStore guarantees: conditional settings writes, one run per version, one claim per run, ordered logs. */
+export function deploymentStoreContract(adapterName: string, setup: ContractSetup): void {
+  describe(`DeploymentStore contract (${adapterName})`, () => {
+    let env: ContractEnv;
+    const run = queuedDeploymentRun;
+    beforeAll(async () => {
+      env = await setup();
+    });
+    afterAll(async () => {
+      await env.cleanup();
+    });
+
+    it('writes settings only at the version the writer read', async () => {
+      const stackId = randomUUID();
+      const first = { stackId, settings: { tag: 'a' }, version: 1, modifiedAt: 1, modifiedBy: 'alice' };
+
+      await env.storage.deployments.putSettings(first, undefined);
+
+      await expect(env.storage.deployments.putSettings({ ...first, settings: { tag: 'b' } }, undefined)).rejects.toBeInstanceOf(ConflictError);
+      await expect(env.storage.deployments.putSettings({ ...first, version: 2 }, 2)).rejects.toBeInstanceOf(ConflictError);
+      await env.storage.deployments.putSettings({ ...first, settings: { tag: 'c' }, version: 2 }, 1);
+      expect(await env.storage.deployments.getSettings(stackId)).toEqual({ ...first, settings: { tag: 'c' }, version: 2 });
+      await env.storage.deployments.deleteSettings(stackId);
+      expect(await env.storage.deployments.getSettings(stackId)).toBeUndefined();
+      await env.storage.deployments.deleteSettings(stackId);
+    });
+
+    it('gives each version of a stack to one run and lists them newest first', async () => {
+      const stackId = randomUUID();
+      const first = run(stackId, 1, env.clock.now());
+      await env.storage.deployments.createRun(first);
+
+      await expect(env.storage.deployments.createRun(run(stackId, 1, env.clock.now()))).rejects.toBeInstanceOf(ConflictError);
+      const second = run(stackId, 2, env.clock.now() + 1);
+      await env.storage.deployments.createRun(second);
+
+      expect((await env.storage.deployments.listRuns(stackId, 10)).map((r) => r.version)).toEqual([2, 1]);
+      expect((await env.storage.deployments.listRuns(stackId, 1)).map((r) => r.version)).toEqual([2]);
+      expect(await env.storage.deployments.getRun(stackId, first.id)).toEqual(first);
+      expect(await env.storage.deployments.getRun(stackId, randomUUID())).toBeUndefined();
+      expect(await env.storage.deployments.getRun(randomUUID(), first.id)).toBeUndefined();
+    });
+
+    it('claims queued runs oldest first, each once, and never a finished one', async () => {
+      const stackId = randomUUID();
+      const base = env.clock.now() - 10_000_000;
+      const older = run(stackId, 1, base);
+      const cancelled = run(randomUUID(), 1, base + 1);
+      const newer = run(stackId, 2, base + 2);
+      for (const r of [older, cancelled, newer]) await env.storage.deployments.createRun(r);
+      await env.storage.deployments.updateRun({ ...cancelled, status: 'failed', revision: 2, failure: 'cancelled' }, 1);
+
+      const claimedIds: string[] = [];
+      for (;;) {
+        const claimed = await env.storage.deployments.claimNext('runner-1', env.clock.now(), env.clock.now() + 60_000);
+        if (!claimed) break;
+        expect(claimed).toMatchObject({ status: 'accepted', claimedBy: 'runner-1', revision: 2 });
+        claimedIds.push(claimed.id);
+      }
+
+      expect(claimedIds.indexOf(older.id)).toBeGreaterThanOrEqual(0);
+      expect(claimedIds.indexOf(newer.id)).toBeGreaterThan(claimedIds.indexOf(older.id));
+      expect(claimedIds).not.toContain(cancelled.id);
+      expect((await env.storage.deployments.getRun(stackId, older.id))?.status).toBe('accepted');
+    });
+
+    it('updates a run only at the revision its writer read', async () => {
+      const created = run(randomUUID(), 1, env.clock.now());
+      await env.storage.deployments.createRun(created);
+
+      await env.storage.deployments.updateRun({ ...created, status: 'running', revision: 2 }, 1);
+
+      await expect(env.storage.deployments.updateRun({ ...created, status: 'failed', revision: 2 }, 1)).rejects.toBeInstanceOf(ConflictError);
+      expect((await env.storage.deployments.getRun(created.stackId, created.id))?.status).toBe('running');
+    });
+
+    it('keeps log lines in the order they were appended', async () => {
+      const runId = randomUUID();
+      await env.storage.deployments.appendLog(runId, [{ timestamp: 1, line: 'one' }, { timestamp: 2, line: 'two' }]);
+      await env.storage.deployments.appendLog(runId, [{ timestamp: 3, line: 'three' }]);
+
+      expect((await env.storage.deployments.readLog(runId, 0, 100)).map((l) => l.line)).toEqual(['one', 'two', 'three']);
+      expect((await env.storage.deployments.readLog(runId, 1, 1)).map((l) => l.line)).toEqual(['two']);
+      expect(await env.storage.deployments.readLog(randomUUID(), 0, 10)).toEqual([]);
+    });
+  });
+}

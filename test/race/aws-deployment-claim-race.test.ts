@@ -1,0 +1,71 @@
+/**
+ * The run queue hands each run to one runner: runners with separate AWS clients (separate processes, as CodeBuild
+ * launchers and serve workers are) claim at once against DynamoDB Local; every queued run is claimed exactly once,
+ * and two runners racing for the one run of a queue end with one claim.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAwsClients } from '../../shared/adapters/aws/clients.js';
+import { createAwsStorage } from '../../shared/adapters/aws/index.js';
+import type { DeploymentRun, Storage } from '../../shared/ports/index.js';
+import { queuedDeploymentRun } from '../../shared/testing/contracts/deployment-store.contract.js';
+import { applyEnv, startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
+
+const RUNNERS = 6;
+let standIns: AwsStandIns;
+let restoreEnv: () => void;
+let runners: Storage[] = [];
+
+/** Every runner claims until the queue is empty; returns the ids each claimed. */
+async function drain(now: number): Promise<string[][]> {
+  return Promise.all(
+    runners.map(async (storage, index) => {
+      const mine: string[] = [];
+      for (;;) {
+        const claimed = await storage.deployments.claimNext(`runner-${index}`, now, now + 60_000);
+        if (!claimed) return mine;
+        mine.push(claimed.id);
+      }
+    }),
+  );
+}
+
+beforeAll(async () => {
+  standIns = await startAwsStandIns();
+  restoreEnv = applyEnv(standIns.env);
+  runners = Array.from({ length: RUNNERS }, () =>
+    createAwsStorage({ table: standIns.table, bucket: standIns.bucket, kmsKeyId: standIns.kmsKeyId, clients: createAwsClients() }),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  for (const storage of runners) await storage.close();
+  restoreEnv?.();
+  await standIns?.stop();
+});
+
+describe('racing runners on the DynamoDB run queue', () => {
+  it('gives the one queued run to exactly one of two runners', async () => {
+    const run = queuedDeploymentRun(randomUUID(), 1, Date.now());
+    await runners[0]!.deployments.createRun(run);
+
+    const claims = await Promise.all([0, 1].map((i) => runners[i]!.deployments.claimNext(`runner-${i}`, Date.now(), Date.now() + 60_000)));
+
+    const winners = claims.filter((claim) => claim !== undefined);
+    expect(winners).toHaveLength(1);
+    expect(winners[0]!.id).toBe(run.id);
+    expect((await runners[0]!.deployments.getRun(run.stackId, run.id))?.claimedBy).toBe(winners[0]!.claimedBy);
+  });
+
+  it('claims each of many queued runs exactly once across six runners', async () => {
+    const stacks = [randomUUID(), randomUUID(), randomUUID()];
+    const queued: DeploymentRun[] = [];
+    const start = Date.now();
+    for (let i = 0; i < 12; i++) queued.push(queuedDeploymentRun(stacks[i % 3]!, Math.floor(i / 3) + 1, start + i));
+    for (const run of queued) await runners[0]!.deployments.createRun(run);
+
+    const claimed = (await drain(Date.now())).flat();
+
+    expect(claimed.sort()).toEqual(queued.map((run) => run.id).sort());
+  });
+});
