@@ -198,7 +198,6 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     parallel: opts.parallel ?? 16,
     config: opts.config,
     registry,
-    builtins,
     snapshots,
     base,
     events,

@@ -1,7 +1,8 @@
 /**
  * Pulumi's construct/call integration programs through the bundled CLI (needs `npm run build`), checked as their Go
- * tests check them: construct_component's lifecycle (Pulumi's `Quick` ProgramTest: up, refresh expecting no
- * changes, destroy) with its resource, dependency and secret checks, and the failing programs' messages.
+ * tests check them: construct_component's lifecycle (Pulumi's `Quick` ProgramTest: up with `--logflow
+ * --logtostderr`, refresh expecting no changes, destroy) with its resource, dependency and secret checks, and the
+ * failing programs' messages.
  */
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,7 +39,8 @@ describe('multi-language components through the CLI', () => {
     expectOk(await cli('stack', 'init', 'dev'));
     expectOk(await cli('config', 'set', '--secret', 'secret', 'this super secret is encrypted'));
 
-    const up = await cli('up', '--yes', '--skip-preview');
+    // as Pulumi's test: the logging flags (handed on to the component's provider) must not make it hang
+    const up = await cli('up', '--yes', '--skip-preview', '--logflow', '--logtostderr');
     const exported = JSON.parse((await cli('stack', 'export')).stdout) as Exported;
     const refresh = await cli('refresh', '--yes', '--skip-preview', '--expect-no-changes');
     const destroy = await cli('destroy', '--yes');

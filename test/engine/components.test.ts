@@ -6,19 +6,20 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { DeploymentKind } from '../../cli/engine/run-deployment.js';
 import type { ResourceState } from '../../cli/engine/state/deployment.js';
 import { FIXTURES, TestStack, type RunRecord } from './engine-harness.js';
 
 const COMPONENTS = join(FIXTURES, 'components');
 
-/** A stack of the program `<dir>/nodejs`, with `<component>/testcomponent` and the Node testprovider installed. */
-function componentStack(dir: string, project: string, component = dir, env: NodeJS.ProcessEnv = {}): TestStack & { up: (kind?: 'update' | 'preview') => Promise<RunRecord> } {
+/** A stack of the program `<dir>/nodejs` (`up` runs an update unless told another kind), with `<component>/testcomponent` and the Node testprovider installed. */
+function componentStack(dir: string, project: string, component = dir, env: NodeJS.ProcessEnv = {}): TestStack & { up: (kind?: DeploymentKind) => Promise<RunRecord> } {
   const stack = new TestStack(join(COMPONENTS, dir, 'nodejs'), project, 'dev', env);
   const plugins = [
     { name: 'testcomponent', path: join(COMPONENTS, component, 'testcomponent') },
     { name: 'testprovider', path: join(COMPONENTS, 'testprovider') },
   ];
-  return Object.assign(stack, { up: (kind: 'update' | 'preview' = 'update') => stack.run(kind, {}, { projectPlugins: plugins }) });
+  return Object.assign(stack, { up: (kind: DeploymentKind = 'update') => stack.run(kind, {}, { projectPlugins: plugins }) });
 }
 
 function resources(r: RunRecord): ResourceState[] {
@@ -102,14 +103,36 @@ describe('component methods (Call)', () => {
     expect(r.result.outputs).toMatchObject({ message1: 'Hello World, Alice!', message2: 'Hi There, Bob!' });
   }, 60_000);
 
-  it('construct_component_methods_resources: a method creates a resource under the component', async () => {
-    const r = await componentStack('construct_component_methods_resources', 'construct_component_methods_resources_nodejs').up();
+  it('construct_component_methods_resources: a method creates a resource under the component (6 resources, as Pulumi records them)', async () => {
+    const program = componentStack('construct_component_methods_resources', 'construct_component_methods_resources_nodejs');
+    const r = await program.up();
     expectOk(r);
+    // Pulumi's Go test counts 6: rehydrating `__self__` in the component's provider invokes `pulumi:pulumi:getResource`,
+    // which goes through the default provider of the `pulumi` package (source_eval.go Invoke), so it is registered
+    const prefix = 'urn:pulumi:dev::construct_component_methods_resources_nodejs::';
+    const component = `${prefix}testcomponent:index:Component::component`;
+    const stack = `${prefix}pulumi:pulumi:Stack::construct_component_methods_resources_nodejs-dev`;
+    expect(Object.fromEntries(resources(r).map((x) => [x.urn, x.parent ?? '']))).toEqual({
+      [stack]: '',
+      [`${prefix}pulumi:providers:testcomponent::default`]: '',
+      [component]: stack,
+      [`${prefix}pulumi:providers:pulumi::default`]: '',
+      [`${prefix}pulumi:providers:testprovider::default`]: '',
+      [`${prefix}testcomponent:index:Component$testprovider:index:Random::myrandom`]: component,
+    });
+    expect(resources(r)).toHaveLength(6);
     const random = resources(r).find((x) => name(x.urn) === 'myrandom');
-    expect(random?.parent).toBe('urn:pulumi:dev::construct_component_methods_resources_nodejs::testcomponent:index:Component::component');
     expect(random?.inputs?.length).toBe(10);
     expect(random?.outputs?.result).toHaveLength(10);
     expect(r.result.outputs.result).toBe(random?.outputs?.result);
+
+    // the rest of Pulumi's Quick lifecycle: a refresh that finds no changes, then a destroy that leaves nothing
+    const refresh = await program.up('refresh');
+    expectOk(refresh);
+    expect(Object.keys(refresh.result.summary).filter((op) => op !== 'same')).toEqual([]);
+    const destroy = await program.up('destroy');
+    expectOk(destroy);
+    expect(resources(destroy)).toEqual([]);
   }, 60_000);
 
   it('construct_component_methods_unknown: a preview sends the unknown argument, so neither side applies', async () => {

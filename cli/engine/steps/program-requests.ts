@@ -256,11 +256,14 @@ export class ProgramRequests {
     }
   }
 
-  /** Handles Invoke: builtins in process, everything else through the package's provider. */
+  /**
+   * Handles Invoke through the package's provider. As Pulumi's resource monitor, a builtin function
+   * (`pulumi:pulumi:getResource`, which rehydrates every resource reference) goes through the `pulumi` package's
+   * default provider too, so its first use registers `pulumi:providers:pulumi::default` in the state.
+   */
   async invoke(tok: string, args: PropertyMap, explicit: string | undefined, version: string | undefined, pkg?: PackageRequest): Promise<{ result: PropertyMap; failures: { property: string; reason: string }[] }> {
     this.ctx.assertRunning();
     const plainArgs = resolveOutputValues(args);
-    if (tok.startsWith('pulumi:pulumi:')) return this.ctx.options.builtins.invoke(tok, plainArgs);
     const { provider } = await this.parts.providers.providerFor(tok, explicit, version, undefined, pkg);
     return this.ctx.slots.run(() => provider.invoke(tok, plainArgs, this.ctx.preview));
   }

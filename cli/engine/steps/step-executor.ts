@@ -212,7 +212,7 @@ export class StepExecutor {
     return this.track(this.providers.providerFor(type, explicit, version, pluginDownloadURL, pkg));
   }
 
-  /** Handles Invoke: builtins in process, everything else through the package's provider. */
+  /** Handles Invoke through the package's provider (the in-process builtin one for `pulumi:pulumi:*` functions). */
   invoke(tok: string, args: PropertyMap, explicit: string | undefined, version: string | undefined, pkg?: PackageRequest): Promise<{ result: PropertyMap; failures: { property: string; reason: string }[] }> {
     return this.track(this.requests.invoke(tok, args, explicit, version, pkg));
   }

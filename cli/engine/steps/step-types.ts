@@ -2,7 +2,6 @@
  * Types shared by the step generator, the replacement planner, targeting and the step executor's parts: what the
  * program asked for, what a registration answers, what a step needs of the run, and the errors that stop a run.
  */
-import type { BuiltinProvider } from '../plugins/providers/builtin-provider.js';
 import type { PendingOperation, PendingOperationType, ResourceState, Snapshot } from '../state/deployment.js';
 import type { EngineEvents, StepOp } from '../display/events.js';
 import type { StackConfig } from '../config/program-config.js';
@@ -109,7 +108,6 @@ export interface ExecutorOptions {
   parallel: number;
   config: StackConfig;
   registry: ProviderRegistry;
-  builtins: BuiltinProvider;
   snapshots: SnapshotManager;
   base: Snapshot;
   events: EngineEvents;
