@@ -4,7 +4,7 @@
  * values never appear: inputs, outputs and config show `[secret]` in their place.
  */
 import { orderedResource, type ResourceState } from '../state/deployment.js';
-import type { ChangeSummary, DiagEvent, EngineEvents, StepEvent, StepOp } from './events.js';
+import type { ChangeSummary, DetailedDiff, DiagEvent, DiffKind, EngineEvents, StepEvent, StepOp } from './events.js';
 import type { StackConfig } from '../config/program-config.js';
 import { isSecret, type PropertyMap, type PropertyValue } from '../resource/properties.js';
 
@@ -33,7 +33,8 @@ export interface StepEventMetadata {
   new: StepEventStateMetadata | null;
   keys?: string[];
   diffs?: string[];
-  detailedDiff: null;
+  /** The provider's detailed diff (`apitype.PropertyDiff` per path), `null` when it gave none. */
+  detailedDiff: Record<string, { diffKind: DiffKind; inputDiff: boolean }> | null;
   /** A step of the program's intent; the create and delete halves of a replacement are not (left out when false). */
   logical?: boolean;
   provider: string;
@@ -116,6 +117,11 @@ function stateMetadata(s: ResourceState | undefined): StepEventStateMetadata | n
   };
 }
 
+/** A detailed diff as Pulumi's events carry it (`apitype.PropertyDiff`: `diffKind`), `null` when there is none. */
+export function apiDetailedDiff(d: DetailedDiff | undefined): StepEventMetadata['detailedDiff'] {
+  return d ? Object.fromEntries(Object.entries(d).map(([path, x]) => [path, { diffKind: x.kind, inputDiff: x.inputDiff }])) : null;
+}
+
 /**
  * `apitype.StepEventMetadata` of a step event. As in Pulumi's engine, the new state of a step that has not run yet
  * has no outputs.
@@ -130,7 +136,7 @@ export function stepMetadata(e: StepEvent): StepEventMetadata {
     new: stateMetadata(proposed),
     ...(e.replaceKeys?.length ? { keys: e.replaceKeys } : {}),
     ...(e.diffKeys?.length ? { diffs: e.diffKeys } : {}),
-    detailedDiff: null,
+    detailedDiff: apiDetailedDiff(e.detailedDiff),
     ...(e.op === 'create-replacement' || e.op === 'delete-replaced' ? {} : { logical: true }),
     provider: e.new?.provider ?? e.old?.provider ?? '',
   };

@@ -15,6 +15,12 @@ export type StepOp =
   | 'refresh'
   | 'discard';
 
+/** Kinds of a detailed diff entry (`apitype.DiffKind`). */
+export type DiffKind = 'add' | 'add-replace' | 'delete' | 'delete-replace' | 'update' | 'update-replace';
+
+/** A provider's detailed diff: per property path, the kind of change and whether it compares old inputs. */
+export type DetailedDiff = Record<string, { kind: DiffKind; inputDiff: boolean }>;
+
 /** A step started, finished or failed. */
 export interface StepEvent {
   op: StepOp;
@@ -26,6 +32,8 @@ export interface StepEvent {
   diffKeys?: string[];
   /** Keys forcing a replacement. */
   replaceKeys?: string[];
+  /** The provider's detailed diff (property path → kind), when it gave one. */
+  detailedDiff?: DetailedDiff;
   error?: string;
   /** The state before the step (absent for creates and reads). Secrets are in plaintext: mask before showing. */
   old?: ResourceState;

@@ -3,6 +3,7 @@
  * `UpdateStep` and `ReplaceStep` in `step.go`): calls the provider, records the resulting state, and keeps a
  * pending operation in the snapshot while a create or update is under way, so a killed run leaves a trace.
  */
+import type { DetailedDiff } from '../display/events.js';
 import type { ResourceState } from '../state/deployment.js';
 import { ResourceInitError } from '../plugins/providers/provider-client.js';
 import type { Provider } from '../plugins/providers/provider-registry.js';
@@ -102,12 +103,13 @@ export class StepApplier {
   }
 
   /** Updates a resource in place. */
-  async update({ goal, urn, ref, provider }: StepTarget, inputs: PropertyMap, old: ResourceState, diffKeys: string[]): Promise<RegisterResult> {
+  async update({ goal, urn, ref, provider }: StepTarget, inputs: PropertyMap, old: ResourceState, diffKeys: string[], detailedDiff?: DetailedDiff): Promise<RegisterResult> {
     const ctx = this.ctx;
     ctx.assertRunning();
     const proposed = proposedState(goal, urn, { id: old.id, inputs, outputs: old.outputs, provider: ref, created: old.created, modified: old.modified });
     planSteps(ctx, urn, ['update']);
-    ctx.emit('update', urn, goal.type, 'start', { diffKeys, old, new: proposed });
+    const diff = { diffKeys, ...(detailedDiff ? { detailedDiff } : {}) };
+    ctx.emit('update', urn, goal.type, 'start', { ...diff, old, new: proposed });
     const start: PendingStart | undefined = ctx.preview ? undefined : { resource: old, type: 'updating' };
     const hookArgs: HookArgs = { urn, id: old.id ?? '', type: goal.type, oldState: old, newState: proposed, newInputs: inputs, oldInputs: old.inputs ?? {}, oldOutputs: old.outputs ?? {} };
     let outputs: PropertyMap;
@@ -125,7 +127,7 @@ export class StepApplier {
         this.ledger.record(urn, state, old);
       }
       await ctx.save();
-      if (!(err instanceof ShuttingDownError)) ctx.emit('update', urn, goal.type, 'failed', { error: String(err), diffKeys, old, new: proposed });
+      if (!(err instanceof ShuttingDownError)) ctx.emit('update', urn, goal.type, 'failed', { error: String(err), ...diff, old, new: proposed });
       throw err;
     }
     outputs = markSecretOutputs(outputs, goal.additionalSecretOutputs);
@@ -137,7 +139,7 @@ export class StepApplier {
     }
     await ctx.hooks.after('AfterUpdate', state, { ...hookArgs, newState: state, newOutputs: outputs });
     ctx.options.plan?.state(urn, outputs);
-    ctx.emit('update', urn, goal.type, 'done', { diffKeys, old, new: state });
+    ctx.emit('update', urn, goal.type, 'done', { ...diff, old, new: state });
     return { urn, id: old.id ?? '', outputs, result: 'success' };
   }
 
@@ -159,7 +161,7 @@ export class StepApplier {
     planSteps(ctx, urn, replacementOps(d.deleteOld, d.deleteBeforeReplace));
     this.planner.replaced.add(urn);
     const proposed = proposedState(goal, urn, { inputs, provider: ref });
-    const details = { diffKeys: d.diffKeys, replaceKeys: d.replaceKeys };
+    const details = { diffKeys: d.diffKeys, replaceKeys: d.replaceKeys, ...(d.detailedDiff ? { detailedDiff: d.detailedDiff } : {}) };
     ctx.emit('replace', urn, goal.type, 'start', { ...details, old, new: proposed });
     let res: RegisterResult;
     if (!d.deleteOld) {

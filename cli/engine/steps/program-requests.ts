@@ -169,7 +169,7 @@ export class ProgramRequests {
         // as Pulumi: an import the program's inputs agree with is resolved with the imported state, no same step
         return imported ? { urn, id: old.id ?? '', outputs: old.outputs ?? {}, result: 'success' } : parts.applier.same(target, inputs, old);
       case 'update':
-        return parts.applier.update(target, inputs, old, decision.diffKeys);
+        return parts.applier.update(target, inputs, old, decision.diffKeys, decision.detailedDiff);
       case 'replace':
         return parts.applier.replace(target, inputs, old, decision);
     }

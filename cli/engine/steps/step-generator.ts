@@ -6,6 +6,7 @@
  */
 import type { ResourceState } from '../state/deployment.js';
 import { maskSecrets } from '../display/engine-events.js';
+import type { DetailedDiff } from '../display/events.js';
 import type { DiffResult } from '../plugins/providers/provider-client.js';
 import { changedKeys, changedPaths, parsePropertyPath, type PropertyMap } from '../resource/properties.js';
 import type { RegisterGoal } from './step-types.js';
@@ -14,8 +15,8 @@ import { parseProviderRef } from '../resource/urn.js';
 /** What to do with a registration that has an old state. */
 export type StepDecision =
   | { kind: 'same' }
-  | { kind: 'update'; diffKeys: string[] }
-  | { kind: 'replace'; diffKeys: string[]; replaceKeys: string[]; deleteBeforeReplace: boolean; deleteOld: boolean };
+  | { kind: 'update'; diffKeys: string[]; detailedDiff?: DetailedDiff }
+  | { kind: 'replace'; diffKeys: string[]; replaceKeys: string[]; deleteBeforeReplace: boolean; deleteOld: boolean; detailedDiff?: DetailedDiff };
 
 /**
  * Why a resource is replaced whatever its diff says: `--replace`, a `taint` left in the state, or a replacement
@@ -70,11 +71,16 @@ export function decideStep(
   if (old.provider && providerMoved(parseProviderRef(old.provider).urn, parseProviderRef(providerRef).urn, renamedTo)) replaceKeys.add('provider');
   if (replaceKeys.size > 0) {
     const deleteBeforeReplace = goal.deleteBeforeReplace ?? diff.deleteBeforeReplace ?? false;
-    return { kind: 'replace', diffKeys: diff.changedKeys, replaceKeys: [...replaceKeys], deleteBeforeReplace, deleteOld };
+    return { kind: 'replace', diffKeys: diff.changedKeys, replaceKeys: [...replaceKeys], deleteBeforeReplace, deleteOld, ...detailedOf(diff) };
   }
   // a resource that did not finish initializing gets an update even without changes, so its provider can go on
   if (diff.changes === 'none' && !initErrors) return { kind: 'same' };
-  return { kind: 'update', diffKeys: diff.changedKeys };
+  return { kind: 'update', diffKeys: diff.changedKeys, ...detailedOf(diff) };
+}
+
+/** The provider's detailed diff, carried to the step's events (Pulumi's `StepEventMetadata.DetailedDiff`). */
+function detailedOf(diff: NormalizedDiff): { detailedDiff?: DetailedDiff } {
+  return diff.detailedDiff ? { detailedDiff: diff.detailedDiff } : {};
 }
 
 function providerMoved(oldUrn: string, newUrn: string, renamedTo: (oldUrn: string) => string | undefined): boolean {

@@ -3,7 +3,7 @@
  * program asked for, what a registration answers, what a step needs of the run, and the errors that stop a run.
  */
 import type { PendingOperation, PendingOperationType, ResourceState, Snapshot } from '../state/deployment.js';
-import type { EngineEvents, StepOp } from '../display/events.js';
+import type { DetailedDiff, EngineEvents, StepOp } from '../display/events.js';
 import type { StackConfig } from '../config/program-config.js';
 import type { PropertyMap } from '../resource/properties.js';
 import type { Provider, ProviderRegistry } from '../plugins/providers/provider-registry.js';
@@ -137,7 +137,7 @@ export class ShuttingDownError extends Error {
 }
 
 /** Extra details of a step event. */
-export type StepDetails = { diffKeys?: string[]; replaceKeys?: string[]; error?: string; old?: ResourceState; new?: ResourceState };
+export type StepDetails = { diffKeys?: string[]; replaceKeys?: string[]; detailedDiff?: DetailedDiff; error?: string; old?: ResourceState; new?: ResourceState };
 
 /** A pending operation to record once the step holds a slot; `begun` is set when it has been recorded. */
 export interface PendingStart {

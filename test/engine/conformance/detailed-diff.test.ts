@@ -28,4 +28,18 @@ describe('conformance: replacements named only in the detailed diff', () => {
     expect(opsOf(replaced, 'resA')).toEqual(['create-replacement', 'replace', 'delete-replaced']);
     expect(stack.resource('resA')?.id).not.toBe(firstId);
   });
+
+  it("carries the provider's detailed diff into the step's events (Pulumi's StepEventMetadata.DetailedDiff)", async () => {
+    const stack = conformanceStack();
+    const plugins = { projectPlugins: [{ name: 'testprov', path: DETAILED_DIFF_PROVIDER }] };
+    const spec = (key: string, value: number): ProgramSpec => ({ resources: [{ name: 'resA', props: { r_key: key, value } }] });
+    await stack.deploy('update', spec('one', 1), plugins);
+
+    const updated = await stack.deploy('update', spec('one', 2), plugins);
+    const replaced = await stack.deploy('update', spec('two', 2), plugins);
+
+    const started = (run: typeof updated, op: string) => run.steps.find((s) => s.phase === 'start' && s.op === op && s.urn.endsWith('::resA'));
+    expect(started(updated, 'update')?.detailedDiff).toEqual({ value: { kind: 'update', inputDiff: true } });
+    expect(started(replaced, 'replace')?.detailedDiff).toEqual({ r_key: { kind: 'update-replace', inputDiff: true } });
+  });
 });

@@ -90,4 +90,14 @@ describe('--diff on a live operation', () => {
 
     expect(out.stdout).toBe('+-t:index:Thing: (replace)\n    [id=c1]\n    [urn=urn:pulumi:dev::p::p:index:Group$t:index:Thing::g-child]\n  ~ size: 1 => 2\n');
   });
+
+  it("shows a provider's detailed diff as Pulumi does: the paths it names, old outputs against new inputs", () => {
+    const { out, display } = capture(false);
+    const old = state(CHILD, { id: 'c1', inputs: { size: 1, name: 'n' }, outputs: { size: 3, name: 'n', arn: 'x' } });
+    const nv = state(CHILD, { id: 'c1', inputs: { size: 4, name: 'm' } });
+
+    display.events.step?.(step('update', CHILD, 'start', { old, new: nv, diffKeys: ['size'], detailedDiff: { size: { kind: 'update', inputDiff: false } } }));
+
+    expect(out.stdout).toBe('~ t:index:Thing: (update)\n    [id=c1]\n    [urn=urn:pulumi:dev::p::p:index:Group$t:index:Thing::g-child]\n  ~ size: 3 => 4\n');
+  });
 });

@@ -7,7 +7,7 @@
  */
 import type { Display, DisplayOptions, FinishedRun, FinishInfo } from '../display-types.js';
 import type { DiagEvent, OutputsEvent, StepEvent } from '../events.js';
-import { displayConfig } from '../engine-events.js';
+import { apiDetailedDiff, displayConfig } from '../engine-events.js';
 import { errorLines } from '../render-text.js';
 import { isDefaultProviderStep } from '../step-visibility.js';
 import type { ResourceState } from '../../state/deployment.js';
@@ -34,7 +34,7 @@ function stateOf(s: ResourceState | undefined): StateMetadata | null {
   };
 }
 
-function metadataOf(e: Pick<StepEvent, 'op' | 'urn' | 'type' | 'old' | 'new' | 'diffKeys' | 'replaceKeys'>): StepMetadata {
+function metadataOf(e: Pick<StepEvent, 'op' | 'urn' | 'type' | 'old' | 'new' | 'diffKeys' | 'replaceKeys' | 'detailedDiff'>): StepMetadata {
   return {
     op: e.op,
     urn: e.urn,
@@ -43,7 +43,7 @@ function metadataOf(e: Pick<StepEvent, 'op' | 'urn' | 'type' | 'old' | 'new' | '
     new: stateOf(e.new),
     keys: e.replaceKeys,
     diffs: e.diffKeys,
-    detailedDiff: null,
+    detailedDiff: apiDetailedDiff(e.detailedDiff),
     // The create and delete halves of a replacement are the engine's, not the user's (Pulumi's `Step.Logical`).
     logical: !REPLACEMENT_HALVES.has(e.op),
     provider: e.new?.provider ?? e.old?.provider ?? '',

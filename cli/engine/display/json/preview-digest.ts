@@ -8,7 +8,7 @@
  */
 import type { Display, DisplayFlags, DisplayOptions } from '../display-types.js';
 import { displayConfig, displayResource } from '../engine-events.js';
-import type { DiagEvent, StepEvent, StepOp } from '../events.js';
+import type { DetailedDiff, DiagEvent, StepEvent, StepOp } from '../events.js';
 import { isDefaultProviderStep } from '../step-visibility.js';
 import { STACK_TYPE } from '../../resource/urn.js';
 import type { ResourceState } from '../../state/deployment.js';
@@ -22,7 +22,8 @@ interface PreviewStep {
   newState?: Record<string, unknown>;
   diffReasons?: string[];
   replaceReasons?: string[];
-  detailedDiff: null;
+  /** `display.PropertyDiff` per path: `{kind, inputDiff}`; `null` when the provider gave no detailed diff. */
+  detailedDiff: DetailedDiff | null;
 }
 
 /** `display.PreviewDiagnostic`. */
@@ -77,7 +78,7 @@ export function previewDigestDisplay(o: DisplayOptions): Display {
           ...(e.new ? { newState: digestState({ ...e.new, outputs: undefined }) } : {}),
           ...(e.diffKeys?.length ? { diffReasons: e.diffKeys } : {}),
           ...(e.replaceKeys?.length ? { replaceReasons: e.replaceKeys } : {}),
-          detailedDiff: null,
+          detailedDiff: e.detailedDiff ?? null,
         });
       },
       diag: (d) => {

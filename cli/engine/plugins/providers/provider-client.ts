@@ -5,6 +5,7 @@
  */
 import type * as grpcTypes from '@grpc/grpc-js';
 import { callUnary, ENGINE_GRPC_OPTIONS, grpcMessage, hasCode } from '../../rpc/grpc-util.js';
+import type { DetailedDiff, DiffKind } from '../../display/events.js';
 import { launchPlugin, type PluginCommand, type PluginProcess } from '../plugin-host.js';
 import { componentCallError } from './component-call-error.js';
 import {
@@ -42,6 +43,8 @@ export interface DiffResult {
   replaces: string[];
   deleteBeforeReplace: boolean;
   changedKeys: string[];
+  /** The detailed diff, when the provider gave one (`hasDetailedDiff`). */
+  detailedDiff?: DetailedDiff;
 }
 
 /** The resource was created (or updated) but did not fully initialise; its state must still be recorded. */
@@ -75,6 +78,9 @@ export interface ProviderTimeouts {
 
 /** Default deadlines. */
 export const DEFAULT_TIMEOUTS: ProviderTimeouts = { callMs: 120_000, operationMs: 20 * 60_000, launchMs: 30_000 };
+
+/** `PropertyDiff.Kind` by its number, as Pulumi's events name it. */
+const DIFF_KINDS: readonly DiffKind[] = ['add', 'add-replace', 'delete', 'delete-replace', 'update', 'update-replace'];
 
 /** The detailed-diff kinds that mean a replacement. */
 const REPLACE_KINDS: ReadonlySet<number> = new Set([provproto.PropertyDiff.Kind.ADD_REPLACE, provproto.PropertyDiff.Kind.DELETE_REPLACE, provproto.PropertyDiff.Kind.UPDATE_REPLACE]);
@@ -223,8 +229,10 @@ export class ProviderClient {
     const kinds = { 0: 'unknown', 1: 'none', 2: 'some' } as const;
     const detailed: string[] = [];
     const detailedReplaces: string[] = [];
+    const detailedDiff: DetailedDiff = {};
     res.getDetaileddiffMap().forEach((d, k) => {
       detailed.push(String(k));
+      detailedDiff[String(k)] = { kind: DIFF_KINDS[d.getKind()] ?? 'update', inputDiff: d.getInputdiff() };
       // as Pulumi's DiffResult.Replace: a replace kind in the detailed diff replaces as a replace key does
       if (res.getHasdetaileddiff() && REPLACE_KINDS.has(d.getKind())) detailedReplaces.push(String(k));
     });
@@ -233,6 +241,7 @@ export class ProviderClient {
       replaces: [...new Set([...res.getReplacesList(), ...detailedReplaces])],
       deleteBeforeReplace: res.getDeletebeforereplace(),
       changedKeys: res.getHasdetaileddiff() ? detailed : res.getDiffsList(),
+      ...(res.getHasdetaileddiff() ? { detailedDiff } : {}),
     };
   }
 
