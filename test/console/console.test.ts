@@ -72,6 +72,25 @@ describe('the web console in Chromium', () => {
     await shot(page, 'stack');
   });
 
+  it('compares any two versions from the history: only what changed, and a secret whose value stayed is not a change', async () => {
+    const page = await browser();
+    await signInWithToken(page, viewerToken);
+    await expect.poll(() => historyRows(page).count()).toBe(2);
+
+    await page.getByRole('button', { name: 'Compare' }).click();
+    const result = page.getByTestId('compare-result');
+    await expect.poll(() => result.innerText()).toContain('web-r3 (added)');
+    const latest = await result.innerText();
+    await page.getByTestId('compare-from').selectOption('2');
+    await page.getByTestId('compare-to').selectOption('1');
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await expect.poll(() => result.innerText()).toContain('web-r3 (removed)');
+
+    expect(latest).toContain('outputs.count: 3 → 4');
+    expect(latest).not.toContain('web-r0');
+    expect(latest).not.toContain('dbPassword');
+  });
+
   it('masks secret outputs, reveals one only on request, and never puts the plaintext in the page before that', async () => {
     const page = await browser();
     await signInWithToken(page, aliceToken);

@@ -8,6 +8,7 @@ import type { Deployment, LeaseView, StackOverview, UpdateInfo, UpdateSummary } 
 import { usePoll } from '../use-poll.js';
 import { LoadError } from './not-found.js';
 import { AbandonedNote, LeaseBadge, Outcome, Tags } from './parts.js';
+import { CompareVersions } from './version-diff.js';
 
 interface StackData {
   overview: StackOverview;
@@ -62,6 +63,7 @@ export function StackPage() {
       <Outputs base={base} version={overview.version} mayReveal={mayWrite} />
       <h2>History</h2>
       <History history={history} page={page} />
+      <CompareVersions base={base} versions={history.filter((u) => u.version !== undefined && !u.dryRun).map((u) => u.version!)} />
     </section>
   );
 }
