@@ -8,7 +8,7 @@ import type { ProgramSpec } from '../engine/program/language-host.js';
 import type { StackConfig } from '../engine/config/program-config.js';
 import type { OperationBackend, OperationCommand } from '../engine/operation-types.js';
 import type { ProjectPlugin } from '../engine/plugins/plugin-discovery.js';
-import { addEngineFlags, runProgramFromEnv, skipConfigValidation, toConfigFlags, toOperationFlags, type ConfigFlags } from './engine-flags.js';
+import { addEngineFlags, skipConfigValidation, toConfigFlags, toOperationFlags, type ConfigFlags } from './engine-flags.js';
 
 /** What the engine needs to know about the stack a command runs on. */
 export interface EngineStackContext {
@@ -79,9 +79,6 @@ export function declareEngineCommand(cmd: Command, command: OperationCommand, lo
       runProgram: flags.runProgram === true && (command === 'refresh' || command === 'destroy'),
     });
     if (flags.refresh === undefined && ctx.refreshAlways) flags.refresh = true;
-    if ((command === 'preview' || command === 'up') && flags.refresh && runProgramFromEnv()) {
-      process.stderr.write(`warning: PULUMI_RUN_PROGRAM does not apply to ${command} --refresh in stackyard: the refresh reads resources with the providers recorded in the state (\`stackyard refresh --run-program\` refreshes through the program)\n`);
-    }
     const [{ runOperation }, { handleInterrupts }, { terminalOf }] = await Promise.all([
       import('../engine/operation.js'),
       import('../engine/interrupts.js'),

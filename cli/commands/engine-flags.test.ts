@@ -93,11 +93,12 @@ describe('engine command flags', () => {
     expect(parse('up', []).flags).toMatchObject({ verbose: false, logging: { verbosity: 0 } });
   });
 
-  it('reads refresh|destroy --run-program[=bool], defaulting to PULUMI_RUN_PROGRAM; preview and up refuse it', () => {
+  it('reads --run-program[=bool], defaulting to PULUMI_RUN_PROGRAM, on all four commands', () => {
     expect(parse('refresh', ['--run-program']).flags.runProgram).toBe(true);
     expect(parse('destroy', ['--run-program=false'], { PULUMI_RUN_PROGRAM: 'true' }).flags.runProgram).toBe(false);
     expect(parse('refresh', [], { PULUMI_RUN_PROGRAM: '1' }).flags.runProgram).toBe(true);
     expect(parse('destroy', []).flags.runProgram).toBe(false);
-    expect(() => assertNoRefusedFlags(parsed('up', ['--run-program']), true)).toThrow(/--run-program is not supported by stackyard: with --refresh/);
+    expect(parse('up', ['--refresh', '--run-program']).flags).toMatchObject({ refresh: true, runProgram: true });
+    expect(() => assertNoRefusedFlags(parsed('preview', ['--run-program']), true)).not.toThrow();
   });
 });

@@ -46,7 +46,6 @@ const NO_POLICY = 'stackyard runs no policy packs (it has no analyzer plugin hos
 const NO_PLANS = 'update plans are an experimental Pulumi feature stackyard does not implement';
 const NO_CLOUD_AI = 'this Pulumi Cloud AI feature does not exist in stackyard';
 const NO_AGENT = 'an internal flag of Pulumi Deployments agents';
-const NO_REFRESH_PROGRAM = "with --refresh, stackyard reads resources with the providers recorded in the state; `stackyard refresh --run-program` refreshes through the program";
 const OWN_KEY = "each stack's secrets are always encrypted with the stack's own key, held by the backend";
 
 /** A `pulumi` flag of some of the four commands. */
@@ -97,6 +96,7 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--import-file <file>', description: "save the creates seen during the preview into an import file to use with 'stackyard import'", commands: ['preview'] },
   { flags: '--exclude-protected', description: 'do not destroy protected resources (nor what they depend on); destroy all others', commands: ['destroy'] },
   { flags: '--run-program [bool]', description: 'run the program to determine up-to-date state for providers to refresh resources (also PULUMI_RUN_PROGRAM=true)', commands: ['refresh'], parse: boolValue },
+  { flags: '--run-program [bool]', description: 'run the program to determine up-to-date state for providers to refresh resources, this only applies if --refresh is set (also PULUMI_RUN_PROGRAM=true)', commands: PROGRAM, parse: boolValue },
   { flags: '--run-program [bool]', description: 'run the program to determine up-to-date state for providers to destroy resources (also PULUMI_RUN_PROGRAM=true)', commands: ['destroy'], parse: boolValue },
   // Refused: they need something stackyard does not have.
   { flags: '--policy-pack <path>', description: 'run this policy pack', commands: PROGRAM, repeatable: true, refused: NO_POLICY },
@@ -105,7 +105,6 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--plan <file>', description: 'constrain the update to a saved plan', commands: ['up'], refused: NO_PLANS },
   { flags: '--strict', description: 'constrain the update to the plan of its preview', commands: ['up'], refused: NO_PLANS },
   { flags: '--save-plan <file>', description: 'save the update plan', commands: ['preview'], refused: NO_PLANS },
-  { flags: '--run-program [bool]', description: 'run the program to determine up-to-date state for providers to refresh resources, this only applies if --refresh is set', commands: PROGRAM, refused: NO_REFRESH_PROGRAM },
   { flags: '--skip-pending-creates', description: 'leave interrupted creates in the state', commands: ['refresh'], refused: 'refresh always resolves pending operations; `stackyard state repair` clears them without refreshing' },
   { flags: '--import-pending-creates <pairs>', description: 'import interrupted creates by id', commands: ['refresh'], repeatable: true, refused: 'refresh clears interrupted creates with a warning naming them; adopt the resource afterwards with `stackyard import`' },
   { flags: '--ignore-protect', description: 'delete protected resources too', commands: ['preview', 'up', 'destroy'], refused: 'unprotect them first with `stackyard state unprotect`' },
@@ -177,11 +176,6 @@ function verbosity(value: unknown): number {
 /** `--run-program[=bool]`, defaulting to `PULUMI_RUN_PROGRAM` as Go's `strconv.ParseBool` reads it (Pulumi's `env.RunProgram`). */
 function runProgram(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): boolean {
   if (opts.runProgram === true || opts.runProgram === false) return opts.runProgram;
-  return runProgramFromEnv(env);
-}
-
-/** `PULUMI_RUN_PROGRAM` as Go's `strconv.ParseBool` reads it. */
-export function runProgramFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
   return /^(1|t|true|TRUE|True)$/.test(env.PULUMI_RUN_PROGRAM ?? '');
 }
 

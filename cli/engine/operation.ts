@@ -85,6 +85,14 @@ function targetingOf(flags: OperationFlags): TargetOptions {
 }
 
 /**
+ * The run of `command` that `--run-program` applies to: refresh and destroy themselves, and the refresh before a
+ * preview or update (`--refresh`); the refresh before a destroy reads with the state's providers, as Pulumi's does.
+ */
+function runsProgramFor(command: OperationCommand, kind: DeploymentKind): boolean {
+  return command === 'destroy' ? kind === 'destroy' : kind === 'refresh';
+}
+
+/**
  * Refreshes a copy of `base` (providers are only read) and returns it, for a preview of `--refresh`. Its steps are
  * shown as refresh steps of a preview.
  */
@@ -111,6 +119,7 @@ async function refreshInMemory(
     projectPlugins: req.projectPlugins,
     readStack: req.backend.readStack,
     pluginLoggingArgs: pluginLoggingArgs(req.flags.logging),
+    runProgram: req.flags.runProgram === true && runsProgramFor(req.command, 'refresh'),
     signal,
   });
   const refreshed = result.checkpoint ? (JSON.parse(result.checkpoint.text) as UntypedDeployment) : base;
@@ -239,8 +248,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         targeting: targetingOf(flags),
         excludeProtected: flags.excludeProtected,
         continueOnError: flags.continueOnError,
-        // the refresh before a `destroy --refresh` reads with the state's providers, as Pulumi's does
-        runProgram: flags.runProgram === true && (command === 'refresh' || command === 'destroy') && kind === KIND[command],
+        runProgram: flags.runProgram === true && runsProgramFor(command, kind),
         env: req.env,
         projectPlugins: req.projectPlugins,
         readStack: req.backend.readStack,

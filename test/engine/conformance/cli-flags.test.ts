@@ -190,6 +190,8 @@ describe('pulumi operation flags through the CLI (--local)', () => {
   });
 
   it('--logflow hands --logtostderr and -v=<level> to plugins before the engine address; --logtostderr writes the debug log to stderr (as pulumi)', async () => {
+    // an earlier scenario removed the stack (destroy --remove)
+    await cli(['stack', 'init', 'dev']);
     const argvLog = join(sandbox.root, 'argv.log');
     const starts = () => readFileSync(argvLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as string[]);
 
@@ -208,5 +210,22 @@ describe('pulumi operation flags through the CLI (--local)', () => {
     expect(plain.stderr).not.toContain('"level"');
     const logLines = flowed.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: string; msg: string; v: number });
     expect(logLines.some((l) => l.level === 'INFO' && l.v === 3 && l.msg.startsWith('Registering resource: t=testprov:index:Thing'))).toBe(true);
+  });
+
+  it('up --refresh --run-program refreshes through the program before the update (the program runs in the refresh too)', async () => {
+    await cli(['stack', 'init', 'dev']);
+    const plainLog = join(sandbox.root, 'plain-refresh.jsonl');
+    const programLog = join(sandbox.root, 'program-refresh.jsonl');
+    const programRuns = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => l.includes('a debug line from the program')).length;
+
+    const plain = await cli(['up', '--yes', '--skip-preview', '--refresh', '--event-log', plainLog]);
+    const throughProgram = await cli(['up', '--yes', '--skip-preview', '--refresh', '--run-program', '--event-log', programLog]);
+    const preview = await cli(['preview', '--refresh', '--run-program']);
+
+    expect(plain.status, plain.stderr).toBe(0);
+    expect(throughProgram.status, throughProgram.stderr).toBe(0);
+    expect(preview.status, preview.stderr).toBe(0);
+    expect(programRuns(plainLog)).toBe(1);
+    expect(programRuns(programLog)).toBe(2);
   });
 });

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { errorsOf, stepList } from './conformance-harness.js';
-import { callLines, HooksStack, type HookSpec } from './hooks-harness.js';
+import { callLines, HooksStack, type HookSpec, type HooksProgram } from './hooks-harness.js';
 
 const thing = (name: string, hooks: Record<string, string[]>, props: Record<string, unknown> = { a: 'A' }) => ({ name, props, hooks });
 
@@ -209,5 +209,19 @@ describe('conformance: resource hooks', () => {
     expect(run.diags).toContainEqual({ severity: 'error', urn: stack.urn('resA'), message: 'Resource has delete hooks registered, but the program is not running. Hooks: myHook' });
     expect(stack.recorded()).toEqual([]);
     expect(stack.resource('resA')).toBeDefined();
+  });
+
+  // TestResourceHookDeleteErrorWhenNoRunProgram, with --run-program: the program registers the hooks, so they run
+  it('runs the delete hooks when the destroy runs the program', async () => {
+    const stack = new HooksStack();
+    const program: HooksProgram = { hooks: [{ name: 'myHook' }], resources: [thing('resA', { beforeDelete: ['myHook'] })] };
+    await stack.deployHooks('update', program);
+    stack.recorded();
+
+    const run = await stack.deployHooks('destroy', program, { runProgram: true });
+
+    expect(run.result.ok, run.result.errors.join('\n')).toBe(true);
+    expect(callLines(stack.recorded())).toEqual(['hook myHook resA', 'delete resA']);
+    expect(stack.resource('resA')).toBeUndefined();
   });
 });
