@@ -155,6 +155,12 @@ export class StackConfigFile {
     return list as string[];
   }
 
+  /** Replaces the import list; an empty one leaves no `environment:` at all. */
+  setEnvironments(names: string[]): void {
+    if (names.length === 0) this.doc.delete('environment');
+    else this.doc.set('environment', this.doc.createNode(names));
+  }
+
   /** The value at a key (and path), or `undefined`. */
   get(key: ConfigKey): unknown {
     let value: unknown = Object.fromEntries(this.entries())[key.key];

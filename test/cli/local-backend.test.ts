@@ -254,7 +254,7 @@ describe('stackyard on the local backend', () => {
     const created = await cli('stack', 'init', 'flagged');
 
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toContain('error: --remote-config is not supported by stackyard: stackyard has no ESC environments');
+    expect(refused.stderr).toContain('error: --remote-config is not supported by stackyard: config lives in Pulumi.<stack>.yaml');
     expect(refusedGlobal.status).toBe(2);
     expect(refusedGlobal.stderr).toContain('error: --emoji is not supported by stackyard');
     expect(listed.stdout).not.toContain('flagged');

@@ -1,6 +1,7 @@
 /** `config` and its subcommands, in Pulumi's grammar. */
 import type { Command } from 'commander';
 import { addFlags, positiveInteger } from '../pulumi-flags.js';
+import { registerConfigEnvGrammar } from './env-grammar.js';
 import { COMMAND_GLOBALS, JSON_FLAG, STACK_FLAG, group, leaf, run } from './tree.js';
 
 const config = () => import('../config.js');
@@ -12,7 +13,7 @@ export function registerConfigGrammar(program: Command): void {
       JSON_FLAG,
       { flags: '--show-secrets', description: 'show secret values instead of [secret]' },
       { flags: '--version <n>', description: 'show the config recorded with this version\'s update (see `stack history`)', parse: positiveInteger },
-      { flags: '--open', description: 'open environments listed in the stack configuration', refused: 'stackyard has no ESC environments to open' },
+      { flags: '--open', description: 'open environments listed in the stack configuration', refused: 'stackyard does not show the values of a stack\'s environments in `config` yet' },
       { flags: '--config-file <file>', description: 'use this file instead of Pulumi.<stack>.yaml', refused: 'config commands always use Pulumi.<stack>.yaml' },
       ...COMMAND_GLOBALS,
     ]);
@@ -22,7 +23,7 @@ export function registerConfigGrammar(program: Command): void {
       STACK_FLAG,
       JSON_FLAG,
       { flags: '--path', description: 'the key contains a path to a property in a map or list' },
-      { flags: '--open', description: 'open environments', refused: 'stackyard has no ESC environments to open' },
+      { flags: '--open', description: 'open environments', refused: 'stackyard does not show the values of a stack\'s environments in `config` yet' },
     ], async () => (await config()).configGet);
 
     leaf(configCmd, 'set <key> [value]', 'Set a configuration value', [
@@ -56,5 +57,7 @@ export function registerConfigGrammar(program: Command): void {
       STACK_FLAG,
       { flags: '--path', description: 'the key contains a path to a property in a map or list' },
     ], async () => (await config()).configRm);
+
+    registerConfigEnvGrammar(configCmd);
   });
 }
