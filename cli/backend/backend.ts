@@ -50,6 +50,8 @@ export interface UpdateInfo {
   cancelledBy?: string;
   /** `lease-expired`: abandoned by its client (crashed or killed) and recorded as failed once its lease expired. */
   endReason?: 'lease-expired';
+  /** Login of whoever ran the update (stackyard's service adds it to Pulumi's shape). */
+  requestedBy?: string;
 }
 
 /** A history entry carried over from another backend: Pulumi's `UpdateInfo` shape plus the state it ended with. */

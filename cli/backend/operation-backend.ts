@@ -167,6 +167,10 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
   return {
     banner: { stack: ref.stack, style: backend.kind },
     currentState: async () => (await backend.exportDeployment(ref)) as EngineDeployment,
+    stackHead: async () => {
+      const [last] = await backend.history(ref, 1, 1);
+      return last ? { version: last.version, by: last.requestedBy, at: last.endTime ?? last.startTime } : undefined;
+    },
     crypter: stackCrypter(backend, ref),
     readStack: stackReader(backend, ref),
     activeUpdateConflict,

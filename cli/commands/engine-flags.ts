@@ -43,7 +43,7 @@ const LEASED: OperationCommand[] = ['up', 'destroy', 'refresh'];
 const PROGRAM: OperationCommand[] = ['preview', 'up'];
 
 const NO_POLICY = 'stackyard runs no policy packs (it has no analyzer plugin host)';
-const NO_PLANS = 'update plans are an experimental Pulumi feature stackyard does not implement';
+const NO_PLANS = 'stackyard constrains an update to a plan only with --plan <file> (from preview --save-plan)';
 const NO_CLOUD_AI = 'this Pulumi Cloud AI feature does not exist in stackyard';
 const NO_AGENT = 'an internal flag of Pulumi Deployments agents';
 const OWN_KEY = "each stack's secrets are always encrypted with the stack's own key, held by the backend";
@@ -93,6 +93,9 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--target-replace <urn>', description: 'replace this resource and operate on it only (repeatable)', commands: PROGRAM, repeatable: true },
   { flags: '--continue-on-error', description: 'keep going after a failed step, skipping only what depends on it (the run still fails)', commands: ['up', 'destroy'] },
   { flags: '--skip-config-validation', description: 'skip validation of stack config values against the project config schema (also PULUMI_OPTION_SKIP_CONFIG_VALIDATION=true)', commands: ALL },
+  { flags: '--plan <file>', description: 'constrain the update to the operations of a plan saved by preview --save-plan (refused when the stack, program or config moved on since)', commands: ['up'] },
+  { flags: '--allow-stale-plan', description: 'with --plan: apply the plan although the stack, program or config changed since it was made', commands: ['up'] },
+  { flags: '--save-plan <file>', description: 'save the operations proposed by the preview to a plan file at the given path', commands: ['preview'] },
   { flags: '--import-file <file>', description: "save the creates seen during the preview into an import file to use with 'stackyard import'", commands: ['preview'] },
   { flags: '--exclude-protected', description: 'do not destroy protected resources (nor what they depend on); destroy all others', commands: ['destroy'] },
   { flags: '--run-program [bool]', description: 'run the program to determine up-to-date state for providers to refresh resources (also PULUMI_RUN_PROGRAM=true)', commands: ['refresh'], parse: boolValue },
@@ -102,9 +105,7 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--policy-pack <path>', description: 'run this policy pack', commands: PROGRAM, repeatable: true, refused: NO_POLICY },
   { flags: '--policy-pack-config <path>', description: 'policy pack config', commands: PROGRAM, repeatable: true, refused: NO_POLICY },
   { flags: '--show-policy-remediations', description: 'show policy remediations', commands: PROGRAM, refused: NO_POLICY },
-  { flags: '--plan <file>', description: 'constrain the update to a saved plan', commands: ['up'], refused: NO_PLANS },
   { flags: '--strict', description: 'constrain the update to the plan of its preview', commands: ['up'], refused: NO_PLANS },
-  { flags: '--save-plan <file>', description: 'save the update plan', commands: ['preview'], refused: NO_PLANS },
   { flags: '--skip-pending-creates', description: 'leave interrupted creates in the state', commands: ['refresh'], refused: 'refresh always resolves pending operations; `stackyard state repair` clears them without refreshing' },
   { flags: '--import-pending-creates <pairs>', description: 'import interrupted creates by id', commands: ['refresh'], repeatable: true, refused: 'refresh clears interrupted creates with a warning naming them; adopt the resource afterwards with `stackyard import`' },
   { flags: '--ignore-protect', description: 'delete protected resources too', commands: ['preview', 'up', 'destroy'], refused: 'unprotect them first with `stackyard state unprotect`' },
@@ -207,6 +208,9 @@ export function toOperationFlags(opts: Record<string, unknown>, env: NodeJS.Proc
     },
     eventLog: typeof opts.eventLog === 'string' ? opts.eventLog : undefined,
     skipPluginPreInstall: opts.skipPluginPreInstall === true,
+    savePlan: typeof opts.savePlan === 'string' ? opts.savePlan : undefined,
+    plan: typeof opts.plan === 'string' ? opts.plan : undefined,
+    allowStalePlan: opts.allowStalePlan === true,
     runProgram: runProgram(opts, env),
     logging: { verbosity: verbosity(opts.verbose), toStderr: opts.logtostderr === true, flow: opts.logflow === true },
   };

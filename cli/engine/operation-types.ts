@@ -14,6 +14,7 @@ import type { LeaseWaitOptions } from './lease-wait.js';
 import type { ProjectPlugin } from './plugins/plugin-discovery.js';
 import type { LoggingSettings } from './plugins/plugin-logging.js';
 import type { PlannedImport } from './steps/planned-imports.js';
+import type { StackHead } from './plans/staleness.js';
 
 /** The command being run. */
 export type OperationCommand = 'preview' | 'up' | 'destroy' | 'refresh' | 'import';
@@ -105,6 +106,8 @@ export interface OperationBackend {
    * a real run whose preview was skipped is refused from it when it holds operations an interrupted run left.
    */
   currentState?(): Promise<UntypedDeployment | undefined>;
+  /** Optional. The stack's latest version and who ran it: a saved plan records it, `up --plan` compares it. */
+  stackHead?(): Promise<StackHead | undefined>;
 }
 
 /** Flags shared by the four commands (names as `pulumi` spells them). */
@@ -145,6 +148,12 @@ export interface OperationFlags {
   runProgram?: boolean;
   /** `-v <level>`, `--logtostderr`, `--logflow`: the debug log on stderr, and what plugins are told. */
   logging?: LoggingSettings;
+  /** `preview --save-plan <file>`: write the preview's update plan there. */
+  savePlan?: string;
+  /** `up --plan <file>`: the update may only take the operations this plan allows. */
+  plan?: string;
+  /** `up --allow-stale-plan`: apply a plan although the stack, program or configuration moved on since it was made. */
+  allowStalePlan?: boolean;
 }
 
 /** Everything one command needs. */

@@ -15,6 +15,8 @@ import { describeLeaseHolder, waitForLease, type LeaseWaitOptions } from './leas
 import { PluginAcquisitionError } from '../plugins/acquire.js';
 import { OperationUsageError, type OperationBackend, type OperationCommand, type OperationFlags, type OperationRequest, type OperationSession } from './operation-types.js';
 import { PendingOperationsError, runDeployment, type DeploymentKind, type DeploymentResult } from './run-deployment.js';
+import { loadPlan, originForSave, savePlan } from './plan-operation.js';
+import type { DeploymentPlan } from './plans/plan-types.js';
 
 export type { EngineEvent, OperationStatus } from './display/engine-events.js';
 export type { LeaseWaitOptions } from './lease-wait.js';
@@ -175,6 +177,10 @@ export async function runOperation(req: OperationRequest): Promise<number> {
   const previewCommand = command === 'preview' || req.previewOnly === true;
   const color = colorEnabled(flags.color, req.terminal !== undefined, req.env ?? process.env);
 
+  // `up --plan`: read and checked before anything runs; `preview --save-plan`: its origin taken before the preview
+  const plan: DeploymentPlan | undefined = command === 'up' && flags.plan ? await loadPlan(req, flags.plan) : undefined;
+  const planToSave = command === 'preview' && flags.savePlan ? { file: flags.savePlan, origin: await originForSave(req, flags.savePlan) } : undefined;
+
   const run = async (kind: DeploymentKind, dryRun: boolean): Promise<Phase> => {
     const backendKind = dryRun && kind !== 'destroy' && kind !== 'refresh' ? 'preview' : kind === 'preview' ? 'update' : kind;
     const wait = !dryRun && flags.wait ? { timeoutMs: flags.wait.timeoutMs, onWait: (h: Parameters<LeaseWaitOptions['onWait']>[0]) => note(`${describeLeaseHolder(h)}\n`), signal: req.signal } : undefined;
@@ -255,6 +261,8 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         pluginProgress: (line) => (req.writeErr ?? req.write)(`${line}\n`),
         skipPluginPreInstall: flags.skipPluginPreInstall,
         pluginLoggingArgs: pluginLoggingArgs(flags.logging),
+        plan,
+        recordPlan: planToSave !== undefined,
         signal,
       });
       phase = { result, status: result.cancelled ? 'cancelled' : result.ok ? 'succeeded' : 'failed' };
@@ -296,6 +304,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
   if (previewCommand) {
     const r = await run(kind, true);
     if (r.status !== 'succeeded') return 1;
+    if (planToSave && r.result?.resourcePlans) await savePlan(req, planToSave.file, planToSave.origin, r.result.resourcePlans, note);
     if (flags.expectNoChanges && hasChanges(r.result!.summary)) {
       note('error: no changes were expected but changes were proposed\n');
       return 1;

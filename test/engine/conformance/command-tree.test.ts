@@ -83,6 +83,9 @@ const EXERCISED: Record<string, string> = {
   '--target-replace': `${HERE}/replace.test.ts`,
   '--continue-on-error': `${HERE}/continue-on-error.test.ts`,
   'preview --import-file': IMPORT,
+  'preview --save-plan': 'test/cli/update-plans.test.ts',
+  'up --plan': 'test/cli/update-plans.test.ts',
+  'up --allow-stale-plan': 'test/cli/update-plans.test.ts',
   // import (its engine flags are those of preview and up)
   'import --file': IMPORT,
   'import --out': IMPORT,
