@@ -21,10 +21,10 @@ describe('engine command flags', () => {
 
   it('refuses pulumi flags it does not implement, naming the reason', () => {
     // Prepare
-    const cmd = parsed('up', ['--yes', '--policy-pack', 'p']);
+    const cmd = parsed('up', ['--yes', '--strict']);
 
     // Act / Assess
-    expect(() => assertNoRefusedFlags(cmd, true)).toThrow(/--policy-pack is not supported by stackyard: stackyard runs no policy packs/);
+    expect(() => assertNoRefusedFlags(cmd, true)).toThrow(/--strict is not supported by stackyard: stackyard constrains an update to a plan only with --plan/);
   });
 
   it('rejects flags pulumi does not have for the command', () => {

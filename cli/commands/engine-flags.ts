@@ -42,7 +42,6 @@ const ALL: OperationCommand[] = ['preview', 'up', 'destroy', 'refresh'];
 const LEASED: OperationCommand[] = ['up', 'destroy', 'refresh'];
 const PROGRAM: OperationCommand[] = ['preview', 'up'];
 
-const NO_POLICY = 'stackyard runs no policy packs (it has no analyzer plugin host)';
 const NO_PLANS = 'stackyard constrains an update to a plan only with --plan <file> (from preview --save-plan)';
 const NO_CLOUD_AI = 'this Pulumi Cloud AI feature does not exist in stackyard';
 const NO_AGENT = 'an internal flag of Pulumi Deployments agents';
@@ -101,10 +100,10 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--run-program [bool]', description: 'run the program to determine up-to-date state for providers to refresh resources (also PULUMI_RUN_PROGRAM=true)', commands: ['refresh'], parse: boolValue },
   { flags: '--run-program [bool]', description: 'run the program to determine up-to-date state for providers to refresh resources, this only applies if --refresh is set (also PULUMI_RUN_PROGRAM=true)', commands: PROGRAM, parse: boolValue },
   { flags: '--run-program [bool]', description: 'run the program to determine up-to-date state for providers to destroy resources (also PULUMI_RUN_PROGRAM=true)', commands: ['destroy'], parse: boolValue },
+  { flags: '--policy-pack <path>', description: 'run the policy pack in this folder as part of the operation (repeatable; docs/policy.md)', commands: PROGRAM, repeatable: true },
+  { flags: '--policy-pack-config <path>', description: 'a JSON config file for the --policy-pack at the same position (repeatable)', commands: PROGRAM, repeatable: true },
+  { flags: '--show-policy-remediations', description: 'show each policy remediation in the Policies section', commands: PROGRAM },
   // Refused: they need something stackyard does not have.
-  { flags: '--policy-pack <path>', description: 'run this policy pack', commands: PROGRAM, repeatable: true, refused: NO_POLICY },
-  { flags: '--policy-pack-config <path>', description: 'policy pack config', commands: PROGRAM, repeatable: true, refused: NO_POLICY },
-  { flags: '--show-policy-remediations', description: 'show policy remediations', commands: PROGRAM, refused: NO_POLICY },
   { flags: '--strict', description: 'constrain the update to the plan of its preview', commands: ['up'], refused: NO_PLANS },
   { flags: '--skip-pending-creates', description: 'leave interrupted creates in the state', commands: ['refresh'], refused: 'refresh always resolves pending operations; `stackyard state repair` clears them without refreshing' },
   { flags: '--import-pending-creates <pairs>', description: 'import interrupted creates by id', commands: ['refresh'], repeatable: true, refused: 'refresh clears interrupted creates with a warning naming them; adopt the resource afterwards with `stackyard import`' },
@@ -180,6 +179,15 @@ function runProgram(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): bool
   return /^(1|t|true|TRUE|True)$/.test(env.PULUMI_RUN_PROGRAM ?? '');
 }
 
+/** `--policy-pack` with `--policy-pack-config` paired by position, checked as Pulumi's `validatePolicyPackConfig`. */
+function policyPacksOf(opts: Record<string, unknown>): { path: string; configFile?: string }[] | undefined {
+  const paths = Array.isArray(opts.policyPack) ? (opts.policyPack as string[]) : [];
+  const configs = Array.isArray(opts.policyPackConfig) ? (opts.policyPackConfig as string[]) : [];
+  if (configs.length && !paths.length) throw new UsageError('"--policy-pack-config" must be specified with "--policy-pack"');
+  if (configs.length && configs.length !== paths.length) throw new UsageError('the number of "--policy-pack-config" flags must match the number of "--policy-pack" flags');
+  return paths.length ? paths.map((path, i) => ({ path, ...(configs[i] ? { configFile: configs[i] } : {}) })) : undefined;
+}
+
 /** Maps parsed options to engine flags (refused flags never get here: see `assertNoRefusedFlags`). */
 export function toOperationFlags(opts: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): { flags: OperationFlags; previewOnly: boolean; remove: boolean } {
   const skipPreview = opts.skipPreview === true;
@@ -205,7 +213,9 @@ export function toOperationFlags(opts: Record<string, unknown>, env: NodeJS.Proc
       suppressOutputs: opts.suppressOutputs === true,
       suppressProgress: opts.suppressProgress === true,
       suppressPermalink: opts.suppressPermalink === true || opts.suppressPermalink === 'true',
+      showPolicyRemediations: opts.showPolicyRemediations === true,
     },
+    policyPacks: policyPacksOf(opts),
     eventLog: typeof opts.eventLog === 'string' ? opts.eventLog : undefined,
     skipPluginPreInstall: opts.skipPluginPreInstall === true,
     savePlan: typeof opts.savePlan === 'string' ? opts.savePlan : undefined,

@@ -45,6 +45,10 @@ function upArguments(stack: string, opts: Record<string, unknown>): string[] {
     else if (value === false) argv.push(`${flag}=false`);
     else if (typeof value === 'string' || typeof value === 'number') argv.push(`${flag}=${value}`);
   }
+  // repeatable, paired by position: each is handed on in its order
+  for (const [option, flag] of [['policyPack', '--policy-pack'], ['policyPackConfig', '--policy-pack-config']] as const) {
+    for (const value of (opts[option] as string[] | undefined) ?? []) argv.push(`${flag}=${value}`);
+  }
   return argv;
 }
 

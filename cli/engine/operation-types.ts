@@ -154,6 +154,8 @@ export interface OperationFlags {
   plan?: string;
   /** `up --allow-stale-plan`: apply a plan although the stack, program or configuration moved on since it was made. */
   allowStalePlan?: boolean;
+  /** `--policy-pack` (and the `--policy-pack-config` at the same position): packs run on previews and updates. */
+  policyPacks?: { path: string; configFile?: string }[];
 }
 
 /** Everything one command needs. */

@@ -263,11 +263,12 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         pluginLoggingArgs: pluginLoggingArgs(flags.logging),
         plan,
         recordPlan: planToSave !== undefined,
+        policyPacks: flags.policyPacks,
         signal,
       });
       phase = { result, status: result.cancelled ? 'cancelled' : result.ok ? 'succeeded' : 'failed' };
       const durationMs = now() - started;
-      log.summary({ changes: result.summary, durationMs, status: phase.status });
+      log.summary({ changes: result.summary, durationMs, status: phase.status, policyPacks: result.policyPacks });
       display.finish(result, dryRun, { durationMs, status: phase.status });
     } catch (err) {
       if (!(err instanceof PendingOperationsError || err instanceof PluginAcquisitionError)) throw err;

@@ -31,11 +31,15 @@ import type { PropertyMap } from './resource/properties.js';
 import { SnapshotManager } from './state/snapshot-manager.js';
 import { StepExecutor, type PlannedImport } from './steps/step-executor.js';
 import { protectedExcludes, type TargetOptions } from './steps/targeting.js';
-import { STACK_TYPE } from './resource/urn.js';
+import { createUrn, STACK_TYPE } from './resource/urn.js';
 import { ResourceHookRegistry } from './program/resource-hooks.js';
 import { DELETE_HOOKS_WITHOUT_PROGRAM, deleteHooksWithoutProgram } from './steps/resource-hooks.js';
 import { PlanRun } from './plans/plan-run.js';
 import type { DeploymentPlan, ResourcePlan } from './plans/plan-types.js';
+import type { ExecutorOptions } from './steps/step-types.js';
+import { PolicyPacks, type LocalPolicyPackSpec } from './plugins/analyzers/policy-packs.js';
+import type { PolicyPackRun } from './display/policy-events.js';
+import { finishPolicies } from './steps/policy-run.js';
 
 /** What to do. `preview` is a dry run of `update`; `dryRun` previews a destroy, refresh or import. */
 export type DeploymentKind = 'preview' | 'update' | 'destroy' | 'refresh' | 'import';
@@ -99,6 +103,8 @@ export interface DeploymentOptions {
   userAgent?: string;
   /** `--logflow`: `--logtostderr` and `-v=<level>` for every plugin started (`plugins/plugin-logging.ts`). */
   pluginLoggingArgs?: readonly string[];
+  /** `--policy-pack` (with `--policy-pack-config` at the same position): packs run on a preview or update. */
+  policyPacks?: readonly LocalPolicyPackSpec[];
 }
 
 /** The base state holds operations an interrupted run left unfinished; only `refresh` may run on it. */
@@ -130,6 +136,8 @@ export interface DeploymentResult {
   cancelled: boolean;
   /** With `recordPlan`: each resource's plan, by URN. */
   resourcePlans?: Map<string, ResourcePlan>;
+  /** The policy packs that ran (the summary event's `PolicyPacks`). */
+  policyPacks?: PolicyPackRun[];
 }
 
 /** Runs one deployment. */
@@ -191,7 +199,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     pluginEnv: (pkg) => providerEnv(pkg, opts.program, opts.config),
     loggingArgs: opts.pluginLoggingArgs,
   });
-  const ex = new StepExecutor({
+  const exOptions: ExecutorOptions = {
     stack: opts.program.stack,
     project: opts.program.project,
     preview: dryRun,
@@ -206,7 +214,8 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     hooks,
     programMode: programMode === 'update' ? undefined : programMode,
     plan,
-  });
+  };
+  const ex = new StepExecutor(exOptions);
   executor = ex;
   let postStepsRan = false;
   const runPostSteps = async () => {
@@ -230,6 +239,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     },
   });
   await host.start();
+  let packs: PolicyPacks | undefined;
   const onAbort = () => ex.cancel();
   if (opts.signal?.aborted) ex.cancel();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -241,8 +251,12 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     } else if (programMode === undefined) {
       if (opts.kind === 'refresh') await ex.refreshAll();
       else if (!refuseDeleteHooksWithoutProgram(base.resources, ex, events)) await ex.deleteAll(ex.allBase()).catch(() => undefined);
+    } else if (programMode === 'update' && opts.policyPacks?.length && !(packs = await startPacks(opts, host, dryRun, env, events, ex))) {
+      // the packs did not start (the error is reported): nothing runs
     } else if (ex.verifyTargets(false, 'replaces')) {
       if (programMode === 'refresh') ex.resolvePending();
+      // the packs see each registration from now on
+      exOptions.policies = packs;
       const outcome = opts.program.runtime
         ? await runThroughLanguagePlugin({ ...opts, program: { ...opts.program, runtime: opts.program.runtime } }, host, ex, dryRun, events, acquirer)
         : await runNodeProgram(opts, host, ex, dryRun, events);
@@ -257,11 +271,13 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
       if (opts.plan && plan && !ex.failed && !host.programErrored) {
         for (const message of plan.unfulfilled(new Set(base.resources.map((r) => r.urn)))) ex.fail(undefined, new Error(message));
       }
+      if (packs) await finishPolicies(packs, ex, host.programErrored, host.rootUrn);
     }
     await ex.idle();
     if (!dryRun) await snapshots.saveFinal().catch((err: unknown) => void ex.fail(undefined, err));
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
+    await packs?.close();
     await registry.closeAll();
     await host.stop();
   }
@@ -278,6 +294,7 @@ export async function runDeployment(opts: DeploymentOptions): Promise<Deployment
     resourceCount: snap.resources.length,
     cancelled: ex.cancelled,
     resourcePlans: plan?.recorded,
+    policyPacks: packs?.runs() ?? [],
   };
 }
 
@@ -297,6 +314,32 @@ function runsProgram(opts: DeploymentOptions): 'update' | 'refresh' | 'destroy' 
   if (opts.kind === 'preview' || opts.kind === 'update') return 'update';
   if (opts.kind === 'refresh' || opts.kind === 'destroy') return opts.runProgram ? opts.kind : undefined;
   return undefined;
+}
+
+/** Starts the run's packs; a pack that fails to start fails the run (reported through `ex`), and none is kept. */
+async function startPacks(opts: DeploymentOptions, host: ProgramHost, dryRun: boolean, env: NodeJS.ProcessEnv, events: EngineEvents, ex: StepExecutor): Promise<PolicyPacks | undefined> {
+  const config: Record<string, string> = {};
+  const secretKeys: string[] = [];
+  for (const [k, v] of Object.entries(opts.config)) {
+    config[k] = v.value;
+    if (v.secret) secretKeys.push(k);
+  }
+  try {
+    return await PolicyPacks.start(opts.policyPacks ?? [], {
+      engineAddress: host.address,
+      // the program has not registered its stack yet: its URN is the one it will register
+      stackUrn: createUrn(opts.program.stack, opts.program.project, '', STACK_TYPE, `${opts.program.project}-${opts.program.stack}`),
+      env,
+      events,
+      launchMs: opts.timeouts?.launchMs,
+      callMs: opts.timeouts?.callMs,
+      settings: { organization: opts.program.organization ?? 'organization', project: opts.program.project, stack: opts.program.stack, dryRun, config, configSecretKeys: secretKeys },
+      onLog: (line) => events.diag?.({ severity: 'debug', message: `[policy] ${line}` }),
+    });
+  } catch (err) {
+    ex.fail(undefined, err);
+    return undefined;
+  }
 }
 
 /** The run's constraints; `--exclude-protected` becomes exclusions computed from the base state (as Pulumi's CLI does). */

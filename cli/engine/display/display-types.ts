@@ -3,6 +3,7 @@
  * `Display`). Their own module, so that each way of rendering (plain lines, preview digest, live tree) can name
  * them without importing the module that chooses between them.
  */
+import type { PolicyPackRun } from './policy-events.js';
 import type { EngineEvent, OperationStatus } from './engine-events.js';
 import type { ChangeSummary, EngineEvents } from './events.js';
 import type { StackConfig } from '../config/program-config.js';
@@ -35,6 +36,8 @@ export interface DisplayFlags {
   suppressProgress?: boolean;
   /** `--suppress-permalink`: no `View Live:` line. */
   suppressPermalink?: boolean;
+  /** `--show-policy-remediations`: each remediation in the Policies section, not a count per policy. */
+  showPolicyRemediations?: boolean;
 }
 
 /** Options of the display. */
@@ -73,6 +76,8 @@ export interface FinishedRun {
   summary: ChangeSummary;
   /** Stack outputs after the run. */
   outputs: PropertyMap;
+  /** The policy packs that ran (the Policies section lists them). */
+  policyPacks?: PolicyPackRun[];
 }
 
 /** A display: the events to hand to the engine, the operation's EngineEvents, and the closing summary. */

@@ -7,6 +7,8 @@ import { orderedResource, type ResourceState } from '../state/deployment.js';
 import type { ChangeSummary, DetailedDiff, DiagEvent, DiffKind, EngineEvents, StepEvent, StepOp } from './events.js';
 import type { StackConfig } from '../config/program-config.js';
 import { isSecret, type PropertyMap, type PropertyValue } from '../resource/properties.js';
+import { policyEventPayload, policyPacksSummary, type PolicyEventPayload } from './policy-engine-events.js';
+import type { PolicyPackRun } from './policy-events.js';
 
 /** `apitype.StepEventStateMetadata`. */
 export interface StepEventStateMetadata {
@@ -71,6 +73,7 @@ export type EngineEvent = { sequence: number; timestamp: number } & (
   | { resOpFailedEvent: { metadata: StepEventMetadata; status: number; steps: number } }
   | { diagnosticEvent: DiagnosticEventPayload }
   | { summaryEvent: SummaryEventPayload }
+  | PolicyEventPayload
 );
 
 /** Replaces every secret by the string `[secret]`, recursively. */
@@ -157,7 +160,7 @@ export interface EngineEventLogOptions {
 export interface EngineEventLog {
   events: EngineEvents;
   prelude(): void;
-  summary(s: { changes: ChangeSummary; durationMs: number; status: OperationStatus }): void;
+  summary(s: { changes: ChangeSummary; durationMs: number; status: OperationStatus; policyPacks?: readonly PolicyPackRun[] }): void;
 }
 
 /** Builds an event log for one operation. */
@@ -188,6 +191,7 @@ export function createEngineEventLog(o: EngineEventLogOptions): EngineEventLog {
         diagnostic({ ...(d.urn ? { urn: d.urn } : {}), ...(prefix ? { prefix } : {}), message, color: 'never', severity: d.severity });
       },
       programOutput: (stream, text) => diagnostic({ message: text, color: 'never', severity: stream === 'stderr' ? 'info#err' : 'info' }),
+      policy: (e) => push(policyEventPayload(e, maskSecrets)),
     },
     prelude: () => push({ preludeEvent: { config: displayConfig(o.config) } }),
     summary: (s) =>
@@ -196,7 +200,7 @@ export function createEngineEventLog(o: EngineEventLogOptions): EngineEventLog {
           maybeCorrupt: false,
           durationSeconds: Math.round(s.durationMs / 1000),
           resourceChanges: s.changes,
-          PolicyPacks: {},
+          PolicyPacks: policyPacksSummary(s.policyPacks),
           isPreview: o.preview,
           result: s.status,
         },

@@ -1,5 +1,6 @@
 /** Events the engine emits while it runs; the CLI renders them, tests assert on them. */
 import type { ResourceState } from '../state/deployment.js';
+import type { PolicyEvent } from './policy-events.js';
 
 /** Kinds of step, named as Pulumi names them. */
 export type StepOp =
@@ -65,6 +66,8 @@ export interface EngineEvents {
   diag?(e: DiagEvent): void;
   /** Raw program stdout/stderr text. */
   programOutput?(stream: 'stdout' | 'stderr', text: string): void;
+  /** A policy pack's violation, remediation or summary. */
+  policy?(e: PolicyEvent): void;
 }
 
 /** Counts of completed steps by kind (Pulumi's `resourceChanges`). */
@@ -78,5 +81,6 @@ export function combineEvents(...all: (EngineEvents | undefined)[]): EngineEvent
     outputs: (e) => list.forEach((l) => l.outputs?.(e)),
     diag: (e) => list.forEach((l) => l.diag?.(e)),
     programOutput: (s, t) => list.forEach((l) => l.programOutput?.(s, t)),
+    policy: (e) => list.forEach((l) => l.policy?.(e)),
   };
 }

@@ -3,6 +3,7 @@
  * redrawn in place at most every `throttleMs` (and each second while something runs), then diagnostics grouped by
  * resource and the closing lines.
  */
+import { policyCollector } from './policy-section.js';
 import type { Display, DisplayOptions, FinishedRun, FinishInfo, TerminalInfo } from './display-types.js';
 import type { EngineEvents, StepEvent, StepOp } from './events.js';
 import { BOLD, closingText, diagPrefix, formatElapsed, isHidden, OP_COLOR, paint, RED, SYMBOL, VERBS } from './render-text.js';
@@ -53,6 +54,7 @@ export class LiveTree implements Display {
   private timer: NodeJS.Timeout | undefined;
   private timerDue = 0;
   private finished = false;
+  private readonly policies = policyCollector();
   /** The stack's outputs now and before the run, for the Outputs section. */
   private stack: { outputs?: PropertyMap; olds?: PropertyMap } | undefined;
 
@@ -72,6 +74,7 @@ export class LiveTree implements Display {
       outputs: (e) => {
         if (e.type === STACK_TYPE) this.stack = { ...this.stack, outputs: e.state.outputs };
       },
+      policy: (e) => this.policies.policy(e),
     };
   }
 
@@ -216,6 +219,8 @@ export class LiveTree implements Display {
     let out = this.drawnLines ? `\x1b[${this.drawnLines}A\r\x1b[J` : '';
     this.drawnLines = 0;
     if (this.rows.size) out += `${this.frame(false).join('\n')}\n`;
+    const policies = this.policies.section(result.policyPacks, { color: this.o.color, showRemediations: this.o.showPolicyRemediations });
+    if (policies.text) out += `\n${policies.text}`;
     if (this.diags.size) {
       const groups = [...this.diags].map(([urn, lines]) => {
         const row = urn ? this.rows.get(urn) : [...this.rows.values()].find((r) => r.type === STACK_TYPE);
@@ -224,6 +229,6 @@ export class LiveTree implements Display {
       });
       out += `\n${paint(this.o.color, BOLD, 'Diagnostics:')}\n${groups.join('\n')}`;
     }
-    this.o.write(out + closingText(this.o, result, preview, info, this.stack));
+    this.o.write(out + closingText(this.o, result, preview, info, this.stack, policies.mandatory));
   }
 }

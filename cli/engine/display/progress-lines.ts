@@ -5,6 +5,7 @@
  * and the Resources summary. Rows are flat: Pulumi indents children under their parent only in the interactive
  * tree. Default providers are engine-internal and never shown.
  */
+import { policyCollector } from './policy-section.js';
 import type { Display, DisplayOptions, FinishedRun, FinishInfo } from './display-types.js';
 import type { DiagEvent, StepEvent, StepOp } from './events.js';
 import { configText, diagPrefix, errorLines, isHidden, MAGENTA, OP_COLOR, outputsText, paint, RED, resultSummaryText, SYMBOL, VERBS } from './render-text.js';
@@ -153,6 +154,7 @@ export function progressLines(o: DisplayOptions): Display {
     if (e.op === 'refresh' || (!e.preview && row.custom && e.op !== 'same')) print(row);
   };
 
+  const policies = policyCollector();
   const diag = (d: DiagEvent) => {
     if (isHidden(d, o.verbose)) return;
     prelude();
@@ -176,6 +178,7 @@ export function progressLines(o: DisplayOptions): Display {
       programOutput: (_s, text) => {
         for (const line of text.replace(/\n$/, '').split('\n')) diag({ severity: 'info', message: line });
       },
+      policy: (e) => policies.policy(e),
     },
     engineEvent: () => undefined,
     finish: (result: FinishedRun, isPreview: boolean, finishInfo: FinishInfo = {}) => {
@@ -184,13 +187,15 @@ export function progressLines(o: DisplayOptions): Display {
       const inProgress = [...rows.values()].filter((r) => !isDone(r));
       finished = true;
       for (const row of inProgress) print(row);
-      let text = diagnosticsText([...rows.values()], o.color);
+      const section = policies.section(result.policyPacks, { color: o.color, showRemediations: o.showPolicyRemediations });
+      let text = section.text + diagnosticsText([...rows.values()], o.color);
       const stack = stackUrn ? rows.get(stackUrn) : undefined;
       if (stack && !o.suppressOutputs) {
         const outputs = outputsText(stack.state?.outputs ?? {}, stack.oldState?.outputs, { planning: isPreview, showSames: o.showSames === true, color: o.color });
         if (outputs) text += `${paint(o.color, MAGENTA, 'Outputs:')}\n${outputs}\n`;
       }
-      text += resultSummaryText(o, result.summary, isPreview, finishInfo);
+      // as Pulumi: a run with a mandatory policy violation ends without the resource summary
+      if (!section.mandatory) text += resultSummaryText(o, result.summary, isPreview, finishInfo);
       text += errorLines(o, result, isPreview, finishInfo);
       o.write(text);
     },

@@ -169,10 +169,18 @@ export function diagPrefix(d: DiagEvent, color?: boolean): string {
 }
 
 /** Outputs, summary, duration and errors: the end of the live tree. */
-export function closingText(o: DisplayOptions, result: FinishedRun, preview: boolean, info: FinishInfo, stack?: { outputs?: PropertyMap; olds?: PropertyMap }): string {
+export function closingText(
+  o: DisplayOptions,
+  result: FinishedRun,
+  preview: boolean,
+  info: FinishInfo,
+  stack?: { outputs?: PropertyMap; olds?: PropertyMap },
+  mandatoryViolation = false,
+): string {
   let text = '';
   const outputs = stack && !o.suppressOutputs ? outputsText(stack.outputs ?? {}, stack.olds, { planning: preview, showSames: o.showSames === true, color: o.color }) : '';
   if (outputs) text += `\n${paint(o.color, MAGENTA, 'Outputs:')}\n${outputs}`;
-  text += `\n${resultSummaryText(o, result.summary, preview, info)}`;
+  // as Pulumi: a run with a mandatory policy violation ends without the resource summary
+  if (!mandatoryViolation) text += `\n${resultSummaryText(o, result.summary, preview, info)}`;
   return text + errorLines(o, result, preview, info);
 }

@@ -31,10 +31,19 @@ const OUTPUT_CAP = 64 * 1024;
 /** Starts a plugin and waits for its port (failing after `timeoutMs` or if it exits first). */
 export function launchPlugin(
   cmd: PluginCommand,
-  opts: { engineAddress: string; cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; onLog?: (line: string) => void; loggingArgs?: readonly string[] },
+  opts: {
+    engineAddress: string;
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    timeoutMs?: number;
+    onLog?: (line: string) => void;
+    loggingArgs?: readonly string[];
+    /** Arguments after the engine address (a policy pack's folder). */
+    trailingArgs?: readonly string[];
+  },
 ): Promise<PluginProcess> {
   // `--logflow`'s arguments come before the engine address, as Pulumi's buildPluginArguments puts them
-  const launch = diesWithParent(cmd.command, [...cmd.args, ...(opts.loggingArgs ?? []), opts.engineAddress]);
+  const launch = diesWithParent(cmd.command, [...cmd.args, ...(opts.loggingArgs ?? []), opts.engineAddress, ...(opts.trailingArgs ?? [])]);
   const child: ChildProcess = spawn(launch.command, launch.args, {
     cwd: opts.cwd,
     env: opts.env,

@@ -23,6 +23,10 @@ export const provrpc = require('@pulumi/pulumi/proto/provider_grpc_pb.js') as ty
 export const langproto = require('@pulumi/pulumi/proto/language_pb.js') as typeof import('@pulumi/pulumi/proto/language_pb.js');
 /** Language runtime client. */
 export const langrpc = require('@pulumi/pulumi/proto/language_grpc_pb.js') as typeof import('@pulumi/pulumi/proto/language_grpc_pb.js');
+/** Analyzer (policy pack) messages. */
+export const anproto = require('@pulumi/pulumi/proto/analyzer_pb.js') as typeof import('@pulumi/pulumi/proto/analyzer_pb.js');
+/** Analyzer (policy pack) client. */
+export const anrpc = require('@pulumi/pulumi/proto/analyzer_grpc_pb.js') as typeof import('@pulumi/pulumi/proto/analyzer_grpc_pb.js');
 /** Plugin info messages. */
 export const pluginproto = require('@pulumi/pulumi/proto/plugin_pb.js') as typeof import('@pulumi/pulumi/proto/plugin_pb.js');
 /** Callback (transforms) messages. */

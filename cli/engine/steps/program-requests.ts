@@ -14,6 +14,7 @@ import type { AliasResolver } from './aliases.js';
 import type { HookArgs } from './hook-types.js';
 import { registrationHookArgs } from './resource-hooks.js';
 import type { StepApplier } from './apply-steps.js';
+import { applyPolicies } from './policy-checks.js';
 import { applyIgnoreChanges, invalidIgnoreChangesMessage } from './ignore-changes.js';
 import { importResource } from './import-step.js';
 import { unknownOutputMessage, withoutUnknowns } from './output-policy.js';
@@ -101,11 +102,19 @@ export class ProgramRequests {
     return kept(old ? 'success' : 'skip');
   }
 
+  /** The inputs after the run's policy packs remediated and analyzed them (policy-checks.ts). */
+  private policyInputs(goal: RegisterGoal, proposed: ResourceState, inputs: PropertyMap): Promise<PropertyMap> | PropertyMap {
+    const packs = this.ctx.options.policies;
+    if (!packs) return inputs;
+    return applyPolicies(packs, proposed, inputs, { deleteBeforeReplace: goal.deleteBeforeReplace, preview: this.ctx.preview, lookup: (u) => this.parts.ledger.lookup(u) });
+  }
+
   private async registerComponent(goal: RegisterGoal, urn: string, old: ResourceState | undefined): Promise<RegisterResult> {
-    const inputs = resolveOutputValues(goal.inputs);
-    const state = proposedState(goal, urn, { inputs, outputs: old?.outputs ?? {} });
-    const alone = this.leftAlone(state, old);
+    const given = proposedState(goal, urn, { inputs: resolveOutputValues(goal.inputs), outputs: old?.outputs ?? {} });
+    const alone = this.leftAlone(given, old);
     if (alone) return { ...alone, id: '', outputs: {} };
+    const inputs = await this.policyInputs(goal, given, given.inputs ?? {});
+    const state: ResourceState = { ...given, inputs };
     const op: StepOp = !old ? 'create' : deepEqual(old.inputs ?? {}, inputs) ? 'same' : 'update';
     planGoal(this.ctx, urn, goal, undefined, old, inputs);
     planSteps(this.ctx, urn, [op]);
@@ -125,7 +134,8 @@ export class ProgramRequests {
   private async registerCustom(goal: RegisterGoal, urn: string, old: ResourceState | undefined): Promise<RegisterResult> {
     const { ctx, parts } = this;
     const { ref, provider } = await parts.providers.providerFor(goal.type, goal.provider, goal.version, goal.pluginDownloadURL, goal.package);
-    const alone = this.leftAlone(proposedState(goal, urn, { provider: ref }), old);
+    const proposedWithProvider = proposedState(goal, urn, { provider: ref });
+    const alone = this.leftAlone(proposedWithProvider, old);
     if (alone) return alone;
     const mode = ctx.options.programMode;
     if (mode === 'refresh') return refreshRegistration(ctx, parts.ledger, { goal, urn, ref, provider }, old);
@@ -152,7 +162,7 @@ export class ProgramRequests {
     const seed = ctx.options.plan?.seed(urn) ?? randomBytes(32);
     const checked = await ctx.slots.admit(() => provider.check(rref, olds, proposed, seed));
     if (checked.failures.length) throw new Error(`Check failed: ${formatCheckFailures(checked.failures)}`);
-    const inputs = checked.inputs;
+    const inputs = await this.policyInputs(goal, proposedWithProvider, checked.inputs);
     if (!ctx.preview && containsUnknowns(inputs)) {
       throw new Error(`inputs of ${urn} still hold unknown values outside a preview; refusing to create or update it with them`);
     }

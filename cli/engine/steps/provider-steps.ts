@@ -3,6 +3,7 @@
  * provider of a package registered on first use (Pulumi's `default_providers.go`), and the configured provider a
  * reference names, started from its recorded inputs when only the base state knows it.
  */
+import { applyPolicies } from './policy-checks.js';
 import type { ResourceState } from '../state/deployment.js';
 import type { StepOp } from '../display/events.js';
 import { defaultProviderInputs } from '../plugins/providers/default-provider-inputs.js';
@@ -47,24 +48,28 @@ export class ProviderSteps {
     const provider = await launched;
     const checked = await provider.checkConfig(ref, old?.inputs ?? {}, inputs);
     if (checked.failures.length) throw new Error(`provider configuration is invalid: ${formatCheckFailures(checked.failures)}`);
+    // a provider resource is a resource too: the packs see (and may remediate) its configuration, as in Pulumi
+    const config = o.policies
+      ? await applyPolicies(o.policies, proposedState(goal, urn, {}), checked.inputs, { deleteBeforeReplace: goal.deleteBeforeReplace, preview: o.preview, lookup: (u) => this.ledger.lookup(u) })
+      : checked.inputs;
     // as Pulumi's registry Diff: the engine's `__internal` keys are not the provider's configuration
-    const op: StepOp = !old ? 'create' : deepEqual(withoutInternal(old.inputs ?? {}), withoutInternal(checked.inputs)) ? 'same' : 'update';
+    const op: StepOp = !old ? 'create' : deepEqual(withoutInternal(old.inputs ?? {}), withoutInternal(config)) ? 'same' : 'update';
     const id = old?.id ?? (o.preview ? UNKNOWN : ProviderRegistry.newId());
-    const state = proposedState(goal, urn, { id, inputs: checked.inputs, outputs: checked.inputs });
-    planGoal(this.ctx, urn, goal, undefined, old, checked.inputs);
+    const state = proposedState(goal, urn, { id, inputs: config, outputs: config });
+    planGoal(this.ctx, urn, goal, undefined, old, config);
     planSteps(this.ctx, urn, [op]);
-    const details: StepDetails = { old, new: state, ...(op === 'update' ? { diffKeys: changedKeys(withoutInternal(old!.inputs ?? {}), withoutInternal(checked.inputs)) } : {}) };
+    const details: StepDetails = { old, new: state, ...(op === 'update' ? { diffKeys: changedKeys(withoutInternal(old!.inputs ?? {}), withoutInternal(config)) } : {}) };
     this.ctx.emit(op, urn, goal.type, 'start', details);
     const hookArgs = registrationHookArgs(state, old);
     if (op !== 'same') await this.ctx.hooks.run(old ? 'BeforeUpdate' : 'BeforeCreate', state, hookArgs);
-    await o.registry.configureNew(urn, id, pkg, checked.inputs, launched);
+    await o.registry.configureNew(urn, id, pkg, config, launched);
     this.ledger.record(urn, state, old);
     if (op !== 'same') {
       await this.ctx.save();
-      await this.ctx.hooks.after(old ? 'AfterUpdate' : 'AfterCreate', state, { ...hookArgs, id, newOutputs: checked.inputs });
+      await this.ctx.hooks.after(old ? 'AfterUpdate' : 'AfterCreate', state, { ...hookArgs, id, newOutputs: config });
     }
     this.ctx.emit(op, urn, goal.type, 'done', details);
-    return { urn, id: o.preview && !old ? '' : id, outputs: checked.inputs, result: 'success' };
+    return { urn, id: o.preview && !old ? '' : id, outputs: config, result: 'success' };
   }
 
   /**

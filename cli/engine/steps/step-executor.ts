@@ -22,6 +22,7 @@ import { runPlannedImports, type PlannedImport } from './planned-imports.js';
 import { refreshStates, resolveBasePending } from './refresh-steps.js';
 import { providerReplaceCheck, ReplacementPlanner } from './replacement.js';
 import { StepHooks } from './resource-hooks.js';
+import { PolicyViolationError } from './policy-checks.js';
 import { RunLedger } from './run-ledger.js';
 import { Semaphore } from './semaphore.js';
 import {
@@ -105,14 +106,17 @@ export class StepExecutor {
     this.o.events.step?.({ op, urn, type, phase, preview: this.o.preview, ...extra });
   }
 
-  /** Marks the run failed and reports the error once; without `continueOnError` no new step starts. */
+  /**
+   * Marks the run failed and reports the error once; without `continueOnError` no new step starts. A policy
+   * violation is not reported again as a diagnostic: the Policies section shows it, as in Pulumi.
+   */
   fail(urn: string | undefined, err: unknown, options: { keepGoing?: boolean } = {}): StepError {
     if (err instanceof StepError) return err;
     const message = err instanceof Error ? err.message : String(err);
     this.failed = true;
     if (!this.o.continueOnError && !options.keepGoing) this.stopped = true;
     this.errors.push(urn ? `${urn}: ${message}` : message);
-    this.o.events.diag?.({ severity: 'error', message, urn });
+    if (!(err instanceof PolicyViolationError)) this.o.events.diag?.({ severity: 'error', message, urn });
     return new StepError(urn ?? '', message);
   }
 
@@ -258,6 +262,11 @@ export class StepExecutor {
       return;
     }
     await this.deleteAll(mode === 'destroy' ? this.deletes.allOfRun() : this.deletes.candidates()).catch(() => undefined);
+  }
+
+  /** The resources of the new state: registered or kept this run (what AnalyzeStack sees, Pulumi's `news`). */
+  finalStates(): ResourceState[] {
+    return [...this.ledger.registered.values()];
   }
 
   /** Everything in the base state that `--target`/`--exclude` allow (destroy). */

@@ -2,6 +2,7 @@
  * Types shared by the step generator, the replacement planner, targeting and the step executor's parts: what the
  * program asked for, what a registration answers, what a step needs of the run, and the errors that stop a run.
  */
+import type { PolicyPacks } from '../plugins/analyzers/policy-packs.js';
 import type { PendingOperation, PendingOperationType, ResourceState, Snapshot } from '../state/deployment.js';
 import type { DetailedDiff, EngineEvents, StepOp } from '../display/events.js';
 import type { StackConfig } from '../config/program-config.js';
@@ -121,6 +122,8 @@ export interface ExecutorOptions {
   programMode?: ProgramMode;
   /** The plan the run keeps to (`up --plan`) or records (`preview --save-plan`). */
   plan?: PlanRun;
+  /** The run's policy packs (`--policy-pack`), which see each registration before its provider acts. */
+  policies?: PolicyPacks;
 }
 
 /** A step failed; the run is marked failed and the message is shown once. */

@@ -167,10 +167,10 @@ describe('pulumi operation flags through the CLI (--local)', () => {
   it('refuses a flag it does not implement with exit 2 and the reason, before anything runs', async () => {
     writeFileSync(log, '');
 
-    const up = await cli(['up', '--yes', '--policy-pack', 'pack']);
+    const up = await cli(['up', '--yes', '--strict']);
 
     expect(up.status).toBe(2);
-    expect(up.stderr).toContain('error: --policy-pack is not supported by stackyard: stackyard runs no policy packs');
+    expect(up.stderr).toContain('error: --strict is not supported by stackyard: stackyard constrains an update to a plan only with --plan');
     expect(up.stdout).toBe('');
     expect(calls(log)).toEqual([]);
   });

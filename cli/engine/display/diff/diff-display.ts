@@ -8,6 +8,7 @@
 import type { Display, DisplayOptions, FinishedRun, FinishInfo } from '../display-types.js';
 import type { DiagEvent, OutputsEvent, StepEvent } from '../events.js';
 import { apiDetailedDiff, displayConfig } from '../engine-events.js';
+import { policyCollector } from '../policy-section.js';
 import { errorLines } from '../render-text.js';
 import { isDefaultProviderStep } from '../step-visibility.js';
 import type { ResourceState } from '../../state/deployment.js';
@@ -76,6 +77,7 @@ export function diffDisplay(o: DisplayOptions): Display {
     if (r.stderr) (o.writeErr ?? o.write)(r.stderr);
   };
   const started = new Map<string, StepEvent>();
+  const policies = policyCollector();
   let stackOutputs: DiffEvent | undefined;
   let begun = false;
   let preview = false;
@@ -115,6 +117,7 @@ export function diffDisplay(o: DisplayOptions): Display {
     events: {
       step,
       outputs,
+      policy: (e) => policies.policy(e),
       diag: (d) => {
         begin();
         emit(renderer.render(diagnostic(d)));
@@ -129,7 +132,9 @@ export function diffDisplay(o: DisplayOptions): Display {
       begin();
       if (stackOutputs) emit(renderer.render(stackOutputs));
       const durationSeconds = (info.durationMs ?? 0) / 1000;
-      emit(renderer.render({ summaryEvent: { durationSeconds, resourceChanges: result.summary, isPreview } }));
+      const section = policies.section(result.policyPacks, { color: o.color, showRemediations: o.showPolicyRemediations });
+      if (section.text) o.write(section.text);
+      if (!section.mandatory) emit(renderer.render({ summaryEvent: { durationSeconds, resourceChanges: result.summary, isPreview } }));
       o.write(errorLines(o, result, isPreview, info));
     },
   };

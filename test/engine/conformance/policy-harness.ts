@@ -1,0 +1,85 @@
+/**
+ * Helpers of the policy pack conformance tests: pulumi-policy's integration programs (test/fixtures/policy/program)
+ * run with `preview`/`up --policy-pack` through `runOperation`, with the stand-in `random` provider installed in a
+ * temporary plugin cache; a scenario is the program `suite` and `scenario` config, as the Go test sets them.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runOperation, type EngineEvent, type OperationBackend, type OperationCommand, type OperationFlags } from '../../../cli/engine/operation.js';
+import type { UntypedDeployment } from '../../../cli/engine/state/deployment.js';
+import { FIXTURES, pulumiHomeWith, testCrypter } from '../engine-harness.js';
+
+export const POLICY_FIXTURES = join(FIXTURES, 'policy');
+/** The folder of a pack of test/fixtures/policy/packs. */
+export const pack = (name: string) => join(POLICY_FIXTURES, 'packs', name);
+
+const home = pulumiHomeWith('random', '4.16.0', join(POLICY_FIXTURES, 'random-provider/provider.cjs'));
+
+/** What one command printed and recorded. */
+export interface PolicyRun {
+  code: number;
+  out: string;
+  events: EngineEvent[];
+  /** URNs the random provider created. */
+  created: string[];
+  state: UntypedDeployment | undefined;
+}
+
+/** A stack of the policy program whose state carries over between commands. */
+export class PolicyStack {
+  private state: UntypedDeployment | undefined;
+  private readonly dir = mkdtempSync(join(tmpdir(), 'stackyard-policy-'));
+  private readonly createdLog = join(this.dir, 'created.log');
+  private readonly crypter = testCrypter();
+
+  constructor(readonly suite: string) {}
+
+  /** Writes a `--policy-pack-config` file and returns its path. */
+  configFile(content: unknown): string {
+    const file = join(this.dir, `config-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(file, JSON.stringify(content, null, 4));
+    return file;
+  }
+
+  /** Runs `command` for `scenario` with `flags` (default: `--yes`). */
+  async run(command: OperationCommand, scenario: number, flags: OperationFlags = {}): Promise<PolicyRun> {
+    writeFileSync(this.createdLog, '');
+    let out = '';
+    const events: EngineEvent[] = [];
+    const backend: OperationBackend = {
+      crypter: this.crypter,
+      begin: async (_kind, dryRun) => ({
+        base: this.state,
+        persister: dryRun ? undefined : { save: async (c) => void (this.state = JSON.parse(c.text) as UntypedDeployment) },
+        recordEvents: (batch) => void events.push(...batch),
+        complete: async () => undefined,
+      }),
+    };
+    const code = await runOperation({
+      command,
+      flags: { yes: true, ...flags },
+      program: { rootDir: join(POLICY_FIXTURES, 'program'), project: 'policy-tests', stack: 'dev' },
+      config: {
+        'policy-tests:suite': { value: this.suite, secret: false },
+        'policy-tests:scenario': { value: String(scenario), secret: false },
+      },
+      backend,
+      write: (t) => (out += t),
+      env: { ...process.env, PULUMI_HOME: home, RANDOM_LOG: this.createdLog, PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: 'true' },
+    });
+    const created = readFileSync(this.createdLog, 'utf8').split('\n').filter(Boolean);
+    return { code, out, events, created, state: this.state };
+  }
+}
+
+/** `up --yes --policy-pack <suite's pack>` (with `--policy-pack-config` when given), as the Go test runs it. */
+export function upWithPack(stack: PolicyStack, scenario: number, extra: OperationFlags & { configFile?: string } = {}): Promise<PolicyRun> {
+  const { configFile, ...flags } = extra;
+  return stack.run('up', scenario, { policyPacks: [{ path: pack(stack.suite), ...(configFile ? { configFile } : {}) }], ...flags });
+}
+
+/** The payloads of the events of one kind (`policyEvent`, `summaryEvent` …). */
+export function eventsOf<T = Record<string, unknown>>(run: PolicyRun, kind: string): T[] {
+  return run.events.flatMap((e) => (kind in e ? [(e as unknown as Record<string, T>)[kind]!] : []));
+}
