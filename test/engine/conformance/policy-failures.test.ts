@@ -18,7 +18,7 @@ describe('a policy pack that cannot run', () => {
     expect(run.code).toBe(1);
     expect(run.out).toContain(`failed to load Pulumi policy project located at "${missing}": no PulumiPolicy.yaml there`);
     expect(run.created).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('a pack printing garbage instead of its port fails the update and nothing is created', async () => {
     const run = await stack.run('up', 1, { skipPreview: true, policyPacks: [{ path: pack('garbage') }] });
@@ -26,7 +26,7 @@ describe('a policy pack that cannot run', () => {
     expect(run.code).toBe(1);
     expect(run.out).toContain(`policy pack "${pack('garbage')}" failed to start: plugin "${pack('garbage')}" (analyzer) printed "this is not a port" instead of a port`);
     expect(run.created).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('a pack that never reports its port times out, naming the pack', async () => {
     const engine = new TestStack(join(POLICY_FIXTURES, 'program'), 'policy-tests');
@@ -37,14 +37,14 @@ describe('a policy pack that cannot run', () => {
     expect(run.result.ok).toBe(false);
     expect(run.result.errors).toEqual([`policy pack "${pack('hangs')}" failed to start: plugin "${pack('hangs')}" (analyzer) did not report a port within 1500 ms`]);
     expect(run.steps).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('a config file for a pack that is missing fails before any pack starts', async () => {
     const run = await stack.run('preview', 1, { policyPacks: [{ path: pack('enforcementlevel'), configFile: join(POLICY_FIXTURES, 'nothing-here.json') }] });
 
     expect(run.code).toBe(1);
     expect(run.out).toContain(`could not read policy pack config file ${join(POLICY_FIXTURES, 'nothing-here.json')}`);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('--policy-pack-config pairing', () => {

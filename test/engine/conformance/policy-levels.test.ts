@@ -21,7 +21,7 @@ describe('enforcementlevel (pulumi-policy TestEnforcementLevel)', () => {
     expect(run.out).toContain('⚠️ enforcementlevel-advisory-advisory-test-policy@v0.0.1');
     expect(run.out).toContain('Resources:');
     expect(run.created).toEqual(['urn:pulumi:dev::policy-tests::random:index/randomString:RandomString::str']);
-  }, 60_000);
+  }, 120_000);
 
   it('scenario 2: a disabled policy is never called and reports nothing', async () => {
     const run = await upWithPack(stack, 2);
@@ -29,7 +29,7 @@ describe('enforcementlevel (pulumi-policy TestEnforcementLevel)', () => {
     expect(run.code, run.out).toBe(0);
     expect(run.out).not.toContain('validate-resource-violation-message');
     expect(run.out).toContain('✅ enforcementlevel-advisory-disabled-test-policy@v0.0.1');
-  }, 60_000);
+  }, 120_000);
 
   it('scenario 3: a mandatory policy fails the run with both violations', async () => {
     const run = await stack.run('destroy', 3).then(() => upWithPack(stack, 3));
@@ -39,14 +39,14 @@ describe('enforcementlevel (pulumi-policy TestEnforcementLevel)', () => {
     expect(run.out).toContain('[mandatory]  validate-stack');
     for (const text of [...RESOURCE_VIOLATION, ...STACK_VIOLATION]) expect(run.out).toContain(text);
     expect(run.created).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('scenario 12: a mandatory pack sets the level of a policy that sets none', async () => {
     const run = await upWithPack(stack, 12);
 
     expect(run.code).toBe(1);
     expect(run.out).toContain('[mandatory]  validate-resource  (random:index:RandomString: str)');
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('config (pulumi-policy TestConfig)', () => {
@@ -58,13 +58,13 @@ describe('config (pulumi-policy TestConfig)', () => {
     const run = await upWithPack(stack, 1, { configFile: config({ foo: 'bar' }) });
 
     expect(run.code, run.out).toBe(0);
-  }, 60_000);
+  }, 120_000);
 
   it("scenario 2: the schema's default is used", async () => {
     const run = await upWithPack(stack, 2);
 
     expect(run.code, run.out).toBe(0);
-  }, 60_000);
+  }, 120_000);
 
   it('scenario 6: a required property not set fails before anything runs', async () => {
     const run = await upWithPack(stack, 6);
@@ -73,7 +73,7 @@ describe('config (pulumi-policy TestConfig)', () => {
     expect(run.out).toContain(`${preamble}resource-validation: foo is required`);
     expect(run.out).toContain(`${preamble}stack-validation: foo is required`);
     expect(run.created).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('scenarios 10 and 15: an enum default, a too long string and a float for an integer are each reported', async () => {
     const enumDefault = await upWithPack(stack, 10);
@@ -86,7 +86,7 @@ describe('config (pulumi-policy TestConfig)', () => {
       expect(twoErrors.out).toContain(`${preamble}${policy}: bar: Invalid type. Expected: integer, given: number`);
       expect(twoErrors.out).toContain(`${preamble}${policy}: foo: String length must be less than or equal to 3`);
     }
-  }, 90_000);
+  }, 180_000);
 
   it('scenarios 24 and 25: the initial config, and the config file over it', async () => {
     const initial = await upWithPack(stack, 24);
@@ -94,7 +94,7 @@ describe('config (pulumi-policy TestConfig)', () => {
 
     expect(initial.code, initial.out).toBe(0);
     expect(overridden.code, overridden.out).toBe(0);
-  }, 90_000);
+  }, 180_000);
 });
 
 describe('remediations', () => {
@@ -111,7 +111,7 @@ describe('remediations', () => {
     expect(eventsOf(run, 'policyRemediationEvent')).toContainEqual(
       expect.objectContaining({ resourceUrn: 'urn:pulumi:dev::policy-tests::random:index/randomString:RandomString::first', policyName: 'no-special-strings', before: expect.objectContaining({ special: true }), after: expect.objectContaining({ special: false }) }),
     );
-  }, 60_000);
+  }, 120_000);
 
   it('without --show-policy-remediations a count per policy; a mandatory violation stops the update before the next resource', async () => {
     const run = await stack.run('destroy', 2).then(() => upWithPack(stack, 2, { skipPreview: true }));
@@ -120,5 +120,5 @@ describe('remediations', () => {
     expect(run.out).toContain('- [remediate]  no-special-strings  (1 resource)');
     expect(run.out).toContain('[mandatory]  max-length  (random:index:RandomString: first)');
     expect(run.created).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });

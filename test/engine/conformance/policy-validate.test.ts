@@ -26,7 +26,7 @@ describe('validate_resource (pulumi-policy TestValidateResource)', () => {
     expect(eventsOf(run, 'policyAnalyzeStackSummaryEvent')).toContainEqual({ policyPackName: 'validate-resource-test-policy', policyPackVersion: '0.0.1', policyPackVersionTag: '0.0.1' });
     const [summary] = eventsOf<{ PolicyPacks: Record<string, string> }>(run, 'summaryEvent');
     expect(Object.entries(summary!.PolicyPacks)).toEqual([[expect.stringMatching(/^validate-resource-test-policy\|local\|.*packs\/validate_resource$/), '0.0.1']]);
-  }, 60_000);
+  }, 120_000);
 
   it('scenario 3: violates the first policy: the update fails with the violation', async () => {
     const run = await upWithPack(stack, 3);
@@ -47,7 +47,7 @@ describe('validate_resource (pulumi-policy TestValidateResource)', () => {
       policyPackVersionTag: '0.0.1',
       enforcementLevel: 'mandatory',
     });
-  }, 60_000);
+  }, 120_000);
 
   it('scenario 7: violates the strongly typed policy: with --skip-preview the update stops and the RandomUuid is never created', async () => {
     const run = await upWithPack(stack, 7, { skipPreview: true });
@@ -56,7 +56,7 @@ describe('validate_resource (pulumi-policy TestValidateResource)', () => {
     expect(run.out).toContain('[mandatory]  randomuuid-no-keepers  (random:index:RandomUuid: r1)');
     expect(run.out).toContain("RandomUuid must not have an empty 'keepers'.");
     expect(run.created).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('scenarios 8 and 10: a RandomUuid with keepers and a RandomPassword passing the typed checks are created', async () => {
     const withKeepers = await upWithPack(stack, 8);
@@ -66,14 +66,14 @@ describe('validate_resource (pulumi-policy TestValidateResource)', () => {
     expect(withKeepers.created).toEqual(['urn:pulumi:dev::policy-tests::random:index/randomUuid:RandomUuid::r2']);
     expect(password.code, password.out).toBe(0);
     expect(password.created).toEqual(['urn:pulumi:dev::policy-tests::random:index/randomPassword:RandomPassword::pass']);
-  }, 90_000);
+  }, 180_000);
 
   it('scenario 9: a URN given with a resource violation is ignored: the violation is the resource\'s own', async () => {
     const run = await upWithPack(stack, 9);
 
     expect(run.code).toBe(1);
     expect(run.out).toContain('[mandatory]  dynamic-no-state-with-value-5  (pulumi-nodejs:dynamic:Resource: e)');
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('validate_stack (pulumi-policy TestValidateStack)', () => {
@@ -85,7 +85,7 @@ describe('validate_stack (pulumi-policy TestValidateStack)', () => {
     expect(run.code).toBe(1);
     expect(run.out).toContain('[mandatory]  dynamic-no-state-with-value-3  (pulumi-nodejs:dynamic:Resource: c)');
     expect(run.out).toContain("'state' must not have the value 3.");
-  }, 60_000);
+  }, 120_000);
 
   it('scenario 7: a violation naming no resource', async () => {
     const run = await upWithPack(stack, 7);
@@ -94,14 +94,14 @@ describe('validate_stack (pulumi-policy TestValidateStack)', () => {
     expect(run.out).toContain('[mandatory]  no-randomstrings');
     expect(run.out).toContain('Prohibits RandomString resources.');
     expect(run.out).toContain('RandomString resources are not allowed.');
-  }, 60_000);
+  }, 120_000);
 
   it('scenario 9: args.resources filtered by type', async () => {
     const run = await upWithPack(stack, 9);
 
     expect(run.code, run.out).toBe(0);
     expect(run.created).toHaveLength(3);
-  }, 60_000);
+  }, 120_000);
 
   it('scenario 10: a stack policy at level remediate is treated as mandatory', async () => {
     const run = await upWithPack(stack, 10);
@@ -109,5 +109,5 @@ describe('validate_stack (pulumi-policy TestValidateStack)', () => {
     expect(run.code).toBe(1);
     expect(run.out).toContain('[mandatory]  dynamic-no-foo-with-value-bar');
     expect(run.out).toContain("'foo' must not have the value 'bar'.");
-  }, 60_000);
+  }, 120_000);
 });

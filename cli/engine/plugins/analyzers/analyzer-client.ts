@@ -281,27 +281,34 @@ function provider(r: AnalyzerResource): InstanceType<typeof anproto.AnalyzerProv
   return p;
 }
 
-function analyzeRequest(r: AnalyzerResource, skipInternal: boolean): InstanceType<typeof anproto.AnalyzeRequest> {
-  const req = new anproto.AnalyzeRequest();
-  req.setUrn(r.urn);
-  req.setType(r.type);
-  req.setName(r.name);
-  req.setProperties(marshal(r.properties, skipInternal));
-  req.setOptions(options(r));
+/** The setters AnalyzeRequest and AnalyzerResource share. */
+interface ResourceMessage {
+  setUrn(v: string): unknown;
+  setType(v: string): unknown;
+  setName(v: string): unknown;
+  setProperties(v?: InstanceType<typeof structproto.Struct>): unknown;
+  setOptions(v?: InstanceType<typeof anproto.AnalyzerResourceOptions>): unknown;
+  setProvider(v?: InstanceType<typeof anproto.AnalyzerProviderResource>): unknown;
+}
+
+/** Fills what every analyzer message says of a resource. */
+function describeResource<T extends ResourceMessage>(msg: T, r: AnalyzerResource, skipInternal: boolean): T {
+  msg.setUrn(r.urn);
+  msg.setType(r.type);
+  msg.setName(r.name);
+  msg.setProperties(marshal(r.properties, skipInternal));
+  msg.setOptions(options(r));
   const p = provider(r);
-  if (p) req.setProvider(p);
-  return req;
+  if (p) msg.setProvider(p);
+  return msg;
+}
+
+function analyzeRequest(r: AnalyzerResource, skipInternal: boolean): InstanceType<typeof anproto.AnalyzeRequest> {
+  return describeResource(new anproto.AnalyzeRequest(), r, skipInternal);
 }
 
 function stackResource(r: AnalyzerStackResource): ProtoResource {
-  const res = new anproto.AnalyzerResource();
-  res.setUrn(r.urn);
-  res.setType(r.type);
-  res.setName(r.name);
-  res.setProperties(marshal(r.properties, true));
-  res.setOptions(options(r));
-  const p = provider(r);
-  if (p) res.setProvider(p);
+  const res = describeResource(new anproto.AnalyzerResource(), r, true);
   res.setParent(r.parent);
   res.setDependenciesList(r.dependencies);
   for (const [key, urns] of Object.entries(r.propertyDependencies)) {
