@@ -151,6 +151,7 @@ const EXERCISED: Record<string, string> = {
   'config set-all --secret': CONFIG_COMMANDS,
   'config set-all --json': CONFIG_COMMANDS,
   'config refresh --force': CONFIG_COMMANDS,
+  'config env list --output': 'test/cli/config-env.test.ts',
   // state
   'state delete --all': COMMAND_FLAGS,
   'state delete --force': LOCAL_BACKEND,
