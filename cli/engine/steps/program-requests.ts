@@ -133,7 +133,7 @@ export class ProgramRequests {
 
   private async registerCustom(goal: RegisterGoal, urn: string, old: ResourceState | undefined): Promise<RegisterResult> {
     const { ctx, parts } = this;
-    const { ref, provider } = await parts.providers.providerFor(goal.type, goal.provider, goal.version, goal.pluginDownloadURL, goal.package);
+    const { ref, provider } = await parts.providers.providerFor(goal.type, goal.provider, goal.version, goal.pluginDownloadURL, goal.package, urn);
     const proposedWithProvider = proposedState(goal, urn, { provider: ref });
     const alone = this.leftAlone(proposedWithProvider, old);
     if (alone) return alone;

@@ -6,6 +6,7 @@
 import { applyPolicies } from './policy-checks.js';
 import type { ResourceState } from '../state/deployment.js';
 import type { StepOp } from '../display/events.js';
+import { defaultProviderDisabledError, isDefaultProviderDisabled } from '../plugins/providers/default-provider-denial.js';
 import { defaultProviderInputs } from '../plugins/providers/default-provider-inputs.js';
 import { formatCheckFailures, type ResourceRef } from '../plugins/providers/provider-client.js';
 import { withoutInternal } from '../plugins/providers/provider-internals.js';
@@ -74,10 +75,14 @@ export class ProviderSteps {
 
   /**
    * Resolves the provider of a resource: explicit reference, or the default provider of its package (the one its
-   * package reference stands for, else its type's at the version and download URL asked for).
+   * package reference stands for, else its type's at the version and download URL asked for). `subject` (the
+   * resource's URN, else the type or function token) names the request when its package's default is disabled.
    */
-  async providerFor(type: string, explicit: string | undefined, version: string | undefined, pluginDownloadURL?: string, pkg?: PackageRequest): Promise<{ ref: string; provider: Provider }> {
+  async providerFor(type: string, explicit: string | undefined, version: string | undefined, pluginDownloadURL?: string, pkg?: PackageRequest, subject = type): Promise<{ ref: string; provider: Provider }> {
     const request = pkg ?? { name: packageOfType(type), version: version || undefined, pluginDownloadURL: pluginDownloadURL || undefined };
+    if (!explicit && isDefaultProviderDisabled(packageNameOf(request), this.ctx.options.config)) {
+      throw defaultProviderDisabledError(packageNameOf(request), subject);
+    }
     const ref = explicit || (await this.defaultProvider(request));
     return { ref, provider: await this.providerByRef(ref) };
   }
