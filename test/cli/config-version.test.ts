@@ -3,25 +3,11 @@
  * `login --local`: the config recorded with version n's update, secrets as `[secret]` unless `--show-secrets`
  * (needs `npm run build`).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServe, type ServeProcess } from '../api/serve-process.js';
-import { CliSandbox, removeSandboxes } from './cli-harness.js';
+import { describe, expect, it } from 'vitest';
+import { CliSandbox } from './cli-harness.js';
+import { serveAndLocalBackends } from './serve-and-local.js';
 
-let serve: ServeProcess;
-
-beforeAll(async () => {
-  serve = await startServe({ storage: 'local' });
-});
-
-afterAll(async () => {
-  await serve?.stop();
-  removeSandboxes();
-});
-
-const backends = [
-  { name: 'serve', login: (sandbox: CliSandbox, project: string) => sandbox.run(project, ['login', serve.url], { env: { STACKYARD_ACCESS_TOKEN: serve.adminToken } }) },
-  { name: '--local', login: (sandbox: CliSandbox, project: string) => sandbox.run(project, ['login', '--local']) },
-];
+const backends = serveAndLocalBackends();
 
 describe.each(backends)('config --version on $name', (backend) => {
   it("shows each version's recorded config, not the file's, and refuses a version the stack never had", async () => {

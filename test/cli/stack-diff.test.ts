@@ -5,9 +5,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServe, type ServeProcess } from '../api/serve-process.js';
-import { CliSandbox, removeSandboxes } from './cli-harness.js';
+import { describe, expect, it } from 'vitest';
+import { CliSandbox } from './cli-harness.js';
+import { serveAndLocalBackends } from './serve-and-local.js';
 
 const SIG = '4dabf18193072939515e22adb298388d';
 const SECRET = '1b47061264138c4ac30d75fd1eb44270';
@@ -28,21 +28,7 @@ function deploymentOf(stack: string, buckets: Record<string, Bucket>) {
   return { version: 3, deployment: { manifest: { time: '2026-01-01T00:00:00.000Z', magic: '', version: '' }, resources } };
 }
 
-let serve: ServeProcess;
-
-beforeAll(async () => {
-  serve = await startServe({ storage: 'local' });
-});
-
-afterAll(async () => {
-  await serve?.stop();
-  removeSandboxes();
-});
-
-const backends = [
-  { name: 'serve', login: (sandbox: CliSandbox, project: string) => sandbox.run(project, ['login', serve.url], { env: { STACKYARD_ACCESS_TOKEN: serve.adminToken } }) },
-  { name: '--local', login: (sandbox: CliSandbox, project: string) => sandbox.run(project, ['login', '--local']) },
-];
+const backends = serveAndLocalBackends();
 
 describe.each(backends)('stack diff on $name', (backend) => {
   async function stackWith(stack: string, versions: Record<string, Bucket>[]) {
