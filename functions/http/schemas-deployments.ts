@@ -4,8 +4,19 @@ import * as z from 'zod/mini';
 
 const jsonObject = z.record(z.string(), z.unknown());
 
-/** A settings `POST`: a merge patch of Pulumi's `DeploymentSettings` (the core refuses unknown top-level fields). */
-export const deploymentSettingsPatchSchema = jsonObject;
+/**
+ * A settings `POST`: a merge patch of Pulumi's `DeploymentSettings`, each part an object (or null, which removes it).
+ * Unknown top-level fields pass through so that the core refuses them by name rather than dropping them.
+ */
+export const deploymentSettingsPatchSchema = z.looseObject({
+  tag: z.nullish(z.string()),
+  agentPoolID: z.nullish(z.string()),
+  executorContext: z.nullish(jsonObject),
+  sourceContext: z.nullish(jsonObject),
+  gitHub: z.nullish(jsonObject),
+  operationContext: z.nullish(jsonObject),
+  cacheOptions: z.nullish(jsonObject),
+});
 
 /** `…/deployments/settings/encrypt`: one value to seal, in Pulumi's secret wire form. */
 export const encryptDeploymentSecretSchema = z.object({ secret: z.string() });
