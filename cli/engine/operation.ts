@@ -317,7 +317,8 @@ export async function runOperation(req: OperationRequest): Promise<number> {
   if (!flags.yes && !req.confirm) {
     throw new OperationUsageError('--yes or --skip-preview or --preview-only must be passed in to proceed when running in non-interactive mode');
   }
-  if (flags.skipPreview && kind !== 'refresh') {
+  // `--refresh` refreshes first, which settles what an interrupted run left (as the crash test shows)
+  if (flags.skipPreview && kind !== 'refresh' && !flags.refresh) {
     const leftovers = await leftoverOperations(req.backend);
     if (leftovers) {
       note(`error: ${leftovers.message}\n`);
