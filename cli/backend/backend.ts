@@ -8,14 +8,15 @@ import type { StackRef } from '../../shared/core/names.js';
 import type { AccessBackend } from './access-backend.js';
 import type { StateDiffBackend } from './state-diff-backend.js';
 import type { EnvironmentsBackend } from './environments-backend.js';
-import type { OrgRole } from '../../shared/ports/identity-store.js';
+import type { HooksBackend } from './hooks-backend.js';
+import type { IdentityBackend, TokenInfo } from './identity-backend.js';
 import type { UntypedDeployment } from '../../shared/core/checkpoints/types.js';
 import type { DeliveryView } from '../../shared/core/hooks/delivery-view.js';
 import type { AddHookRequest, HookTarget, HookView } from '../../shared/core/hooks/hook-service.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
 import { ApiError } from '../api-client/api-error.js';
 
-export type { AddHookRequest, DeliveryView, HookTarget, HookView, StackRef, UntypedDeployment };
+export type { AddHookRequest, DeliveryView, HookTarget, HookView, StackRef, TokenInfo, UntypedDeployment };
 
 /** One row of `stack ls`. */
 export interface StackSummary {
@@ -101,16 +102,6 @@ export interface StartedUpdate {
   journalVersion?: 0 | 1;
 }
 
-export interface TokenInfo {
-  id: string;
-  description: string;
-  login?: string;
-  /** Epoch milliseconds. */
-  createdAt?: number;
-  expiresAt?: number;
-  lastUsed?: number;
-}
-
 export interface Backend {
   /** The URL users log in with (`file://…` for local storage). */
   readonly url: string;
@@ -123,6 +114,10 @@ export interface Backend {
   stateDiff(): StateDiffBackend;
   /** Opening ESC environments (a stack's `environment:`), on either backend. */
   environments(): EnvironmentsBackend;
+  /** Users, organizations, members and personal tokens. */
+  identity(): IdentityBackend;
+  /** Hooks of organizations and stacks (docs/hooks.md). */
+  hooks(): HooksBackend;
   /** The organization of stack names given without one. */
   defaultOrg(): Promise<string>;
 
@@ -162,27 +157,6 @@ export interface Backend {
   appendJournalEntries(ref: StackRef, updateId: string, token: string, entries: JournalEntry[]): Promise<void>;
   recordEvents(ref: StackRef, updateId: string, token: string, events: unknown[]): Promise<void>;
   completeUpdate(ref: StackRef, updateId: string, token: string, status: 'succeeded' | 'failed' | 'cancelled'): Promise<void>;
-
-  createUser(user: { login: string; name?: string; email?: string; admin?: boolean }): Promise<void>;
-  createOrg(name: string): Promise<void>;
-  listOrgs(): Promise<{ name: string; role: string }[]>;
-  addMember(org: string, login: string, role: OrgRole): Promise<void>;
-  /** The token value exists only in this answer. */
-  createToken(request: { description: string; login?: string; expiresInDays?: number }): Promise<{ id: string; token: string }>;
-  listTokens(login?: string): Promise<TokenInfo[]>;
-  revokeToken(id: string, login?: string): Promise<void>;
-
-  /** Hooks of an organization (`{org}`) or of one stack (`{stack}`); docs/hooks.md. Never returns a signing secret. */
-  addHook(target: HookTarget, request: AddHookRequest): Promise<HookView>;
-  /** A stack's listing includes its organization's hooks (they see the stack too). */
-  listHooks(target: HookTarget): Promise<HookView[]>;
-  removeHook(target: HookTarget, name: string): Promise<void>;
-  /** Sends a ping now (one attempt) and returns its delivery. */
-  pingHook(target: HookTarget, name: string): Promise<DeliveryView>;
-  /** Newest first. */
-  hookDeliveries(target: HookTarget, name: string, limit?: number): Promise<DeliveryView[]>;
-  /** A new delivery of the same payload, attempted once now (retries follow as usual). */
-  redeliverHook(target: HookTarget, name: string, deliveryId: string): Promise<DeliveryView>;
 
   close(): Promise<void>;
 }

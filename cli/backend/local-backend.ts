@@ -5,12 +5,13 @@
  */
 import { ConflictError, type LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
-import type { OrgRole } from '../../shared/ports/identity-store.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { serviceDeps } from '../../shared/core/compose/service-deps.js';
 import { localAccessBackend, type AccessBackend } from './access-backend.js';
 import { localStateDiffBackend, type StateDiffBackend } from './state-diff-backend.js';
 import { localEnvironmentsBackend, type EnvironmentsBackend } from './environments-backend.js';
+import { localHooksBackend, type HooksBackend } from './hooks-backend.js';
+import { localIdentityBackend, type IdentityBackend } from './identity-backend.js';
 import { drainHookOutbox } from './local-hook-drain.js';
 import { localServices, type LocalServices } from './local-services.js';
 import type { Principal } from '../../shared/core/kernel/principal.js';
@@ -19,9 +20,8 @@ import type { Storage } from '../../shared/ports/index.js';
 import type { StackRecord } from '../../shared/ports/stack-store.js';
 import type { UpdateRecord } from '../../shared/ports/update-store.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
-import { deliveryView } from '../../shared/core/hooks/delivery-view.js';
 import { updateInfo as serviceUpdateInfo } from '../../functions/http/wire.js';
-import type { AddHookRequest, Backend, CarriedHistoryInfo, DeliveryView, HookTarget, HookView, StackDetails, StackSummary, StartedUpdate, StartOptions, TokenInfo, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
+import type { Backend, CarriedHistoryInfo, StackDetails, StackSummary, StartedUpdate, StartOptions, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
 
 /** The user every local command runs as. */
 export const LOCAL_USER = 'local';
@@ -29,7 +29,6 @@ export const LOCAL_USER = 'local';
 export const LOCAL_ORG = 'organization';
 
 const PRINCIPAL: Principal = { login: LOCAL_USER, orgs: [LOCAL_ORG], admin: true, roles: { [LOCAL_ORG]: 'admin' } };
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export class LocalBackend implements Backend {
   readonly kind = 'local';
@@ -73,6 +72,14 @@ export class LocalBackend implements Backend {
 
   environments(): EnvironmentsBackend {
     return localEnvironmentsBackend(this.services, PRINCIPAL);
+  }
+
+  identity(): IdentityBackend {
+    return localIdentityBackend(this.services, PRINCIPAL);
+  }
+
+  hooks(): HooksBackend {
+    return localHooksBackend(this.services, PRINCIPAL);
   }
 
   async whoami(): Promise<WhoAmI> {
@@ -216,64 +223,6 @@ export class LocalBackend implements Backend {
     await (await this.services.updates()).complete(ref, updateId, token, status);
     // The update's events (started, and how it ended) are delivered now: no dispatcher runs for a local folder.
     await drainHookOutbox(this.storage);
-  }
-
-  async createUser(user: { login: string; name?: string; email?: string; admin?: boolean }): Promise<void> {
-    await (await this.services.identity()).createUser(PRINCIPAL, user);
-  }
-
-  async createOrg(name: string): Promise<void> {
-    return (await this.services.identity()).createOrg(PRINCIPAL, name);
-  }
-
-  async listOrgs(): Promise<{ name: string; role: string }[]> {
-    return (await this.services.identity()).listOrgs(PRINCIPAL);
-  }
-
-  async addMember(org: string, login: string, role: OrgRole): Promise<void> {
-    return (await this.services.identity()).addMember(PRINCIPAL, org, login, role);
-  }
-
-  async createToken(request: { description: string; login?: string; expiresInDays?: number }): Promise<{ id: string; token: string }> {
-    const { token, record } = await (await this.services.identity()).createToken(PRINCIPAL, {
-      description: request.description,
-      login: request.login,
-      expiresInMs: request.expiresInDays === undefined ? undefined : Math.round(request.expiresInDays * DAY_MS),
-    });
-    return { id: record.id, token };
-  }
-
-  async listTokens(login?: string): Promise<TokenInfo[]> {
-    const tokens = await (await this.services.identity()).listTokens(PRINCIPAL, login);
-    return tokens.map((t) => ({ id: t.id, description: t.description, login: t.login, createdAt: t.createdAt, expiresAt: t.expiresAt, lastUsed: t.lastUsedAt }));
-  }
-
-  async revokeToken(id: string, login?: string): Promise<void> {
-    return (await this.services.identity()).revokeToken(PRINCIPAL, id, login);
-  }
-
-  async addHook(target: HookTarget, request: AddHookRequest): Promise<HookView> {
-    return (await this.services.hooks()).add(PRINCIPAL, target, request);
-  }
-
-  async listHooks(target: HookTarget): Promise<HookView[]> {
-    return (await this.services.hooks()).list(PRINCIPAL, target);
-  }
-
-  async removeHook(target: HookTarget, name: string): Promise<void> {
-    return (await this.services.hooks()).remove(PRINCIPAL, target, name);
-  }
-
-  async pingHook(target: HookTarget, name: string): Promise<DeliveryView> {
-    return deliveryView(await (await this.services.hooks()).ping(PRINCIPAL, target, name));
-  }
-
-  async hookDeliveries(target: HookTarget, name: string, limit?: number): Promise<DeliveryView[]> {
-    return (await (await this.services.hooks()).deliveries(PRINCIPAL, target, name, limit)).map(deliveryView);
-  }
-
-  async redeliverHook(target: HookTarget, name: string, deliveryId: string): Promise<DeliveryView> {
-    return deliveryView(await (await this.services.hooks()).redeliver(PRINCIPAL, target, name, deliveryId));
   }
 
   close(): Promise<void> {

@@ -5,12 +5,12 @@ import type { CommandContext } from './context.js';
 import type { CommandHandler } from './types.js';
 
 export const orgCreate: CommandHandler = async (ctx, args) => {
-  await (await ctx.backend()).createOrg(args[0]!);
+  await (await ctx.backend()).identity().createOrg(args[0]!);
   ctx.out(`Created organization '${args[0]}'`);
 };
 
 export const orgLs: CommandHandler = async (ctx, _args, opts) => {
-  const orgs = await (await ctx.backend()).listOrgs();
+  const orgs = await (await ctx.backend()).identity().listOrgs();
   if (opts.json === true) return ctx.json(orgs);
   ctx.out(table(['NAME', 'ROLE'], orgs.map((o) => [o.name, o.role])));
 };
@@ -20,12 +20,12 @@ export const orgAddMember: CommandHandler = async (ctx, args, opts) => {
   if (role !== 'member' && role !== 'admin' && role !== 'viewer') {
     throw new UserError(`invalid role '${role}'`, 'Use --role admin, --role member or --role viewer.');
   }
-  await (await ctx.backend()).addMember(args[0]!, args[1]!, role);
+  await (await ctx.backend()).identity().addMember(args[0]!, args[1]!, role);
   ctx.out(`Added '${args[1]}' to organization '${args[0]}' as ${role}`);
 };
 
 export const userCreate: CommandHandler = async (ctx, args, opts) => {
-  await (await ctx.backend()).createUser({
+  await (await ctx.backend()).identity().createUser({
     login: args[0]!,
     name: opts.name as string | undefined,
     email: opts.email as string | undefined,
@@ -48,7 +48,7 @@ export const tokenCreate: CommandHandler = async (ctx, _args, opts) => {
         ...(org.team !== undefined ? { team: org.team } : {}),
         expiresInDays,
       })
-    : await backend.createToken({
+    : await backend.identity().createToken({
     description: (opts.description as string | undefined) ?? 'created with stackyard token create',
     login: opts.login as string | undefined,
     expiresInDays,
@@ -60,7 +60,7 @@ export const tokenCreate: CommandHandler = async (ctx, _args, opts) => {
 export const tokenLs: CommandHandler = async (ctx, _args, opts) => {
   const org = orgTokenOwner(opts);
   if (org) return orgTokenLs(ctx, org, opts.json === true);
-  const tokens = await (await ctx.backend()).listTokens(opts.login as string | undefined);
+  const tokens = await (await ctx.backend()).identity().listTokens(opts.login as string | undefined);
   if (opts.json === true) {
     return ctx.json(
       tokens.map((t) => ({
@@ -90,7 +90,7 @@ export const tokenLs: CommandHandler = async (ctx, _args, opts) => {
 export const tokenRevoke: CommandHandler = async (ctx, args, opts) => {
   const org = orgTokenOwner(opts);
   if (org) await (await ctx.backend()).access().revokeOrgToken(org.org, args[0]!, org.team);
-  else await (await ctx.backend()).revokeToken(args[0]!, opts.login as string | undefined);
+  else await (await ctx.backend()).identity().revokeToken(args[0]!, opts.login as string | undefined);
   ctx.out(`Revoked token ${args[0]}`);
 };
 

@@ -74,7 +74,7 @@ export const hookAdd: CommandHandler = async (ctx, args, opts) => {
   }
   const secret = url !== undefined ? ((opts.secret as string | undefined) ?? (ctx.env[SECRET_VARIABLE] || undefined)) : (opts.secret as string | undefined);
   const scope = await scopeOf(ctx, opts);
-  const hook = await (await ctx.backend()).addHook(scope.target, {
+  const hook = await (await ctx.backend()).hooks().add(scope.target, {
     name,
     ...(url !== undefined ? { url } : { lambdaArn }),
     ...(secret !== undefined ? { secret } : {}),
@@ -89,7 +89,7 @@ export const hookAdd: CommandHandler = async (ctx, args, opts) => {
 
 export const hookLs: CommandHandler = async (ctx, _args, opts) => {
   const scope = await scopeOf(ctx, opts);
-  const hooks = await (await ctx.backend()).listHooks(scope.target);
+  const hooks = await (await ctx.backend()).hooks().list(scope.target);
   if (opts.json === true) return ctx.json(hooks);
   if (hooks.length === 0) {
     ctx.out(`No hooks see ${scope.label}; add one with \`stackyard hook add\``);
@@ -112,13 +112,13 @@ export const hookLs: CommandHandler = async (ctx, _args, opts) => {
 
 export const hookRm: CommandHandler = async (ctx, args, opts) => {
   const scope = await scopeOf(ctx, opts);
-  await (await ctx.backend()).removeHook(scope.target, args[0]!);
+  await (await ctx.backend()).hooks().remove(scope.target, args[0]!);
   ctx.out(`Removed hook '${args[0]}' from ${scope.label}`);
 };
 
 export const hookPing: CommandHandler = async (ctx, args, opts) => {
   const scope = await scopeOf(ctx, opts);
-  const delivery = await (await ctx.backend()).pingHook(scope.target, args[0]!);
+  const delivery = await (await ctx.backend()).hooks().ping(scope.target, args[0]!);
   if (delivery.status !== 'succeeded') {
     throw new UserError(
       `the ping of hook '${args[0]}' failed: ${describeAttempt(delivery)}`,
@@ -130,7 +130,7 @@ export const hookPing: CommandHandler = async (ctx, args, opts) => {
 
 export const hookDeliveries: CommandHandler = async (ctx, args, opts) => {
   const scope = await scopeOf(ctx, opts);
-  const deliveries = await (await ctx.backend()).hookDeliveries(scope.target, args[0]!, opts.limit as number | undefined);
+  const deliveries = await (await ctx.backend()).hooks().deliveries(scope.target, args[0]!, opts.limit as number | undefined);
   if (opts.json === true) return ctx.json(deliveries);
   if (deliveries.length === 0) {
     ctx.out(`Hook '${args[0]}' has no deliveries yet; send one with \`stackyard hook ping ${args[0]}\``);
@@ -153,7 +153,7 @@ export const hookDeliveries: CommandHandler = async (ctx, args, opts) => {
 
 export const hookRedeliver: CommandHandler = async (ctx, args, opts) => {
   const scope = await scopeOf(ctx, opts);
-  const delivery = await (await ctx.backend()).redeliverHook(scope.target, args[0]!, args[1]!);
+  const delivery = await (await ctx.backend()).hooks().redeliver(scope.target, args[0]!, args[1]!);
   const outcome = describeAttempt(delivery);
   if (delivery.status === 'succeeded') {
     ctx.out(`Redelivered ${args[1]} as ${delivery.id}: ${outcome}`);
