@@ -29,5 +29,6 @@ export function localServices(deps: ServiceDeps): LocalServices {
     hooks: once(async () => (await import('../../shared/core/hooks/hook-service.js')).createHookService(deps)),
     environments: once(async () => (await import('../../shared/core/environments/environment-service.js')).createEnvironmentService(deps)),
     deployments: once(async () => (await import('../../shared/core/deployments/deployment-service.js')).createDeploymentService(deps)),
+    drift: once(async () => (await import('../../shared/core/drift/drift-service.js')).createDriftService(deps)),
   };
 }

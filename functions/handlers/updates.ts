@@ -1,6 +1,7 @@
-import { auditTable, consoleSessionTable, deploymentTable, hookTable, identityTable, leaseTable, stackTable, updateTable } from '../../shared/adapters/aws/table-stores.js';
+import { auditTable, consoleSessionTable, deploymentTable, driftTable, hookTable, identityTable, leaseTable, stackTable, updateTable } from '../../shared/adapters/aws/table-stores.js';
 import { createConsoleAuth } from '../../shared/core/console/console-auth.js';
 import { createDeploymentService } from '../../shared/core/deployments/deployment-service.js';
+import { createDriftService } from '../../shared/core/drift/drift-service.js';
 import { createHookService } from '../../shared/core/hooks/hook-service.js';
 import { createIdentityService } from '../../shared/core/identity/identity-service.js';
 import { createUpdateService } from '../../shared/core/updates/update-service.js';
@@ -16,7 +17,7 @@ import { s3Parts } from '../storage-parts/s3.js';
 export const updatesFunction: LambdaFunction = {
   group: 'updates',
   routes: UPDATES_GROUP_ROUTES,
-  tables: [stackTable, updateTable, leaseTable, identityTable, hookTable, consoleSessionTable, auditTable, deploymentTable],
+  tables: [stackTable, updateTable, leaseTable, identityTable, hookTable, consoleSessionTable, auditTable, deploymentTable, driftTable],
   storage: [s3Parts, kmsParts],
   services: (deps, audited) => {
     const identity = audited(createIdentityService(deps));
@@ -26,6 +27,7 @@ export const updatesFunction: LambdaFunction = {
       updates: audited(createUpdateService(deps)),
       hooks: audited(createHookService(deps)),
       deployments: audited(createDeploymentService(deps)),
+      drift: audited(createDriftService(deps)),
     };
   },
 };

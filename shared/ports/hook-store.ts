@@ -68,7 +68,8 @@ export type HookEventKind =
   | 'refresh_failed'
   | 'update_started'
   | 'update_cancelled'
-  | 'lease_expired';
+  | 'lease_expired'
+  | 'drift_detected';
 
 export type HookDestination =
   | {

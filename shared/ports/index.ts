@@ -9,6 +9,7 @@ export type * from './console-session-store.js';
 export type * from './audit-store.js';
 export type * from './environment-store.js';
 export type * from './deployment-store.js';
+export type * from './drift-store.js';
 export { INFLATE_CHUNK_BYTES, MAX_OBJECT_BYTES } from './checkpoint-store.js';
 export { ORG_ROLES, tokenOwnerKey } from './identity-store.js';
 export { environmentObjectScope } from './environment-store.js';
@@ -17,6 +18,7 @@ import type { CheckpointStore } from './checkpoint-store.js';
 import type { ConsoleSessionStore } from './console-session-store.js';
 import type { AuditStore } from './audit-store.js';
 import type { DeploymentStore } from './deployment-store.js';
+import type { DriftStore } from './drift-store.js';
 import type { EnvironmentStore } from './environment-store.js';
 import type { HookStore } from './hook-store.js';
 import type { IdentityStore } from './identity-store.js';
@@ -41,6 +43,8 @@ export interface Storage {
   environments: EnvironmentStore;
   /** Deployments: settings per stack, runs, the run queue and run logs. */
   deployments: DeploymentStore;
+  /** Drift runs: what each preview of a refresh found changed behind Pulumi's back. */
+  drift: DriftStore;
   /** Releases clients, timers and file handles. */
   close(): Promise<void>;
 }

@@ -136,6 +136,8 @@ export const ROUTE_ACCESS: Record<string, Access> = {
   [`POST ${STACK}/deployments/{deploymentId}/cancel`]: { stack: 'cancel' },
   [`GET ${STACK}/deployments/{deploymentId}/logs`]: { stack: 'read-deployments' },
   [`GET ${STACK}/deployments/{deploymentId}/updates`]: { stack: 'read-deployments' },
+  [`GET ${STACK}/drift/runs`]: { stack: 'read-deployments' },
+  [`GET ${STACK}/drift/status`]: { stack: 'read-deployments' },
   [`GET ${STACK}/permissions`]: { stack: 'view' },
   [`PATCH ${STACK}/permissions`]: { stack: 'manage-permissions' },
   [`GET ${ORG}/auditlogs`]: { org: 'read-audit-log' },

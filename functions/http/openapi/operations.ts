@@ -32,6 +32,7 @@ import {
   updateProgramSchema,
 } from '../schemas-updates.js';
 import { DEPLOYMENT_OPERATIONS } from './deployment-operations.js';
+import { DRIFT_OPERATIONS } from './drift-operations.js';
 import { ENVIRONMENT_OPERATIONS } from './environment-operations.js';
 import * as wire from './responses.js';
 
@@ -302,4 +303,5 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
 
   ...ENVIRONMENT_OPERATIONS,
   ...DEPLOYMENT_OPERATIONS,
+  ...DRIFT_OPERATIONS,
 };

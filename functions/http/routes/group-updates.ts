@@ -1,5 +1,6 @@
 import { routesOf, type Route } from '../router.js';
 import { deploymentRoutes } from './deployments.js';
+import { driftRoutes } from './drift.js';
 import { hookApiRoutes } from './hooks.js';
 import { updateRoutes } from './updates.js';
 
@@ -7,4 +8,4 @@ import { updateRoutes } from './updates.js';
  * The updates function's routes: an update's lifecycle, its checkpoints, journal and events; and webhooks, whose ping
  * and redelivery may invoke a Lambda function as the gates at `start` do, so only this function bundles the Lambda client.
  */
-export const UPDATES_GROUP_ROUTES: readonly Route[] = routesOf('updates', [...updateRoutes, ...hookApiRoutes, ...deploymentRoutes]);
+export const UPDATES_GROUP_ROUTES: readonly Route[] = routesOf('updates', [...updateRoutes, ...hookApiRoutes, ...deploymentRoutes, ...driftRoutes]);

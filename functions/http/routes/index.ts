@@ -3,6 +3,7 @@ import { accessRoutes } from './access.js';
 import { auditRoutes } from './audit.js';
 import { consoleRoutes } from './console.js';
 import { deploymentRoutes } from './deployments.js';
+import { driftRoutes } from './drift.js';
 import { environmentApiRoutes } from './environments.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
@@ -28,6 +29,7 @@ export const API_ROUTES: readonly Route[] = [
   ...environmentApiRoutes,
   ...hookApiRoutes,
   ...deploymentRoutes,
+  ...driftRoutes,
   ...accessRoutes,
   ...auditRoutes,
   ...oidcRoutes,

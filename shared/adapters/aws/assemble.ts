@@ -35,6 +35,7 @@ const TABLE_STORE_NAMES: Record<keyof AwsTableStores, string> = {
   audit: 'audit store (DynamoDB)',
   environments: 'environment store (DynamoDB)',
   deployments: 'deployment store (DynamoDB)',
+  drift: 'drift store (DynamoDB)',
 };
 
 /**

@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Storage } from '../../ports/index.js';
 import { DynamoDbAuditStore } from './dynamodb-audit-store.js';
 import { DynamoDbDeploymentStore } from './dynamodb-deployment-store.js';
+import { DynamoDbDriftStore } from './dynamodb-drift-store.js';
 import { DynamoDbEnvironmentStore } from './dynamodb-environment-store.js';
 import { DynamoDbConsoleSessionStore } from './dynamodb-console-session-store.js';
 import { DynamoDbHookStore } from './dynamodb-hook-store.js';
@@ -11,7 +12,7 @@ import { DynamoDbStackStore } from './dynamodb-stack-store.js';
 import { DynamoDbUpdateStore } from './dynamodb-update-store.js';
 
 /** The stores that live in the one DynamoDB table. */
-export type AwsTableStores = Pick<Storage, 'stacks' | 'updates' | 'leases' | 'identity' | 'hooks' | 'consoleSessions' | 'audit' | 'environments' | 'deployments'>;
+export type AwsTableStores = Pick<Storage, 'stacks' | 'updates' | 'leases' | 'identity' | 'hooks' | 'consoleSessions' | 'audit' | 'environments' | 'deployments' | 'drift'>;
 
 /**
  * Builds one table store on the (read-coalescing) document client. Each is its own export, so a Lambda function that
@@ -35,6 +36,8 @@ export const environmentTable: TableStore = (documents, table, now) => ({
 
 export const deploymentTable: TableStore = (documents, table) => ({ deployments: new DynamoDbDeploymentStore(documents, table) });
 
+export const driftTable: TableStore = (documents, table) => ({ drift: new DynamoDbDriftStore(documents, table) });
+
 /** Every table store: `serve`, the CLI's AWS backend and the tests. */
 export const ALL_TABLE_STORES: readonly TableStore[] = [
   stackTable,
@@ -46,4 +49,5 @@ export const ALL_TABLE_STORES: readonly TableStore[] = [
   auditTable,
   environmentTable,
   deploymentTable,
+  driftTable,
 ];

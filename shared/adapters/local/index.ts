@@ -6,6 +6,7 @@ import { lazyStore } from '../lazy-store.js';
 import { DataDir } from './files.js';
 import { LocalCheckpointStore } from './local-checkpoint-store.js';
 import { LocalDeploymentStore } from './local-deployment-store.js';
+import { LocalDriftStore } from './local-drift-store.js';
 import { LocalConsoleSessionStore } from './local-console-session-store.js';
 import { LocalAuditStore } from './local-audit-store.js';
 import { LocalHookStore } from './local-hook-store.js';
@@ -63,6 +64,7 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
     // Loaded on first use: most commands never read an environment, and start-up pays for every module it compiles.
     environments: lazyStore<EnvironmentStore>(async () => new (await import('./local-environment-store.js')).LocalEnvironmentStore(dir, now)),
     deployments: new LocalDeploymentStore(dir),
+    drift: new LocalDriftStore(dir),
     close: async () => undefined,
   };
 }

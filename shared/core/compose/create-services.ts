@@ -4,6 +4,7 @@ import { auditingDenials } from '../audit/denials.js';
 import { createAuditService } from '../audit/audit.js';
 import { createConsoleService } from '../console/index.js';
 import { createDeploymentService } from '../deployments/deployment-service.js';
+import { createDriftService } from '../drift/drift-service.js';
 import { createEnvironmentService } from '../environments/environment-service.js';
 import { createHookService } from '../hooks/hook-service.js';
 import { createIdentityService } from '../identity/identity-service.js';
@@ -38,5 +39,6 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     console: auditingDenials(deps, createConsoleService(deps, identity)),
     environments: auditingDenials(deps, createEnvironmentService(deps)),
     deployments: auditingDenials(deps, createDeploymentService(deps)),
+    drift: auditingDenials(deps, createDriftService(deps)),
   };
 }

@@ -2,6 +2,7 @@ import type { AccessService } from '../access/index.js';
 import type { AuditService } from '../audit/index.js';
 import type { ConsoleService } from '../console/index.js';
 import type { DeploymentService } from '../deployments/index.js';
+import type { DriftService } from '../drift/index.js';
 import type { EnvironmentService } from '../environments/index.js';
 import type { HookService } from '../hooks/index.js';
 import type { IdentityService } from '../identity/index.js';
@@ -39,4 +40,5 @@ export interface Services {
   console: ConsoleService;
   environments: EnvironmentService;
   deployments: DeploymentService;
+  drift: DriftService;
 }

@@ -17,6 +17,7 @@ export const HOOK_EVENT_KINDS: readonly HookEventKind[] = [
   'update_started',
   'update_cancelled',
   'lease_expired',
+  'drift_detected',
 ];
 
 const KINDS: ReadonlySet<string> = new Set(HOOK_EVENT_KINDS);

@@ -12,8 +12,9 @@ import { newEventId } from './outbox-events.js';
 type StackNames = Pick<StackRecord, 'id' | 'org' | 'project' | 'stack'>;
 
 /** The `Pulumi-Webhook-Kind` header: `stack` for stack lifecycle events, `stack_update` for update events. */
-export function webhookKind(event: HookEventKind | 'ping'): 'stack' | 'stack_update' | 'ping' {
+export function webhookKind(event: HookEventKind | 'ping'): 'stack' | 'stack_update' | 'drift_detection' | 'ping' {
   if (event === 'ping') return 'ping';
+  if (event === 'drift_detected') return 'drift_detection';
   return event === 'stack_created' || event === 'stack_deleted' ? 'stack' : 'stack_update';
 }
 
@@ -87,4 +88,27 @@ export function pingPayload(scope: { org: string; project?: string; stack?: stri
     hookName: hook,
     message: `Ping from Stackyard for hook '${hook}'.`,
   };
+}
+
+/** What a `drift_detected` event tells: the drift run and the resources that drifted, with their properties. */
+export interface DriftEventDetails {
+  driftRunId: string;
+  resources: { urn: string; type: string; change: string; properties: string[] }[];
+}
+
+/**
+ * `drift_detected`: raised with the write that ends a preview of a refresh that found drift. `driftUrl` is the
+ * console's drift tab of the stack; at most 50 resources are named (`resourceCount` says how many drifted).
+ */
+export function driftEvent(stack: StackNames, update: UpdateRecord, details: DriftEventDetails, now: number, serviceUrl: string | undefined): OutboxEvent {
+  const base = (serviceUrl ?? '').replace(/\/+$/, '');
+  const payload = {
+    ...common('drift_detected', stack, update.requestedBy),
+    driftUrl: `${base}/${stack.org}/${stack.project}/${stack.stack}/drift`,
+    driftRunId: details.driftRunId,
+    updateId: update.id,
+    resourceCount: details.resources.length,
+    resources: details.resources.slice(0, 50),
+  };
+  return { id: newEventId(now), kind: 'drift_detected', org: stack.org, stackId: stack.id, occurredAt: now, payload };
 }

@@ -38,9 +38,15 @@ export function countFinishedSteps(events: readonly unknown[]): Record<string, n
 
 /** The resource changes the recorded step events of an update show, or `undefined` when it recorded no events. */
 export async function recordedChanges(deps: ServiceDeps, stackId: string, updateId: string): Promise<Record<string, number> | undefined> {
+  const events = await recordedEvents(deps, stackId, updateId);
+  return events === undefined ? undefined : countFinishedSteps(events);
+}
+
+/** The engine events an update sent, in batch order, or `undefined` when it recorded none. */
+export async function recordedEvents(deps: ServiceDeps, stackId: string, updateId: string): Promise<unknown[] | undefined> {
   const names = await deps.storage.checkpoints.list(stackId, eventsPrefix(updateId));
   if (names.length === 0) return undefined;
   const bodies = await Promise.all(names.map((name) => deps.storage.checkpoints.get({ stackId, name })));
   // a retried batch is written once under its name, so no event is read twice
-  return countFinishedSteps(bodies.flatMap((body) => JSON.parse(Buffer.from(body).toString('utf8')) as unknown[]));
+  return bodies.flatMap((body) => JSON.parse(Buffer.from(body).toString('utf8')) as unknown[]);
 }

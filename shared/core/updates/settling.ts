@@ -10,7 +10,10 @@ import { audited } from '../audit/audit.js';
 import { loadStack } from '../kernel/authorization.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import type { Principal, RequestInfo } from '../kernel/principal.js';
-import { changeUpdate, isTerminal, settle, updateOf } from './update-records.js';
+import type { UpdateRecord } from '../../ports/update-store.js';
+import { isDriftDetection, recordDriftRun } from '../drift/drift-recording.js';
+import { recordedEvents } from './recorded-changes.js';
+import { changeUpdate, isTerminal, readSummary, settle, updateOf } from './update-records.js';
 import { leaseTokenId, sameHash, sha256Hex, tokenRef } from './update-token.js';
 
 const COMPLETION_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'cancelled']);
@@ -42,12 +45,15 @@ export async function completeUpdate(
   }
   const update = await storage.updates.get(check.stackId, updateId);
   if (update.dryRun) {
+    const stack = { ...check.stack, id: check.stackId };
+    // A preview of a refresh is a drift run: recorded before the update ends, so a retry finds it recorded.
+    const drift = isDriftDetection(update) && !isTerminal(update) ? await recordDrift(deps, stack, update, status) : [];
     await changeUpdate(
       deps,
       check.stackId,
       updateId,
       (u) => (isTerminal(u) ? undefined : { status, endedAt: deps.now(), completedTokenHash: tokenHash }),
-      (ended) => [updateEvent('ended', { ...check.stack, id: check.stackId }, ended, deps.now(), deps.options.serviceUrl)],
+      (ended) => [updateEvent('ended', stack, ended, deps.now(), deps.options.serviceUrl), ...drift],
     );
   } else {
     // Done with the update token: the entry names the update's requester and the lease token's public id.
@@ -84,4 +90,10 @@ export async function cancelUpdate(deps: ServiceDeps, principal: Principal, ref:
     }
     await settle(deps, stack.id, updateId, 'cancelled', { cancelledBy: principal.login });
   });
+}
+
+async function recordDrift(deps: ServiceDeps, stack: Parameters<typeof recordDriftRun>[1], update: UpdateRecord, status: 'succeeded' | 'failed' | 'cancelled') {
+  const events = (await recordedEvents(deps, stack.id, update.id)) ?? [];
+  const changes = (await readSummary(deps, stack.id, update.id)) ?? {};
+  return recordDriftRun(deps, stack, update, status, events, changes);
 }

@@ -93,7 +93,8 @@ async function resolveOutcome(deps: ServiceDeps, stack: StackRecord, updateId: s
   return { checkpoint: stack.currentCheckpoint, resourceCount: stack.resourceCount };
 }
 
-async function readSummary(
+/** The resource changes an update's summary event reported, else those its step events show. */
+export async function readSummary(
   deps: ServiceDeps,
   stackId: string,
   updateId: string,

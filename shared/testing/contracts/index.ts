@@ -2,6 +2,7 @@ import { auditStoreContract } from './audit-store.contract.js';
 import { checkpointStoreContract } from './checkpoint-store.contract.js';
 import { consoleSessionStoreContract } from './console-session-store.contract.js';
 import { deploymentStoreContract } from './deployment-store.contract.js';
+import { driftStoreContract } from './drift-store.contract.js';
 import { environmentStoreContract } from './environment-store.contract.js';
 import { hookStoreContract } from './hook-store.contract.js';
 import { identityStoreContract } from './identity-store.contract.js';
@@ -17,6 +18,7 @@ export {
   checkpointStoreContract,
   consoleSessionStoreContract,
   deploymentStoreContract,
+  driftStoreContract,
   environmentStoreContract,
   hookStoreContract,
   identityStoreContract,
@@ -39,4 +41,5 @@ export function runStorageContracts(adapterName: string, setup: ContractSetup): 
   auditStoreContract(adapterName, setup);
   environmentStoreContract(adapterName, setup);
   deploymentStoreContract(adapterName, setup);
+  driftStoreContract(adapterName, setup);
 }

@@ -1,0 +1,110 @@
+/**
+ * Drift runs on `stackyard serve`: a `stackyard refresh --preview-only` by a user is a drift run, as in Pulumi Cloud;
+ * a resource changed or deleted behind Pulumi's back (the test provider's world edited out of band) is listed with
+ * the properties that changed (`GET …/drift/runs`, `…/drift/status` as the `pulumi` CLI's client calls them), and
+ * a `drift_detected` hook delivery names it. Needs `npm run build`.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliSandbox, TESTPROV_DIR, removeSandboxes, type CliResult } from '../cli/cli-harness.js';
+import { eventually, fastHookEnv, startReceiver, type Receiver } from '../hooks/hook-fixtures.js';
+import { changeInWorld, deleteFromWorld, worldIds, worldResource } from '../support/testprov-world.js';
+import { ok, PulumiWire } from './pulumi-wire.js';
+import { startServe, type ServeProcess } from './serve-process.js';
+
+const program =
+  "const pulumi = require('@pulumi/pulumi');\n" +
+  "new pulumi.CustomResource('testprov:index:Thing', 'one', { value: 1, label: 'a' });\n" +
+  "new pulumi.CustomResource('testprov:index:Thing', 'two', { value: 2 });\n";
+
+const STACK = '/api/stacks/admin/app/dev';
+
+function succeeded(result: CliResult): CliResult {
+  expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+  return result;
+}
+
+describe('drift runs through `stackyard serve`', () => {
+  let serve: ServeProcess;
+  let receiver: Receiver;
+  let wire: PulumiWire;
+  let sandbox: CliSandbox;
+  let project: string;
+  let world: string;
+  const cli = (...args: string[]) => sandbox.run(project, args);
+  const get = async (path: string) => ok(await wire.call('GET', path, { auth: { token: serve.adminToken } }));
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    serve = await startServe({ storage: 'local', env: fastHookEnv({ STACKYARD_HOOKS_ALLOW_PRIVATE: 'true' }) });
+    wire = new PulumiWire(serve.url);
+    sandbox = new CliSandbox({ STACKYARD_BACKEND_URL: serve.url, STACKYARD_ACCESS_TOKEN: serve.adminToken });
+    world = join(sandbox.root, 'world');
+    sandbox.env.TESTPROV_WORLD = world;
+    mkdirSync(world);
+    project = sandbox.project('app', `name: app\nruntime: nodejs\nplugins:\n  providers:\n    - name: testprov\n      path: ${TESTPROV_DIR}\n`, {
+      'index.js': program,
+    });
+    succeeded(await cli('stack', 'init', 'dev'));
+    succeeded(await cli('hook', 'add', 'drift', '--url', `${receiver.url}/ok/drift`, '--events', 'drift_detected'));
+    succeeded(await cli('up', '--yes', '--skip-preview'));
+  });
+
+  afterAll(async () => {
+    wire?.close();
+    await serve?.stop();
+    await receiver?.stop();
+    removeSandboxes();
+  });
+
+  it('has no drift run before any preview of a refresh', async () => {
+    expect(await get(`${STACK}/drift/status`)).toEqual({ driftDetected: false, latestDriftRun: '', runInProgress: false });
+    expect(await get(`${STACK}/drift/runs`)).toEqual({ driftRuns: [], itemsPerPage: 10, total: 0 });
+  });
+
+  it('records a refresh --preview-only that finds nothing changed as a run without drift', async () => {
+    succeeded(await cli('refresh', '--preview-only'));
+
+    const listed = await get(`${STACK}/drift/runs`);
+
+    expect(listed.total).toBe(1);
+    expect(listed.driftRuns[0]).toMatchObject({ driftDetected: false, status: 'succeeded', resources: [] });
+    expect(listed.driftRuns[0].detectUpdate).toMatchObject({ updateId: listed.driftRuns[0].id, status: 'succeeded' });
+  });
+
+  it('names the resources changed and deleted out of band, and the changed properties; a hook hears of it', async () => {
+    const [oneId, twoId] = worldIds(world).sort((a, b) => Number(worldResource(world, a)!.value) - Number(worldResource(world, b)!.value));
+    changeInWorld(world, oneId!, { ...worldResource(world, oneId!)!, label: 'changed by hand' });
+    deleteFromWorld(world, twoId!);
+
+    succeeded(await cli('refresh', '--preview-only'));
+    const listed = await get(`${STACK}/drift/runs?page=1&pageSize=1`);
+    const status = await get(`${STACK}/drift/status`);
+
+    expect(listed.total).toBe(2);
+    expect(listed.itemsPerPage).toBe(1);
+    const [run] = listed.driftRuns;
+    expect(run).toMatchObject({ driftDetected: true, status: 'succeeded' });
+    expect(run.resources).toEqual([
+      { urn: 'urn:pulumi:dev::app::testprov:index:Thing::one', type: 'testprov:index:Thing', change: 'update', properties: ['label'] },
+      { urn: 'urn:pulumi:dev::app::testprov:index:Thing::two', type: 'testprov:index:Thing', change: 'delete', properties: [] },
+    ]);
+    expect(status).toEqual({ driftDetected: true, latestDriftRun: run.id, runInProgress: false });
+    const [delivery] = await eventually('the drift_detected delivery', async () => {
+      const received = (await receiver.received()).filter((request) => request.path === '/ok/drift');
+      return received.length > 0 ? received : undefined;
+    });
+    const payload = JSON.parse(delivery!.body);
+    expect(delivery!.headers['pulumi-webhook-kind']).toBe('drift_detection');
+    expect(payload).toMatchObject({ event: 'drift_detected', projectName: 'app', stackName: 'dev', driftRunId: run.id, resourceCount: 2 });
+    expect(payload.resources).toEqual(run.resources);
+  });
+
+  it('refuses a page size out of range with a 400 that names it', async () => {
+    const response = await wire.call('GET', `${STACK}/drift/runs?pageSize=500`, { auth: { token: serve.adminToken } });
+
+    expect(response.status).toBe(400);
+    expect(response.json.message).toContain('pageSize must be from 1 to 100');
+  });
+});
