@@ -181,14 +181,16 @@ async function toApiError(response: Response, operation: string | undefined): Pr
   const text = (await response.text().catch(() => '')).trim();
   let status = response.status;
   let message = text || response.statusText || `HTTP ${response.status}`;
+  let code: string | undefined;
   try {
     const parsed = JSON.parse(text) as { code?: unknown; message?: unknown };
     if (parsed !== null && typeof parsed === 'object') {
       if (typeof parsed.code === 'number' && parsed.code > 0) status = parsed.code;
+      if (typeof parsed.code === 'string' && parsed.code !== '') code = parsed.code;
       if (typeof parsed.message === 'string' && parsed.message !== '') message = parsed.message;
     }
   } catch {
     // Not JSON: keep the HTTP status and the raw text.
   }
-  return new ApiError(status, message, requestId, operation);
+  return new ApiError(status, message, requestId, operation, code);
 }

@@ -10,6 +10,8 @@ export class ApiError extends Error {
     readonly requestId?: string,
     /** What the CLI was doing, e.g. `start update`; lets the renderer pick the right next step. */
     readonly operation?: string,
+    /** The body's `code` when it is a name rather than a status (`approval_required`, `plan_stale`, …). */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'ApiError';

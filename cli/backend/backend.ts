@@ -8,6 +8,7 @@ import type { StackRef } from '../../shared/core/names.js';
 import type { AccessBackend } from './access-backend.js';
 import type { StateDiffBackend } from './state-diff-backend.js';
 import type { EnvironmentsBackend } from './environments-backend.js';
+import type { ApprovalsBackend } from './approvals-backend.js';
 import type { HooksBackend } from './hooks-backend.js';
 import type { IdentityBackend, TokenInfo } from './identity-backend.js';
 import type { UntypedDeployment } from '../../shared/core/checkpoints/types.js';
@@ -114,6 +115,8 @@ export interface Backend {
   stateDiff(): StateDiffBackend;
   /** Opening ESC environments (a stack's `environment:`), on either backend. */
   environments(): EnvironmentsBackend;
+  /** Approvals of update plans: on a service only (the local backend's calls say so). */
+  approvals(): ApprovalsBackend;
   /** Users, organizations, members and personal tokens. */
   identity(): IdentityBackend;
   /** Hooks of organizations and stacks (docs/hooks.md). */

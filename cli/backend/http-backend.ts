@@ -9,6 +9,7 @@ import type { LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { UntypedDeployment } from '../../shared/core/checkpoints/types.js';
 import { ApiClient } from '../api-client/api-client.js';
+import { httpApprovalsBackend, type ApprovalsBackend } from './approvals-backend.js';
 import { httpAccessBackend, type AccessBackend } from './access-backend.js';
 import { httpStateDiffBackend, type StateDiffBackend } from './state-diff-backend.js';
 import { ApiError } from '../api-client/api-error.js';
@@ -63,6 +64,10 @@ export class HttpBackend implements Backend {
 
   environments(): EnvironmentsBackend {
     return httpEnvironmentsBackend(this.client);
+  }
+
+  approvals(): ApprovalsBackend {
+    return httpApprovalsBackend(this.client);
   }
 
   identity(): IdentityBackend {

@@ -7,6 +7,7 @@ import { ConflictError, type LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { serviceDeps } from '../../shared/core/compose/service-deps.js';
+import { localApprovalsBackend, type ApprovalsBackend } from './approvals-backend.js';
 import { localAccessBackend, type AccessBackend } from './access-backend.js';
 import { localStateDiffBackend, type StateDiffBackend } from './state-diff-backend.js';
 import { localEnvironmentsBackend, type EnvironmentsBackend } from './environments-backend.js';
@@ -72,6 +73,10 @@ export class LocalBackend implements Backend {
 
   environments(): EnvironmentsBackend {
     return localEnvironmentsBackend(this.services, PRINCIPAL);
+  }
+
+  approvals(): ApprovalsBackend {
+    return localApprovalsBackend();
   }
 
   identity(): IdentityBackend {

@@ -10,6 +10,7 @@ import { registerAccountGrammar } from './grammar/account-grammar.js';
 import { registerConfigGrammar } from './grammar/config-grammar.js';
 import { registerImportGrammar } from './grammar/import-grammar.js';
 import { registerOrganizationGrammar } from './grammar/organization-grammar.js';
+import { registerPlanGrammar } from './grammar/plan-grammar.js';
 import { registerPluginAndHookGrammar } from './grammar/plugin-hook-grammar.js';
 import { registerProjectGrammar } from './grammar/project-grammar.js';
 import { registerStackGrammar } from './grammar/stack-grammar.js';
@@ -45,6 +46,7 @@ export function registerCommands(program: Command): void {
   registerOrganizationGrammar(program);
   registerPluginAndHookGrammar(program);
   registerImportGrammar(program);
+  registerPlanGrammar(program);
 
   for (const command of ENGINE_COMMANDS) {
     const cmd = program.command(command).description(ENGINE_COMMAND_DESCRIPTIONS[command]);

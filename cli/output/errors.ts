@@ -18,8 +18,10 @@ const LEASE_HELD_HINT = 'Another update holds the stack: wait for it to finish, 
 function apiHint(err: ApiError): string | undefined {
   if (err.status === 0) return 'Check the backend URL (`stackyard whoami -v`) and that the service is running.';
   if (err.status === 401) return 'Run `stackyard login <url>` with a valid access token (or set STACKYARD_ACCESS_TOKEN).';
-  if (err.status === 403) return 'Ask an administrator of the organization for access.';
-  if (err.status === 409 && err.operation === 'start update' && !/cancel/i.test(err.message)) return LEASE_HELD_HINT;
+  // a refusal with a code of its own (`plan_author_cannot_approve`) is not about access and says what to do itself
+  if (err.status === 403 && err.code === undefined) return 'Ask an administrator of the organization for access.';
+  // a refusal with a code of its own (an update plan's: `approval_required`, `plan_stale`, …) says what to do itself
+  if (err.status === 409 && err.operation === 'start update' && err.code === undefined && !/cancel/i.test(err.message)) return LEASE_HELD_HINT;
   if (err.status === 429) return 'The service is rate-limiting requests: wait a moment and retry.';
   if (err.status >= 500) return `Retry; if it persists, give the request id${err.requestId ? ` (${err.requestId})` : ''} to your administrator.`;
   return undefined;

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { ORG_TOKEN_FLAGS, registerOrgAccessCommands, registerTeamAndAuditCommands } from '../access-register.js';
 import { addFlags, positiveInteger, tokenLifetimeDays } from '../pulumi-flags.js';
+import { registerOrgApprovalsGrammar } from './plan-grammar.js';
 import { COMMAND_GLOBALS, JSON_FLAG, SHARED_FLAGS, group, leaf, run } from './tree.js';
 
 const admin = () => import('../admin.js');
@@ -17,6 +18,7 @@ export function registerOrganizationGrammar(program: Command): void {
     leaf(org, 'add-member <org> <login>', 'Add a user to an organization', [
       { flags: '--role <role>', description: 'admin, member or viewer (default member)' },
     ], async () => (await admin()).orgAddMember);
+    registerOrgApprovalsGrammar(org);
     registerOrgAccessCommands(org, { leaf, group }, SHARED_FLAGS);
   });
   registerTeamAndAuditCommands(program, { leaf, group }, SHARED_FLAGS);

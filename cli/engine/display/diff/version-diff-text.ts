@@ -83,14 +83,14 @@ function changesText(changes: readonly PropertyChange[], showSecrets: boolean): 
   return out.join('');
 }
 
-/** The whole text of a diff: a headline, each change in the order create, replace, update, delete, and the counts. */
-export function versionDiffText(diff: StateDiff, stackName: string, options: { color: Colorization; showSecrets: boolean }): string {
-  let text = `${HEADLINE}Changes of ${stackName} from version ${diff.from} to version ${diff.to}:${RESET}\n`;
+/** The resources a diff lists, each change in the order create, replace, update, delete, and the counts. */
+export function resourceChangesText(diff: Omit<StateDiff, 'from' | 'to'>, showSecrets: boolean): string {
   const count = diff.added.length + diff.removed.length + diff.replaced.length + diff.updated.length;
-  if (count === 0) return colorize(`${text}    no resource changed\n`, options.color);
+  if (count === 0) return '    no resource changed\n';
+  let text = '';
   for (const r of diff.added) text += header('create', r.urn, r.type, undefined, r.id);
-  for (const r of diff.replaced) text += header('replace', r.urn, r.type, r.oldId, r.id) + changesText(r.diffs, options.showSecrets);
-  for (const u of diff.updated) text += header('update', u.urn, u.type, undefined, undefined) + changesText(u.diffs, options.showSecrets);
+  for (const r of diff.replaced) text += header('replace', r.urn, r.type, r.oldId, r.id) + changesText(r.diffs, showSecrets);
+  for (const u of diff.updated) text += header('update', u.urn, u.type, undefined, undefined) + changesText(u.diffs, showSecrets);
   for (const r of diff.removed) text += header('delete', r.urn, r.type, r.id, undefined);
   const counts = [
     [diff.added.length, 'added'],
@@ -98,6 +98,11 @@ export function versionDiffText(diff: StateDiff, stackName: string, options: { c
     [diff.updated.length, 'updated'],
     [diff.removed.length, 'removed'],
   ].filter(([n]) => (n as number) > 0);
-  text += `${HEADLINE}Resources:${RESET}\n    ${counts.map(([n, what]) => `${n} ${what}`).join(', ')}\n`;
-  return colorize(text, options.color);
+  return `${text}${HEADLINE}Resources:${RESET}\n    ${counts.map(([n, what]) => `${n} ${what}`).join(', ')}\n`;
+}
+
+/** The whole text of a diff: a headline, then `resourceChangesText`. */
+export function versionDiffText(diff: StateDiff, stackName: string, options: { color: Colorization; showSecrets: boolean }): string {
+  const headline = `${HEADLINE}Changes of ${stackName} from version ${diff.from} to version ${diff.to}:${RESET}\n`;
+  return colorize(headline + resourceChangesText(diff, options.showSecrets), options.color);
 }
