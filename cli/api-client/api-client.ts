@@ -148,6 +148,32 @@ export class ApiClient {
     }
   }
 
+  /**
+   * Moves a file to or from a URL the service handed out (a pack's upload or download location): bytes, not JSON.
+   * The API token goes only to the service's own origin, never to a foreign host such as a presigned S3 URL. Retried
+   * as Pulumi retries these (every method: the PUT of one object is safe to repeat).
+   */
+  async transfer(call: { method: 'GET' | 'PUT'; url: string; body?: Buffer; headers?: Record<string, string>; operation: string }): Promise<Buffer> {
+    const headers: Record<string, string> = { 'user-agent': `stackyard-cli/1 (${VERSION}; ${process.platform})`, ...call.headers };
+    if (this.token && new URL(call.url, this.baseUrl).origin === new URL(this.baseUrl).origin) headers.authorization = `token ${this.token}`;
+    const target = new URL(call.url, this.baseUrl).href;
+    for (let attempt = 1; ; attempt++) {
+      let failure: string;
+      try {
+        const response = await this.fetchImpl(target, { method: call.method, headers, body: call.body === undefined ? undefined : new Uint8Array(call.body) });
+        if (response.ok) return Buffer.from(await response.arrayBuffer());
+        const error = await toApiError(response, call.operation);
+        if (error.status < 500 && error.status !== 429) throw error;
+        failure = `${error.status} (${error.message})`;
+      } catch (error) {
+        if (error instanceof ApiError) throw error;
+        failure = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+      }
+      if (attempt >= Math.min(this.attempts, 3)) throw new ApiError(0, `${call.operation} failed: ${failure}`, undefined, call.operation);
+      await this.sleep(BASE_DELAY_MS * attempt);
+    }
+  }
+
   private url(call: ApiCall): string {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(call.query ?? {})) {

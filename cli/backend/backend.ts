@@ -7,6 +7,7 @@ import { isDomainError, type LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { AccessBackend } from './access-backend.js';
 import type { StateDiffBackend } from './state-diff-backend.js';
+import type { PolicyBackend } from './policy-backend.js';
 import type { EnvironmentsBackend } from './environments-backend.js';
 import type { ApprovalsBackend } from './approvals-backend.js';
 import type { HooksBackend } from './hooks-backend.js';
@@ -121,6 +122,8 @@ export interface Backend {
   identity(): IdentityBackend;
   /** Hooks of organizations and stacks (docs/hooks.md). */
   hooks(): HooksBackend;
+  /** Policy packs and groups (`stackyard policy …`); the local backend refuses every call. */
+  policies(): PolicyBackend;
   /** The organization of stack names given without one. */
   defaultOrg(): Promise<string>;
 

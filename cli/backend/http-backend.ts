@@ -17,6 +17,7 @@ import { leaseHeldError, liveLease } from './lease-conflict.js';
 import { httpEnvironmentsBackend, type EnvironmentsBackend } from './environments-backend.js';
 import { httpHooksBackend, type HooksBackend } from './hooks-backend.js';
 import { httpIdentityBackend, type IdentityBackend } from './identity-backend.js';
+import { httpPolicyBackend, type PolicyBackend } from './policy-backend.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
 import type { Backend, CarriedHistoryInfo, StackDetails, StackSummary, StartedUpdate, StartOptions, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
 
@@ -76,6 +77,10 @@ export class HttpBackend implements Backend {
 
   hooks(): HooksBackend {
     return httpHooksBackend(this.client);
+  }
+
+  policies(): PolicyBackend {
+    return httpPolicyBackend(this.client);
   }
 
   /** `configuredOrg`: the default organization set for this backend (`org set-default`), which the service is not asked for. */

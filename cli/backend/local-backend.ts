@@ -13,6 +13,7 @@ import { localStateDiffBackend, type StateDiffBackend } from './state-diff-backe
 import { localEnvironmentsBackend, type EnvironmentsBackend } from './environments-backend.js';
 import { localHooksBackend, type HooksBackend } from './hooks-backend.js';
 import { localIdentityBackend, type IdentityBackend } from './identity-backend.js';
+import { localPolicyBackend, type PolicyBackend } from './policy-backend.js';
 import { drainHookOutbox } from './local-hook-drain.js';
 import { localServices, type LocalServices } from './local-services.js';
 import type { Principal } from '../../shared/core/kernel/principal.js';
@@ -85,6 +86,10 @@ export class LocalBackend implements Backend {
 
   hooks(): HooksBackend {
     return localHooksBackend(this.services, PRINCIPAL);
+  }
+
+  policies(): PolicyBackend {
+    return localPolicyBackend();
   }
 
   async whoami(): Promise<WhoAmI> {

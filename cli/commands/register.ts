@@ -12,6 +12,7 @@ import { registerImportGrammar } from './grammar/import-grammar.js';
 import { registerOrganizationGrammar } from './grammar/organization-grammar.js';
 import { registerPlanGrammar } from './grammar/plan-grammar.js';
 import { registerPluginAndHookGrammar } from './grammar/plugin-hook-grammar.js';
+import { registerPolicyGrammar } from './grammar/policy-grammar.js';
 import { registerProjectGrammar } from './grammar/project-grammar.js';
 import { registerStackGrammar } from './grammar/stack-grammar.js';
 import { registerStateGrammar } from './grammar/state-grammar.js';
@@ -45,6 +46,7 @@ export function registerCommands(program: Command): void {
   registerStateGrammar(program);
   registerOrganizationGrammar(program);
   registerPluginAndHookGrammar(program);
+  registerPolicyGrammar(program);
   registerImportGrammar(program);
   registerPlanGrammar(program);
 

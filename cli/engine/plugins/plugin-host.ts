@@ -3,6 +3,7 @@
  * port the plugin's gRPC server listens on; later stdout and all stderr are free-form logs, captured for errors.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { grpc } from '../rpc/proto.js';
 import { diesWithParent, signalGroup, trackChild } from './child-processes.js';
 
 /** How to start one plugin. */
@@ -113,4 +114,17 @@ export function launchPlugin(
       fail(new Error(`plugin ${cmd.label} exited with code ${code} before reporting a port${tail}`));
     });
   });
+}
+
+/** Runs `fn` with the address of a local gRPC endpoint serving nothing: for a plugin asked questions while no program runs. */
+export async function withBareEndpoint<T>(fn: (address: string) => Promise<T>): Promise<T> {
+  const server = new grpc.Server();
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  try {
+    return await fn(`127.0.0.1:${port}`);
+  } finally {
+    server.forceShutdown();
+  }
 }

@@ -143,7 +143,9 @@ export class AnalyzerClient {
       if (severity) this.severities.set(p.getName(), severity);
       return {
         name: p.getName(),
+        displayName: p.getDisplayname(),
         description: p.getDescription(),
+        message: p.getMessage(),
         enforcementLevel: this.level(p.getEnforcementlevel()),
         type: POLICY_TYPE_OF[p.getPolicyType()] ?? 'unknown',
         configSchema: supportsConfig
@@ -160,7 +162,7 @@ export class AnalyzerClient {
       initialConfig[name] = { enforcementLevel: this.level(c.getEnforcementlevel()), properties: (c.getProperties()?.toJavaScript() ?? {}) as Record<string, unknown> };
     }
     if (!res.getName()) throw new PolicyPackError(`policy pack ${this.label}: GetAnalyzerInfo answered no pack name`);
-    this.info = { name: res.getName(), version: this.yamlVersion || res.getVersion(), supportsConfig, policies, initialConfig };
+    this.info = { name: res.getName(), displayName: res.getDisplayname(), version: this.yamlVersion || res.getVersion(), supportsConfig, policies, initialConfig };
     return this.info;
   }
 

@@ -23,7 +23,10 @@ export interface PolicyConfigSchema {
 /** A policy as GetAnalyzerInfo describes it. */
 export interface PolicyInfo {
   name: string;
+  displayName?: string;
   description: string;
+  /** The message a violation of it carries (sent when the pack is published). */
+  message?: string;
   enforcementLevel: EnforcementLevel;
   /** Which calls it answers: resource policies Analyze and Remediate, stack policies AnalyzeStack. */
   type: 'resource' | 'stack' | 'unknown';
@@ -34,6 +37,7 @@ export interface PolicyInfo {
 /** GetAnalyzerInfo's answer. */
 export interface AnalyzerInfo {
   name: string;
+  displayName?: string;
   version: string;
   supportsConfig: boolean;
   policies: PolicyInfo[];

@@ -29,18 +29,21 @@ function equal(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** One error: the field it is about (`''` for the root) and gojsonschema's description. */
+type SchemaError = [field: string, description: string];
+
 /**
  * The errors of `value` against `schema`, each as gojsonschema renders `field: description` (the root's field left
- * out, as Pulumi trims `(root): `).
+ * out, as Pulumi trims `(root): `), or only the description (`Description()`, as `policy validate-config` prints them).
  */
-export function validateSchema(schema: Schema, value: unknown): string[] {
-  const errors: string[] = [];
+export function validateSchema(schema: Schema, value: unknown, form: 'field' | 'description' = 'field'): string[] {
+  const errors: SchemaError[] = [];
   check(schema, value, '', errors);
-  return errors;
+  return errors.map(([path, msg]) => (path && form === 'field' ? `${path}: ${msg}` : msg));
 }
 
-function check(schema: Schema, value: unknown, path: string, errors: string[]): void {
-  const at = (msg: string) => errors.push(path ? `${path}: ${msg}` : msg);
+function check(schema: Schema, value: unknown, path: string, errors: SchemaError[]): void {
+  const at = (msg: string) => errors.push([path, msg]);
   const field = path || '(root)';
   const got = typeOf(value);
   const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
@@ -71,7 +74,7 @@ function checkNumber(schema: Schema, value: number, at: (msg: string) => void): 
   if (typeof schema.multipleOf === 'number' && schema.multipleOf > 0 && !Number.isInteger(value / schema.multipleOf)) at(`Must be a multiple of ${schema.multipleOf}`);
 }
 
-function checkArray(schema: Schema, value: unknown[], path: string, at: (msg: string) => void, errors: string[]): void {
+function checkArray(schema: Schema, value: unknown[], path: string, at: (msg: string) => void, errors: SchemaError[]): void {
   if (typeof schema.minItems === 'number' && value.length < schema.minItems) at(`Array must have at least ${schema.minItems} items`);
   if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) at(`Array must have at most ${schema.maxItems} items`);
   if (schema.uniqueItems === true && new Set(value.map((v) => JSON.stringify(v))).size !== value.length) at('array items must be unique');
@@ -80,7 +83,7 @@ function checkArray(schema: Schema, value: unknown[], path: string, at: (msg: st
   }
 }
 
-function checkObject(schema: Schema, value: Record<string, unknown>, path: string, at: (msg: string) => void, errors: string[]): void {
+function checkObject(schema: Schema, value: Record<string, unknown>, path: string, at: (msg: string) => void, errors: SchemaError[]): void {
   const props = (schema.properties ?? {}) as Record<string, Schema>;
   for (const name of (schema.required ?? []) as string[]) if (!(name in value)) at(`${name} is required`);
   for (const [name, v] of Object.entries(value)) {

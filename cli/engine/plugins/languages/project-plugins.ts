@@ -5,25 +5,13 @@
  */
 import { declaredPlugins, nodeProjectPlugins, programDirOf, runtimeName } from '../../../plugins/project-plugins.js';
 import type { PluginSpec } from '../../../plugins/types.js';
-import { grpc } from '../../rpc/proto.js';
+import { withBareEndpoint } from '../plugin-host.js';
 import { LanguagePlugin, type LanguageProgramInfo } from './language-plugin.js';
 
 /** A project's language and the plugins its program needs. */
 export interface ProjectPluginReport {
   language: { name: string; version?: string };
   plugins: PluginSpec[];
-}
-
-async function withBareEndpoint<T>(fn: (address: string) => Promise<T>): Promise<T> {
-  const server = new grpc.Server();
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
-  );
-  try {
-    return await fn(`127.0.0.1:${port}`);
-  } finally {
-    server.forceShutdown();
-  }
 }
 
 /**
