@@ -73,6 +73,8 @@ export interface DeploymentLogLine {
  * - A run in `not-started` is in the queue. `claimNext` hands it to exactly one runner (a conditional write on its
  *   status and revision), oldest first across stacks, skipping stacks that already have a live (claimed, unexpired)
  *   run: of any number of runners claiming at once, each run goes to one of them.
+ * - A claimed run (`accepted` or `running`) whose `claimedUntil` has passed lost its runner: `claimLost` hands it to
+ *   exactly one other runner, by the same conditional write on its revision, so it is recovered once.
  * - `updateRun` applies only at the revision the caller read; otherwise `ConflictError` and nothing changes.
  * - Log lines are appended in order; `readLog` returns them from an offset.
  */
@@ -89,6 +91,8 @@ export interface DeploymentStore {
   updateRun(run: DeploymentRun, expectedRevision: number): Promise<DeploymentRun>;
   /** The oldest queued run whose stack has no live run, now `accepted` and claimed by `runner` until `claimedUntil`. */
   claimNext(runner: string, now: number, claimedUntil: number): Promise<DeploymentRun | undefined>;
+  /** A claimed run whose claim expired before `now`, now claimed by `runner` until `claimedUntil` (status unchanged). */
+  claimLost(runner: string, now: number, claimedUntil: number): Promise<DeploymentRun | undefined>;
 
   appendLog(runId: string, lines: readonly DeploymentLogLine[]): Promise<void>;
   /** Lines from `offset` (0-based), at most `count`. */

@@ -37,8 +37,14 @@ export interface Membership {
   role: OrgRole;
 }
 
-/** Pulumi Cloud's token kinds: a user's own, a team's, an organization's. */
-export type TokenKind = 'personal' | 'team' | 'organization';
+/**
+ * Pulumi Cloud's token kinds: a user's own, a team's, an organization's; and Stackyard's run-scoped `deployment`
+ * token, minted by a runner for one run of one stack (docs/deployments.md).
+ */
+export type TokenKind = UserTokenKind | 'deployment';
+
+/** The kinds a person (or an OIDC exchange) can ask for; deployment tokens are only ever minted by a runner. */
+export type UserTokenKind = 'personal' | 'team' | 'organization';
 
 export interface TokenRecord {
   /** Public id used to list and revoke (never the token itself). */
@@ -60,6 +66,9 @@ export interface TokenRecord {
   org?: string;
   /** The team of a team token. */
   team?: string;
+  /** The stack (its id) and the run a deployment token acts for; it may touch nothing else. */
+  stackId?: string;
+  runId?: string;
   /** Login of the user who created the token. */
   createdBy?: string;
   /** Epoch milliseconds of the last authenticated use (recorded at most once a minute). */
@@ -81,7 +90,7 @@ export interface OidcPolicyRecord {
   audiences: string[];
   /** Claim name → pattern the claim's string value must match in full. */
   claims: Record<string, string>;
-  tokenKind: TokenKind;
+  tokenKind: UserTokenKind;
   /** The team of a team-token policy. */
   team?: string;
   /** The user of a personal-token policy. */
@@ -93,8 +102,13 @@ export interface OidcPolicyRecord {
 }
 
 /** The listing owner of a team or organization token; logins never contain '.', so these cannot collide. */
-export function tokenOwnerKey(kind: Exclude<TokenKind, 'personal'>, org: string, team?: string): string {
+export function tokenOwnerKey(kind: 'team' | 'organization', org: string, team?: string): string {
   return kind === 'organization' ? `${org}.org` : `${org}.team.${team ?? ''}`;
+}
+
+/** The listing owner of a run's deployment token: one owner per run, so revoking it at the run's end touches no other. */
+export function deploymentTokenOwner(org: string, runId: string): string {
+  return `${org}.deployment.${runId}`;
 }
 
 /**

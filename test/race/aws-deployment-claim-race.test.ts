@@ -1,7 +1,8 @@
 /**
  * The run queue hands each run to one runner: runners with separate AWS clients (separate processes, as CodeBuild
  * launchers and serve workers are) claim at once against DynamoDB Local; every queued run is claimed exactly once,
- * and two runners racing for the one run of a queue end with one claim.
+ * and two runners racing for the one run of a queue end with one claim; a run whose runner's claim lapsed is
+ * recovered by exactly one of the runners racing for it.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,6 +55,19 @@ describe('racing runners on the DynamoDB run queue', () => {
     const winners = claims.filter((claim) => claim !== undefined);
     expect(winners).toHaveLength(1);
     expect(winners[0]!.id).toBe(run.id);
+    expect((await runners[0]!.deployments.getRun(run.stackId, run.id))?.claimedBy).toBe(winners[0]!.claimedBy);
+  });
+
+  it('gives a run whose runner was lost to exactly one of six recovering runners', async () => {
+    const run = queuedDeploymentRun(randomUUID(), 1, Date.now());
+    await runners[0]!.deployments.createRun(run);
+    const claimed = await runners[0]!.deployments.claimNext('runner-dead', Date.now() - 120_000, Date.now() - 60_000);
+    expect(claimed?.id).toBe(run.id);
+
+    const recoveries = await Promise.all(runners.map((storage, i) => storage.deployments.claimLost(`runner-${i}`, Date.now(), Date.now() + 60_000)));
+
+    const winners = recoveries.filter((recovered) => recovered?.id === run.id);
+    expect(winners).toHaveLength(1);
     expect((await runners[0]!.deployments.getRun(run.stackId, run.id))?.claimedBy).toBe(winners[0]!.claimedBy);
   });
 

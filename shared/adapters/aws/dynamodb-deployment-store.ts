@@ -24,6 +24,8 @@ const RUN_PREFIX = 'RUN#';
 const runSk = (version: number) => `${RUN_PREFIX}${String(version).padStart(10, '0')}`;
 const QUEUE_PK = 'DEPLOYQUEUE';
 const queueSk = (run: Pick<DeploymentRun, 'created' | 'id'>) => `${String(run.created).padStart(15, '0')}#${run.id}`;
+/** Claimed, unfinished runs: where a runner looks for one whose runner was lost. */
+const LIVE_PK = 'DEPLOYLIVE';
 const logPk = (runId: string) => `DEPLOYLOG#${runId}`;
 const logSk = (chunk: number) => `CHUNK#${String(chunk).padStart(10, '0')}`;
 
@@ -40,6 +42,11 @@ function strip<T>(item: Record<string, unknown>): T {
   return rest as T;
 }
 
+/** A run a runner holds: claimed and not yet finished. */
+function isLive(run: Pick<DeploymentRun, 'status'>): boolean {
+  return run.status === 'accepted' || run.status === 'running';
+}
+
 function conditionFailed(error: unknown): boolean {
   const name = errorName(error);
   return name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException';
@@ -47,8 +54,8 @@ function conditionFailed(error: unknown): boolean {
 
 /**
  * Settings, runs and logs as items of the Stackyard table: `DEPLOY#<stackId>` holds `SETTINGS` and `RUN#<version>`;
- * each queued run has an index item in the `DEPLOYQUEUE` partition, sorted by queue time, written and removed in the
- * same transaction as the run's status; a log is chunks under `DEPLOYLOG#<runId>`, each created if absent.
+ * each queued run has an index item in the `DEPLOYQUEUE` partition, sorted by queue time, and each claimed one in
+ * `DEPLOYLIVE` (with its claim's end), written and removed in the same transaction as the run's status; a log is chunks under `DEPLOYLOG#<runId>`, each created if absent.
  */
 export class DynamoDbDeploymentStore implements DeploymentStore {
   constructor(
@@ -117,8 +124,9 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
       },
     };
     const dequeue = { Delete: { TableName: this.table, Key: { [KEY.partition]: QUEUE_PK, [KEY.sort]: queueSk(run) } } };
+    const live = isLive(run) ? this.livePut(run) : { Delete: { TableName: this.table, Key: { [KEY.partition]: LIVE_PK, [KEY.sort]: run.id } } };
     try {
-      await this.documents.send(new TransactWriteCommand({ TransactItems: run.status === 'not-started' ? [update] : [update, dequeue] }));
+      await this.documents.send(new TransactWriteCommand({ TransactItems: run.status === 'not-started' ? [update] : [update, dequeue, live] }));
       return run;
     } catch (error) {
       if (conditionFailed(error)) throw new ConflictError('The run changed since it was read: read it again and retry.', {}, { cause: error });
@@ -146,6 +154,7 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
                 },
               },
               { Delete: { TableName: this.table, Key: { [KEY.partition]: QUEUE_PK, [KEY.sort]: entry[KEY.sort] } } },
+              this.livePut(claimed),
             ],
           }),
         );
@@ -155,6 +164,29 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
         throw translateDynamoDbError(error, 'The run queue');
       }
     }
+    return undefined;
+  }
+
+  /**
+   * Reads the live index, then takes over a run whose claim passed with a write at the revision read: its runner's
+   * heartbeat (an `updateRun`) or another recoverer moves the revision, and then this one skips it.
+   */
+  async claimLost(runner: string, now: number, claimedUntil: number): Promise<DeploymentRun | undefined> {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.queryPartition('The claimed runs', LIVE_PK, { ExclusiveStartKey: start });
+      for (const entry of page.Items ?? []) {
+        if (Number(entry.claimedUntil ?? 0) >= now) continue;
+        const run = await this.getRunByVersion(String(entry.stackId), Number(entry.version));
+        if (!run || !isLive(run) || (run.claimedUntil ?? 0) >= now) continue;
+        try {
+          return await this.updateRun({ ...run, claimedBy: runner, claimedUntil, modified: now, revision: run.revision + 1 }, run.revision);
+        } catch (error) {
+          if (!(error instanceof ConflictError)) throw error;
+        }
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
     return undefined;
   }
 
@@ -183,6 +215,11 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
       start = page.LastEvaluatedKey;
     } while (start && lines.length < offset + count);
     return lines.slice(offset, offset + count);
+  }
+
+  private livePut(run: DeploymentRun) {
+    const item = { [KEY.partition]: LIVE_PK, [KEY.sort]: run.id, stackId: run.stackId, version: run.version, claimedUntil: run.claimedUntil ?? 0 };
+    return { Put: { TableName: this.table, Item: item } };
   }
 
   private async getRunByVersion(stackId: string, version: number): Promise<DeploymentRun | undefined> {

@@ -21,7 +21,7 @@ function pad(n: number): string {
 
 /**
  * `deployments/<stackId>/settings.json`, runs at `deployments/<stackId>/runs/<version>.json`, the queue as one file
- * per queued run in `deployments/queue/<created>-<id>.json` and logs at `deployments/logs/<runId>.json`. Every
+ * per queued run in `deployments/queue/<created>-<id>.json`, claimed runs in `deployments/live/<id>.json`, and logs at `deployments/logs/<runId>.json`. Every
  * read-modify-write holds the `deployments` lock, so claims, cancels and appends from several processes are serial.
  */
 export class LocalDeploymentStore implements DeploymentStore {
@@ -78,6 +78,22 @@ export class LocalDeploymentStore implements DeploymentStore {
     });
   }
 
+  async claimLost(runner: string, now: number, claimedUntil: number): Promise<DeploymentRun | undefined> {
+    return this.dir.withLock(LOCK, async () => {
+      for (const name of await this.dir.list(this.dir.path('deployments', 'live'))) {
+        const entry = await this.dir.readJson<QueueEntry>(this.dir.path('deployments', 'live', name));
+        const run = entry && (await this.dir.readJson<DeploymentRun>(this.runPath(entry.stackId, entry.version)));
+        if (!run || !isLive(run)) {
+          await this.dir.remove(this.dir.path('deployments', 'live', name));
+          continue;
+        }
+        if ((run.claimedUntil ?? 0) >= now) continue;
+        return this.writeRun({ ...run, claimedBy: runner, claimedUntil, modified: now, revision: run.revision + 1 }, run.revision);
+      }
+      return undefined;
+    });
+  }
+
   async appendLog(runId: string, lines: readonly DeploymentLogLine[]): Promise<void> {
     if (lines.length === 0) return;
     await this.dir.withLock(LOCK, async () => {
@@ -100,6 +116,8 @@ export class LocalDeploymentStore implements DeploymentStore {
     }
     await this.dir.writeJson(this.runPath(run.stackId, run.version), run);
     if (run.status !== 'not-started') await this.dir.remove(this.queuePath(run));
+    if (isLive(run)) await this.dir.writeJson(this.livePath(run), { stackId: run.stackId, version: run.version });
+    else await this.dir.remove(this.livePath(run));
     return run;
   }
 
@@ -125,9 +143,18 @@ export class LocalDeploymentStore implements DeploymentStore {
     return this.dir.path('deployments', 'queue', `${String(run.created).padStart(15, '0')}-${safeSegment(run.id, 'run id')}.json`);
   }
 
+  private livePath(run: Pick<DeploymentRun, 'id'>): string {
+    return this.dir.path('deployments', 'live', `${safeSegment(run.id, 'run id')}.json`);
+  }
+
   private logPath(runId: string): string {
     return this.dir.path('deployments', 'logs', `${safeSegment(runId, 'run id')}.json`);
   }
+}
+
+/** A run a runner holds: claimed and not yet finished. */
+function isLive(run: Pick<DeploymentRun, 'status'>): boolean {
+  return run.status === 'accepted' || run.status === 'running';
 }
 
 function settingsChanged(): ConflictError {

@@ -83,6 +83,7 @@ export async function environmentPermission(
   const grants = environment.grants ?? {};
   const token = principal.token;
   if (token?.kind === 'organization') return token.org === environment.org ? 'admin' : undefined;
+  if (token?.kind === 'deployment') return undefined;
   if (token?.kind === 'team') {
     if (token.org !== environment.org || token.team === undefined) return undefined;
     const subject = teamSubject(token.team);

@@ -81,8 +81,16 @@ export function createIdentityService(deps: ServiceDeps): IdentityService {
       description: record.description,
       ...(record.org !== undefined ? { org: record.org } : {}),
       ...(record.team !== undefined ? { team: record.team } : {}),
+      ...(record.stackId !== undefined ? { stackId: record.stackId } : {}),
+      ...(record.runId !== undefined ? { runId: record.runId } : {}),
       ...(record.createdBy !== undefined ? { createdBy: record.createdBy } : {}),
     };
+    if (kind === 'deployment') {
+      // Acts as the user who queued the run (history names them), with nothing but the run's stack (authorization.ts).
+      if (record.org === undefined || record.stackId === undefined || record.createdBy === undefined) throw new UnauthorizedError(INVALID_TOKEN);
+      await identity.getOrg(record.org).catch(unknownAsInvalid);
+      return { login: record.createdBy, orgs: [record.org], admin: false, roles: {}, token: tokenInfo };
+    }
     if (kind !== 'personal') {
       const org = record.org;
       if (org === undefined) throw new UnauthorizedError(INVALID_TOKEN);

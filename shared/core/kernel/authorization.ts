@@ -75,6 +75,22 @@ export async function loadStack(deps: ServiceDeps, principal: Principal, ref: St
   return stack;
 }
 
+/**
+ * What a run's deployment token may do on its one stack: what `preview`, `up`, `refresh`, `destroy` and `cancel` of
+ * the bundled CLI need (read the stack and its state, open and seal its secrets, run and cancel updates), and read its
+ * deployments' logs. Everything else (settings, permissions, tags, hooks, import, rollback, delete) is refused.
+ */
+const DEPLOYMENT_TOKEN_ACTIONS: ReadonlySet<StackAction> = new Set<StackAction>([
+  'view',
+  'export',
+  'history',
+  'encrypt',
+  'decrypt',
+  'update',
+  'cancel',
+  'read-deployments',
+]);
+
 /** `NotFoundError` without read permission, `ForbiddenError` naming the permission `action` takes otherwise. */
 export function requireStackPermission(
   principal: Principal,
@@ -84,6 +100,14 @@ export function requireStackPermission(
 ): void {
   const needed = STACK_ACTIONS[action];
   if (!allows(held, 'read')) throw stackNotFound(stack);
+  if (principal.token?.kind === 'deployment' && !DEPLOYMENT_TOKEN_ACTIONS.has(action)) {
+    throw new PermissionDeniedError(
+      `A deployment's token may only run the operations of its run on stack '${formatStackRef(stack)}', not ${action}: ` +
+        'use a personal token for anything else.',
+      stack.org,
+      `${action} ${formatStackRef(stack)}`,
+    );
+  }
   if (!allows(held, needed)) {
     throw new PermissionDeniedError(
       `${callerName(principal)} has '${held}' permission on stack '${formatStackRef(stack)}', and ${action} needs ` +
@@ -112,6 +136,7 @@ export async function stackPermission(
   const grants = stack.grants ?? {};
   const token = principal.token;
   if (token?.kind === 'organization') return token.org === stack.org ? 'admin' : undefined;
+  if (token?.kind === 'deployment') return token.stackId === stack.id ? 'write' : undefined;
   if (token?.kind === 'team') {
     if (token.org !== stack.org || token.team === undefined) return undefined;
     const subject = teamSubject(token.team);
@@ -170,6 +195,9 @@ export function requireOrgAction(principal: Principal, org: string, action: OrgA
   const siteAdminMay = action === 'manage-members' || action === 'manage-teams' || action === 'manage-tokens' || action === 'manage-settings';
   if (principal.admin && siteAdminMay && !principal.token?.org) return;
   requireMember(principal, org);
+  if (principal.token?.kind === 'deployment') {
+    throw new PermissionDeniedError(`A deployment's token cannot ${action.replace(/-/g, ' ')} in '${org}': it acts on its run's stack only.`, org, action);
+  }
   if (principal.token?.kind === 'team' || principal.token?.kind === 'organization') {
     if (principal.token.org === org && (action === 'create-stack' || action === 'list-stacks' || action === 'create-environment')) return;
     throw new PermissionDeniedError(
@@ -195,6 +223,7 @@ export function callerName(principal: Principal): string {
   const token = principal.token;
   if (token?.kind === 'team') return `team token '${token.description || token.id}' of team '${token.team}'`;
   if (token?.kind === 'organization') return `organization token '${token.description || token.id}'`;
+  if (token?.kind === 'deployment') return `the token of deployment ${token.runId ?? token.id}`;
   return `'${principal.login}'`;
 }
 

@@ -36,6 +36,9 @@ export interface PrincipalToken {
   kind: TokenKind;
   org?: string;
   team?: string;
+  /** A deployment token's stack (its id) and run: the only stack it may touch. */
+  stackId?: string;
+  runId?: string;
   description: string;
   /** The user who created a team or organization token. */
   createdBy?: string;

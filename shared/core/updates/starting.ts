@@ -16,6 +16,7 @@ import { hookRuntime } from '../hooks/runtime.js';
 import { audited } from '../audit/audit.js';
 import { isStaleRevision, loadStack } from '../kernel/authorization.js';
 import type { ServiceDeps } from '../kernel/deps.js';
+import { recordRunUpdate } from './run-updates.js';
 import type { Principal } from '../kernel/principal.js';
 import { LeaseDecisions } from './lease-decisions.js';
 import { epochSeconds } from './update-token.js';
@@ -82,6 +83,7 @@ export function updateStarter(deps: ServiceDeps, leaseDuration: LeaseDuration): 
         isTerminal(u) ? undefined : { status: 'in-progress', startedAt: deps.now(), version: stack.version },
       );
       const tokenExpiration = epochSeconds(grant.expiresAt);
+      await recordRunUpdate(deps, principal, found.id, updateId, stack.version);
       return { version: stack.version, token: grant.token, tokenExpiration, journalVersion };
     }
     const name = formatStackRef(found);
@@ -98,6 +100,7 @@ export function updateStarter(deps: ServiceDeps, leaseDuration: LeaseDuration): 
       await changeUpdate(deps, found.id, updateId, (u) =>
         isTerminal(u) ? undefined : { status: 'in-progress', startedAt: deps.now(), version },
       );
+      await recordRunUpdate(deps, principal, found.id, updateId, version);
       return { version, token: grant.token, tokenExpiration: epochSeconds(grant.expiresAt), journalVersion };
     } catch (error) {
       // Do not leave the stack locked for a whole lease by a start that never answered.

@@ -23,6 +23,7 @@ import type { ServiceDeps } from '../kernel/deps.js';
 import type { Principal } from '../kernel/principal.js';
 import { newUpdateId } from '../state/stack-state.js';
 import { recordEvents, saveCheckpoint, saveDeltaCheckpoint, saveJournalEntries, saveVerbatimCheckpoint } from './saving.js';
+import { stampRun } from './run-updates.js';
 import { cancelUpdate, completeUpdate } from './settling.js';
 import { leaseDurations, updateStarter } from './starting.js';
 import type { CreateUpdateRequest, UpdateService } from './types.js';
@@ -70,7 +71,7 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
         requestedBy: principal.login,
         createdAt: deps.now(),
         ...(message ? { message } : {}),
-        environment,
+        environment: stampRun(principal, environment),
         config,
       });
       return { updateId: id };

@@ -91,6 +91,31 @@ export function deploymentStoreContract(adapterName: string, setup: ContractSetu
       expect((await env.storage.deployments.getRun(stackId, older.id))?.status).toBe('accepted');
     });
 
+    it('hands a run whose claim expired to one other runner, and never a live or finished one', async () => {
+      const now = env.clock.now();
+      const lost = run(randomUUID(), 1, now);
+      const live = run(randomUUID(), 1, now);
+      const finished = run(randomUUID(), 1, now);
+      for (const r of [lost, live, finished]) await env.storage.deployments.createRun(r);
+      await env.storage.deployments.updateRun({ ...lost, status: 'running', claimedBy: 'gone', claimedUntil: now - 1, revision: 2 }, 1);
+      await env.storage.deployments.updateRun({ ...live, status: 'running', claimedBy: 'alive', claimedUntil: now + 60_000, revision: 2 }, 1);
+      await env.storage.deployments.updateRun({ ...finished, status: 'accepted', claimedBy: 'gone', claimedUntil: now - 1, revision: 2 }, 1);
+      await env.storage.deployments.updateRun({ ...finished, status: 'succeeded', claimedBy: 'gone', claimedUntil: now - 1, revision: 3 }, 2);
+
+      const recovered: string[] = [];
+      for (;;) {
+        const claimed = await env.storage.deployments.claimLost('runner-2', now, now + 60_000);
+        if (!claimed) break;
+        recovered.push(claimed.id);
+        if (claimed.id === lost.id) expect(claimed).toMatchObject({ status: 'running', claimedBy: 'runner-2', claimedUntil: now + 60_000, revision: 3 });
+      }
+
+      expect(recovered).toContain(lost.id);
+      expect(recovered).not.toContain(live.id);
+      expect(recovered).not.toContain(finished.id);
+      expect(await env.storage.deployments.claimLost('runner-3', now, now + 60_000)).toBeUndefined();
+    });
+
     it('updates a run only at the revision its writer read', async () => {
       const created = run(randomUUID(), 1, env.clock.now());
       await env.storage.deployments.createRun(created);
