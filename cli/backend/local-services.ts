@@ -30,5 +30,6 @@ export function localServices(deps: ServiceDeps): LocalServices {
     environments: once(async () => (await import('../../shared/core/environments/environment-service.js')).createEnvironmentService(deps)),
     deployments: once(async () => (await import('../../shared/core/deployments/deployment-service.js')).createDeploymentService(deps)),
     drift: once(async () => (await import('../../shared/core/drift/drift-service.js')).createDriftService(deps)),
+    approvals: once(async () => (await import('../../shared/core/approvals/approval-service.js')).createApprovalService(deps)),
   };
 }

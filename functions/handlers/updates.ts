@@ -1,4 +1,16 @@
-import { auditTable, consoleSessionTable, deploymentTable, driftTable, hookTable, identityTable, leaseTable, stackTable, updateTable } from '../../shared/adapters/aws/table-stores.js';
+import {
+  approvalTable,
+  auditTable,
+  consoleSessionTable,
+  deploymentTable,
+  driftTable,
+  hookTable,
+  identityTable,
+  leaseTable,
+  stackTable,
+  updateTable,
+} from '../../shared/adapters/aws/table-stores.js';
+import { createApprovalService } from '../../shared/core/approvals/approval-service.js';
 import { createConsoleAuth } from '../../shared/core/console/console-auth.js';
 import { createDeploymentService } from '../../shared/core/deployments/deployment-service.js';
 import { createDriftService } from '../../shared/core/drift/drift-service.js';
@@ -17,7 +29,7 @@ import { s3Parts } from '../storage-parts/s3.js';
 export const updatesFunction: LambdaFunction = {
   group: 'updates',
   routes: UPDATES_GROUP_ROUTES,
-  tables: [stackTable, updateTable, leaseTable, identityTable, hookTable, consoleSessionTable, auditTable, deploymentTable, driftTable],
+  tables: [stackTable, updateTable, leaseTable, identityTable, hookTable, consoleSessionTable, auditTable, deploymentTable, driftTable, approvalTable],
   storage: [s3Parts, kmsParts],
   services: (deps, audited) => {
     const identity = audited(createIdentityService(deps));
@@ -28,6 +40,7 @@ export const updatesFunction: LambdaFunction = {
       hooks: audited(createHookService(deps)),
       deployments: audited(createDeploymentService(deps)),
       drift: audited(createDriftService(deps)),
+      approvals: audited(createApprovalService(deps)),
     };
   },
 };

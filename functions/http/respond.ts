@@ -35,7 +35,7 @@ export function noContentResponse(status = 200): HttpResponse {
 
 /**
  * The one error renderer. A domain error is its own status with `{"code": <status>, "message"}` (the Pulumi CLI
- * reads the status from `code`, not from HTTP). Anything else is a bug: logged with the request id (never with
+ * reads the status from `code`, not from HTTP), plus `reason` when the error names one. Anything else is a bug: logged with the request id (never with
  * bodies or headers) and answered with an opaque 500 that names the request id.
  */
 export function errorResponse(error: unknown, request: Pick<HttpRequest, 'requestId' | 'method' | 'path'>, logger: ApiLogger): HttpResponse {
@@ -44,7 +44,9 @@ export function errorResponse(error: unknown, request: Pick<HttpRequest, 'reques
       logger.warn('dependency unavailable', { requestId: request.requestId, error: { name: error.name, message: error.message } });
     }
     const diagnostics = error instanceof DiagnosticsError ? { diagnostics: error.diagnostics } : {};
-    const response = jsonResponse(error.status, { code: error.status, message: error.message, ...diagnostics });
+    // A refusal a client acts on names its reason beside the numeric code the Pulumi CLI decodes (approvals).
+    const reason = 'reason' in error && typeof error.reason === 'string' ? { reason: error.reason } : {};
+    const response = jsonResponse(error.status, { code: error.status, ...reason, message: error.message, ...diagnostics });
     // Every retryable refusal says when to come back (RFC 9110 §10.2.3, in seconds).
     if (error instanceof UnavailableError) response.headers['retry-after'] = String(error.retryAfterSeconds);
     return response;

@@ -91,19 +91,19 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
       identity: sessions,
       secrets: ['audit', 'console-session', 'environment', 'identity', 'stack'],
       stacks: ['audit', 'console-session', 'identity', 'lease', 'stack', 'update'],
-      // Deployment settings and runs are served by the updates function.
-      updates: ['audit', 'console-session', 'deployment', 'hook', 'identity', 'lease', 'stack', 'update'],
+      // Deployment settings and runs, and approvals (whose rules `start` applies), are served by the updates function.
+      updates: ['approval', 'audit', 'console-session', 'deployment', 'hook', 'identity', 'lease', 'stack', 'update'],
     });
   });
 
   it("carries only its own route families' request schemas (identity also the others, which the OpenAPI document loads)", () => {
     expect(Object.fromEntries(schemaModules)).toEqual({
       'hook-dispatcher': [],
-      identity: ['deployments', 'environments', 'identity', 'secrets', 'stacks', 'updates'],
+      identity: ['approvals', 'deployments', 'environments', 'identity', 'secrets', 'stacks', 'updates'],
       secrets: ['environments', 'secrets'],
       // The access routes (members, teams, stack grants) are split between identity and stacks.
       stacks: ['identity', 'stacks'],
-      updates: ['deployments', 'updates'],
+      updates: ['approvals', 'deployments', 'updates'],
     });
   });
 

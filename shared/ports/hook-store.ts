@@ -69,7 +69,10 @@ export type HookEventKind =
   | 'update_started'
   | 'update_cancelled'
   | 'lease_expired'
-  | 'drift_detected';
+  | 'drift_detected'
+  | 'plan_approval_requested'
+  | 'plan_approved'
+  | 'plan_rejected';
 
 export type HookDestination =
   | {

@@ -10,12 +10,14 @@ export type * from './audit-store.js';
 export type * from './environment-store.js';
 export type * from './deployment-store.js';
 export type * from './drift-store.js';
+export type * from './approval-store.js';
 export { INFLATE_CHUNK_BYTES, MAX_OBJECT_BYTES } from './checkpoint-store.js';
 export { ORG_ROLES, tokenOwnerKey } from './identity-store.js';
 export { environmentObjectScope } from './environment-store.js';
 
 import type { CheckpointStore } from './checkpoint-store.js';
 import type { ConsoleSessionStore } from './console-session-store.js';
+import type { ApprovalStore } from './approval-store.js';
 import type { AuditStore } from './audit-store.js';
 import type { DeploymentStore } from './deployment-store.js';
 import type { DriftStore } from './drift-store.js';
@@ -45,6 +47,8 @@ export interface Storage {
   deployments: DeploymentStore;
   /** Drift runs: what each preview of a refresh found changed behind Pulumi's back. */
   drift: DriftStore;
+  /** Approvals: requirements per stack and organization, plans uploaded for approval. */
+  approvals: ApprovalStore;
   /** Releases clients, timers and file handles. */
   close(): Promise<void>;
 }

@@ -98,6 +98,11 @@ function bodyFor(url: string, method: string, path: string): unknown {
     [`POST ${STACK}/deployments/settings`]: { sourceContext: { git: { repoUrl: 'https://evil.example.com/repo.git' } } },
     [`POST ${STACK}/deployments/settings/encrypt`]: { secret: 'intruder' },
     [`POST ${STACK}/deployments`]: { operation: 'destroy' },
+    [`PUT ${STACK}/approvals`]: { required: 0 },
+    [`PUT ${ORG}/approvals`]: { required: 0, stacks: 'proj/*' },
+    [`POST ${STACK}/plans`]: { plan: { manifest: {}, resourcePlans: {}, stackyard: { stackVersion: 0 } }, programDigest: 'a'.repeat(64) },
+    [`POST ${STACK}/plans/{planId}/approve`]: { comment: 'intruder' },
+    [`POST ${STACK}/plans/{planId}/reject`]: { comment: 'intruder' },
     'POST /api/console/login-codes': { path: '/acme/proj/dev' },
     [`POST ${ORG}/oidc/policies`]: { issuer: 'https://evil.example.com', claims: { sub: 'repo:evil/*' }, tokenKind: 'organization' },
     // The form `pulumi login --oidc-token <unsigned> --oidc-org acme --oidc-team ci` posts.
@@ -208,7 +213,8 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
       .replace('{envName}', 'dev')
       .replace('{tagName}', 'stable')
       .replace('{openSessionId}', ids.openSession!)
-      .replace('{deploymentId}', ids.deployment!);
+      .replace('{deploymentId}', ids.deployment!)
+      .replace('{planId}', ids.plan!);
     // Personal token routes act on alice's tokens.
     return /\/api\/user\/tokens/.test(path) ? `${filled}?login=alice` : filled;
   }
@@ -224,6 +230,9 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
       wire.call('GET', `${stackPath(dev)}/permissions`, { auth: asAlice }),
       wire.call('GET', `${stackPath(dev)}/deployments/settings`, { auth: asAlice }),
       wire.call('GET', `${stackPath(dev)}/deployments`, { auth: asAlice }),
+      wire.call('GET', `${stackPath(dev)}/approvals`, { auth: asAlice }),
+      wire.call('GET', '/api/orgs/acme/approvals', { auth: asAlice }),
+      wire.call('GET', `${stackPath(dev)}/plans`, { auth: asAlice }),
       wire.call('GET', stackPath(other), { auth: asAlice }),
       wire.call('GET', '/api/user/stacks', { auth: asAlice }),
       wire.call('GET', '/api/orgs', { auth: asAdmin }),
@@ -330,6 +339,9 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
     const settings = { sourceContext: { git: { repoUrl: 'http://127.0.0.1:9/app.git', branch: 'main' } } };
     ok(await wire.call('POST', `${stackPath(dev)}/deployments/settings`, { auth: asAlice, body: settings }));
     ids.deployment = ok(await wire.call('POST', `${stackPath(dev)}/deployments`, { auth: asAlice, body: { operation: 'preview' } })).id as string;
+    const stackVersion = ok(await wire.call('GET', stackPath(dev), { auth: asAlice })).version as number;
+    const plan = { manifest: {}, resourcePlans: {}, stackyard: { stackVersion } };
+    ids.plan = ok(await wire.call('POST', `${stackPath(dev)}/plans`, { auth: asAlice, body: { plan, programDigest: 'a'.repeat(64) } }), 201).id as string;
 
     callers.push(
       { name: 'org admin alice', token: aliceToken, stack: 'admin', environment: 'admin', role: 'admin', kind: 'personal' },

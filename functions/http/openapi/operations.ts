@@ -31,6 +31,7 @@ import {
   startUpdateSchema,
   updateProgramSchema,
 } from '../schemas-updates.js';
+import { APPROVAL_OPERATIONS } from './approval-operations.js';
 import { DEPLOYMENT_OPERATIONS } from './deployment-operations.js';
 import { DRIFT_OPERATIONS } from './drift-operations.js';
 import { ENVIRONMENT_OPERATIONS } from './environment-operations.js';
@@ -304,4 +305,5 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   ...ENVIRONMENT_OPERATIONS,
   ...DEPLOYMENT_OPERATIONS,
   ...DRIFT_OPERATIONS,
+  ...APPROVAL_OPERATIONS,
 };

@@ -1,5 +1,6 @@
 import { DEFAULT_GROUP, type HandlerGroup, type Route } from '../router.js';
 import { accessRoutes } from './access.js';
+import { approvalRoutes } from './approvals.js';
 import { auditRoutes } from './audit.js';
 import { consoleRoutes } from './console.js';
 import { deploymentRoutes } from './deployments.js';
@@ -30,6 +31,7 @@ export const API_ROUTES: readonly Route[] = [
   ...hookApiRoutes,
   ...deploymentRoutes,
   ...driftRoutes,
+  ...approvalRoutes,
   ...accessRoutes,
   ...auditRoutes,
   ...oidcRoutes,

@@ -36,6 +36,7 @@ const TABLE_STORE_NAMES: Record<keyof AwsTableStores, string> = {
   environments: 'environment store (DynamoDB)',
   deployments: 'deployment store (DynamoDB)',
   drift: 'drift store (DynamoDB)',
+  approvals: 'approval store (DynamoDB)',
 };
 
 /**

@@ -62,3 +62,12 @@ export const REVISION_TAG_PREFIX = 'REVTAG#';
 export const revisionTagSk = (name: string) => `${REVISION_TAG_PREFIX}${name}`;
 export const openSessionPk = (id: string) => `ENVSESSION#${id}`;
 export const OPEN_SESSION_SK = 'SESSION';
+/** A stack's own approval requirement and its plans share its approvals partition (docs/plans.md). */
+export const approvalsPk = (stackId: string) => `APPROVALS#${stackId}`;
+export const APPROVALS_REQUIRED_SK = 'REQUIRED';
+export const PLAN_PREFIX = 'PLAN#';
+/** Plan ids sort by upload time, so the sort key orders a stack's plans oldest first. */
+export const planSk = (id: string) => `${PLAN_PREFIX}${id}`;
+export const approvalRulesPk = (org: string) => `APPROVALRULES#${org}`;
+/** A rule is keyed by its pair of conditions, each possibly absent (JSON keeps the two apart whatever they hold). */
+export const approvalRuleSk = (stacks: string | undefined, tag: string | undefined) => `RULE#${JSON.stringify([stacks ?? '', tag ?? ''])}`;

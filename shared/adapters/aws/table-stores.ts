@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Storage } from '../../ports/index.js';
+import { DynamoDbApprovalStore } from './dynamodb-approval-store.js';
 import { DynamoDbAuditStore } from './dynamodb-audit-store.js';
 import { DynamoDbDeploymentStore } from './dynamodb-deployment-store.js';
 import { DynamoDbDriftStore } from './dynamodb-drift-store.js';
@@ -12,7 +13,10 @@ import { DynamoDbStackStore } from './dynamodb-stack-store.js';
 import { DynamoDbUpdateStore } from './dynamodb-update-store.js';
 
 /** The stores that live in the one DynamoDB table. */
-export type AwsTableStores = Pick<Storage, 'stacks' | 'updates' | 'leases' | 'identity' | 'hooks' | 'consoleSessions' | 'audit' | 'environments' | 'deployments' | 'drift'>;
+export type AwsTableStores = Pick<
+  Storage,
+  'stacks' | 'updates' | 'leases' | 'identity' | 'hooks' | 'consoleSessions' | 'audit' | 'environments' | 'deployments' | 'drift' | 'approvals'
+>;
 
 /**
  * Builds one table store on the (read-coalescing) document client. Each is its own export, so a Lambda function that
@@ -37,6 +41,7 @@ export const environmentTable: TableStore = (documents, table, now) => ({
 export const deploymentTable: TableStore = (documents, table) => ({ deployments: new DynamoDbDeploymentStore(documents, table) });
 
 export const driftTable: TableStore = (documents, table) => ({ drift: new DynamoDbDriftStore(documents, table) });
+export const approvalTable: TableStore = (documents, table) => ({ approvals: new DynamoDbApprovalStore(documents, table) });
 
 /** Every table store: `serve`, the CLI's AWS backend and the tests. */
 export const ALL_TABLE_STORES: readonly TableStore[] = [
@@ -50,4 +55,5 @@ export const ALL_TABLE_STORES: readonly TableStore[] = [
   environmentTable,
   deploymentTable,
   driftTable,
+  approvalTable,
 ];

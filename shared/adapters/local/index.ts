@@ -5,6 +5,7 @@ import type { EnvironmentStore, Storage } from '../../ports/index.js';
 import { lazyStore } from '../lazy-store.js';
 import { DataDir } from './files.js';
 import { LocalCheckpointStore } from './local-checkpoint-store.js';
+import { LocalApprovalStore } from './local-approval-store.js';
 import { LocalDeploymentStore } from './local-deployment-store.js';
 import { LocalDriftStore } from './local-drift-store.js';
 import { LocalConsoleSessionStore } from './local-console-session-store.js';
@@ -65,6 +66,7 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
     environments: lazyStore<EnvironmentStore>(async () => new (await import('./local-environment-store.js')).LocalEnvironmentStore(dir, now)),
     deployments: new LocalDeploymentStore(dir),
     drift: new LocalDriftStore(dir),
+    approvals: new LocalApprovalStore(dir, outbox),
     close: async () => undefined,
   };
 }

@@ -8,7 +8,13 @@ import { safeSegment, type DataDir } from './files.js';
 export type OutboxCommit =
   | { record: 'stack'; stackId: string; revision: number }
   | { record: 'stack-deleted'; stackId: string }
-  | { record: 'update'; stackId: string; updateId: string; revision: number };
+  | { record: 'update'; stackId: string; updateId: string; revision: number }
+  | { record: 'plan'; stackId: string; planId: string; revision: number };
+
+/** Where the approval store keeps a plan's record (local-approval-store.ts), which tells whether a plan write happened. */
+export function planRecordPath(dir: DataDir, stackId: string, planId: string): string {
+  return dir.path('approvals', safeSegment(stackId, 'stack id'), 'plans', `${safeSegment(planId, 'plan id')}.json`);
+}
 
 interface StagedBatch {
   commit: OutboxCommit;
@@ -28,6 +34,7 @@ export class LocalOutbox {
   /** Runs `apply` (the record write, caller holds the record's lock) with `events` staged around it. */
   async around<T>(events: readonly OutboxEvent[] | undefined, commit: OutboxCommit, apply: () => Promise<T>): Promise<T> {
     if (commit.record === 'update') await this.recoverUpdates(commit.stackId);
+    else if (commit.record === 'plan') await this.recoverPlans(commit.stackId);
     else await this.recoverStacks();
     if (!events || events.length === 0) return apply();
     const batch: StagedBatch = { commit, events: validateOutboxEvents(events) };
@@ -52,6 +59,12 @@ export class LocalOutbox {
   /** Settles the staged update batches of one stack; the caller holds `updates-<stackId>`. */
   async recoverUpdates(stackId: string): Promise<void> {
     const folder = this.dir.path('hooks', 'outbox', 'staged', 'updates', safeSegment(stackId, 'stack id'));
+    for (const file of await this.dir.list(folder)) await this.settleFile(join(folder, file));
+  }
+
+  /** Settles the staged plan batches of one stack; the caller holds the approvals lock. */
+  async recoverPlans(stackId: string): Promise<void> {
+    const folder = this.dir.path('hooks', 'outbox', 'staged', 'plans', safeSegment(stackId, 'stack id'));
     for (const file of await this.dir.list(folder)) await this.settleFile(join(folder, file));
   }
 
@@ -88,6 +101,10 @@ export class LocalOutbox {
   }
 
   private async committed(commit: OutboxCommit): Promise<boolean> {
+    if (commit.record === 'plan') {
+      const plan = await this.dir.readJson<{ revision: number }>(planRecordPath(this.dir, commit.stackId, commit.planId));
+      return plan?.revision === commit.revision;
+    }
     if (commit.record === 'update') {
       const update = await this.dir.readJson<{ revision: number }>(
         this.dir.path('updates', commit.stackId, `${commit.updateId}.json`),
@@ -99,6 +116,7 @@ export class LocalOutbox {
   }
 
   private stagedPath(commit: OutboxCommit, batchId: string): string {
+    if (commit.record === 'plan') return this.dir.path('hooks', 'outbox', 'staged', 'plans', safeSegment(commit.stackId, 'stack id'), `${batchId}.json`);
     return commit.record === 'update'
       ? this.dir.path('hooks', 'outbox', 'staged', 'updates', safeSegment(commit.stackId, 'stack id'), `${batchId}.json`)
       : this.dir.path('hooks', 'outbox', 'staged', 'stacks', `${batchId}.json`);

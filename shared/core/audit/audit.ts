@@ -62,10 +62,16 @@ export type AuditEvent =
   | 'deployment.settings-changed'
   | 'deployment.settings-deleted'
   | 'deployment.queued'
-  | 'deployment.cancelled';
+  | 'deployment.cancelled'
+  | 'approvals.changed'
+  | 'approvals.rule-changed'
+  | 'plan.uploaded'
+  | 'plan.approved'
+  | 'plan.rejected'
+  | 'plan.refused';
 
 /** Events that record a refusal itself: the only entries a refused request leaves (all else changes nothing). */
-export const REFUSAL_EVENTS: readonly string[] = ['auth.failed', 'authz.denied'];
+export const REFUSAL_EVENTS: readonly string[] = ['auth.failed', 'authz.denied', 'plan.refused'];
 
 function newEntryId(time: number): string {
   return `${String(time).padStart(13, '0')}-${randomBytes(8).toString('hex')}`;
@@ -182,6 +188,11 @@ export async function auditAuthenticationFailure(
 /** Records a refusal by the permission table (`authz.denied`) in the log of the organization it concerns. */
 export async function auditDenial(deps: ServiceDeps, principal: Principal, denial: PermissionDeniedError): Promise<void> {
   const spec = { org: denial.org, event: 'authz.denied', target: denial.action, description: denial.message.slice(0, 500) } as const;
+  await deps.storage.audit.append(entryFor(deps, actorOf(principal), spec));
+}
+
+/** Records a refusal the rules made (an update start without the approvals it needs: `plan.refused`). */
+export async function auditRefusal(deps: ServiceDeps, principal: Principal, spec: AuditSpec): Promise<void> {
   await deps.storage.audit.append(entryFor(deps, actorOf(principal), spec));
 }
 

@@ -1,5 +1,6 @@
 import type { Storage } from '../../ports/index.js';
 import { createAccessService } from '../access/access-service.js';
+import { createApprovalService } from '../approvals/approval-service.js';
 import { auditingDenials } from '../audit/denials.js';
 import { createAuditService } from '../audit/audit.js';
 import { createConsoleService } from '../console/index.js';
@@ -40,5 +41,6 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     environments: auditingDenials(deps, createEnvironmentService(deps)),
     deployments: auditingDenials(deps, createDeploymentService(deps)),
     drift: auditingDenials(deps, createDriftService(deps)),
+    approvals: auditingDenials(deps, createApprovalService(deps)),
   };
 }

@@ -1,4 +1,5 @@
 import type { AccessService } from '../access/index.js';
+import type { ApprovalService } from '../approvals/index.js';
 import type { AuditService } from '../audit/index.js';
 import type { ConsoleService } from '../console/index.js';
 import type { DeploymentService } from '../deployments/index.js';
@@ -41,4 +42,5 @@ export interface Services {
   environments: EnvironmentService;
   deployments: DeploymentService;
   drift: DriftService;
+  approvals: ApprovalService;
 }

@@ -18,6 +18,9 @@ export const HOOK_EVENT_KINDS: readonly HookEventKind[] = [
   'update_cancelled',
   'lease_expired',
   'drift_detected',
+  'plan_approval_requested',
+  'plan_approved',
+  'plan_rejected',
 ];
 
 const KINDS: ReadonlySet<string> = new Set(HOOK_EVENT_KINDS);

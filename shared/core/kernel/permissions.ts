@@ -40,6 +40,14 @@ export const STACK_ACTIONS = {
   'read-deployments': 'read',
   /** Deployment settings: what a runner will run, with which environment, from which repository. */
   'manage-deployments': 'admin',
+  /** The approvals a stack requires, its plans and their verdicts. */
+  'read-approvals': 'read',
+  /** Uploading a plan for approval (it is made by a preview, which takes `write`). */
+  'submit-plan': 'write',
+  /** Approving or rejecting someone else's plan: the users who could run the update themselves. */
+  'approve-plan': 'write',
+  /** The stack's own approval requirement. */
+  'manage-approvals': 'admin',
   delete: 'admin',
   rename: 'admin',
   'manage-permissions': 'admin',
@@ -63,6 +71,9 @@ export const ORG_ACTIONS = {
   'read-audit-log': 'admin',
   /** OIDC trust policies: which CI identities may exchange ID tokens for this organization's tokens. */
   'manage-oidc-policies': 'admin',
+  /** The organization's approval rules: every member reads them; administrators change them. */
+  'read-approval-rules': 'viewer',
+  'manage-approval-rules': 'admin',
 } as const satisfies Record<string, 'viewer' | 'member' | 'admin'>;
 
 export type OrgAction = keyof typeof ORG_ACTIONS;

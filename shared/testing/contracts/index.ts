@@ -1,3 +1,4 @@
+import { approvalStoreContract } from './approval-store.contract.js';
 import { auditStoreContract } from './audit-store.contract.js';
 import { checkpointStoreContract } from './checkpoint-store.contract.js';
 import { consoleSessionStoreContract } from './console-session-store.contract.js';
@@ -14,6 +15,7 @@ import { updateStoreContract } from './update-store.contract.js';
 
 export type { ContractEnv, ContractSetup } from './setup.js';
 export {
+  approvalStoreContract,
   auditStoreContract,
   checkpointStoreContract,
   consoleSessionStoreContract,
@@ -42,4 +44,5 @@ export function runStorageContracts(adapterName: string, setup: ContractSetup): 
   environmentStoreContract(adapterName, setup);
   deploymentStoreContract(adapterName, setup);
   driftStoreContract(adapterName, setup);
+  approvalStoreContract(adapterName, setup);
 }

@@ -1,0 +1,152 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConflictError } from '../../core/errors.js';
+import type { ApprovalRule, ApprovalStore, OutboxEvent, PlanRecord } from '../../ports/index.js';
+import { outboxPuts } from './dynamodb-hook-store.js';
+import { errorName, translateDynamoDbError } from './errors.js';
+import { APPROVALS_REQUIRED_SK, approvalRuleSk, approvalRulesPk, approvalsPk, PLAN_PREFIX, planSk } from './keys.js';
+import { KEY, putNew } from './table.js';
+
+/** A plan write applies only at the revision its writer read: of two approvals of the last slot, one commits. */
+const PLAN_AT_REVISION = '#revision = :expected';
+
+function strip<T>(item: Record<string, unknown>): T {
+  const { [KEY.partition]: _pk, [KEY.sort]: _sk, ...rest } = item;
+  return rest as T;
+}
+
+function conditionFailed(error: unknown): boolean {
+  const name = errorName(error);
+  return name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException';
+}
+
+/**
+ * Requirements and plans as items of the Stackyard table: `APPROVALS#<stackId>` holds `REQUIRED` and `PLAN#<id>`;
+ * an organization's rules are `RULE#[stacks, tag]` items of `APPROVALRULES#<org>`. A plan write with hook events is
+ * one transaction with their outbox puts.
+ */
+export class DynamoDbApprovalStore implements ApprovalStore {
+  constructor(
+    private readonly documents: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async getStackRequirement(stackId: string): Promise<number | undefined> {
+    const result = await this.call('The approval requirement', () =>
+      this.documents.send(
+        new GetCommand({ TableName: this.table, Key: { [KEY.partition]: approvalsPk(stackId), [KEY.sort]: APPROVALS_REQUIRED_SK }, ConsistentRead: true }),
+      ),
+    );
+    return result.Item ? Number(result.Item.required) : undefined;
+  }
+
+  async putStackRequirement(stackId: string, required: number): Promise<void> {
+    await this.call('The approval requirement', () =>
+      this.documents.send(
+        new PutCommand({ TableName: this.table, Item: { [KEY.partition]: approvalsPk(stackId), [KEY.sort]: APPROVALS_REQUIRED_SK, required } }),
+      ),
+    );
+  }
+
+  async deleteStackRequirement(stackId: string): Promise<void> {
+    await this.call('The approval requirement', () =>
+      this.documents.send(new DeleteCommand({ TableName: this.table, Key: { [KEY.partition]: approvalsPk(stackId), [KEY.sort]: APPROVALS_REQUIRED_SK } })),
+    );
+  }
+
+  async listRules(org: string): Promise<ApprovalRule[]> {
+    const items = await this.queryAll('The approval rules', approvalRulesPk(org), 'RULE#', true);
+    return items.map((item) => ({
+      required: Number(item.required),
+      ...(typeof item.stacks === 'string' ? { stacks: item.stacks } : {}),
+      ...(typeof item.tag === 'string' ? { tag: item.tag } : {}),
+    }));
+  }
+
+  async putRule(org: string, rule: ApprovalRule): Promise<void> {
+    await this.call('The approval rule', () =>
+      this.documents.send(
+        new PutCommand({ TableName: this.table, Item: { [KEY.partition]: approvalRulesPk(org), [KEY.sort]: approvalRuleSk(rule.stacks, rule.tag), ...rule } }),
+      ),
+    );
+  }
+
+  async deleteRule(org: string, key: Pick<ApprovalRule, 'stacks' | 'tag'>): Promise<void> {
+    await this.call('The approval rule', () =>
+      this.documents.send(new DeleteCommand({ TableName: this.table, Key: { [KEY.partition]: approvalRulesPk(org), [KEY.sort]: approvalRuleSk(key.stacks, key.tag) } })),
+    );
+  }
+
+  async createPlan(plan: PlanRecord, events?: readonly OutboxEvent[]): Promise<void> {
+    const put = { Put: putNew(this.table, { [KEY.partition]: approvalsPk(plan.stackId), [KEY.sort]: planSk(plan.id), ...plan }) };
+    try {
+      await this.documents.send(new TransactWriteCommand({ TransactItems: [put, ...outboxPuts(this.table, events)] }));
+    } catch (error) {
+      if (conditionFailed(error)) throw new ConflictError(`Plan ${plan.id} already exists.`, {}, { cause: error });
+      throw translateDynamoDbError(error, 'The plan');
+    }
+  }
+
+  async getPlan(stackId: string, id: string): Promise<PlanRecord | undefined> {
+    const result = await this.call('The plan', () =>
+      this.documents.send(new GetCommand({ TableName: this.table, Key: { [KEY.partition]: approvalsPk(stackId), [KEY.sort]: planSk(id) }, ConsistentRead: true })),
+    );
+    return result.Item ? strip<PlanRecord>(result.Item) : undefined;
+  }
+
+  async listPlans(stackId: string, limit: number): Promise<PlanRecord[]> {
+    const items = await this.queryAll('The plans', approvalsPk(stackId), PLAN_PREFIX, false, limit);
+    return items.map((item) => strip<PlanRecord>(item));
+  }
+
+  async updatePlan(plan: PlanRecord, expectedRevision: number, events?: readonly OutboxEvent[]): Promise<PlanRecord> {
+    const put = {
+      Put: {
+        TableName: this.table,
+        Item: { [KEY.partition]: approvalsPk(plan.stackId), [KEY.sort]: planSk(plan.id), ...plan },
+        ConditionExpression: PLAN_AT_REVISION,
+        ExpressionAttributeNames: { '#revision': 'revision' },
+        ExpressionAttributeValues: { ':expected': expectedRevision },
+      },
+    };
+    try {
+      await this.documents.send(new TransactWriteCommand({ TransactItems: [put, ...outboxPuts(this.table, events)] }));
+      return plan;
+    } catch (error) {
+      if (conditionFailed(error)) throw new ConflictError(`Plan ${plan.id} changed since it was read: read it again and retry.`, {}, { cause: error });
+      throw translateDynamoDbError(error, 'The plan');
+    }
+  }
+
+  /** Items of a partition whose sort key starts with `prefix`, in key order (or reversed), at most `limit`. */
+  private async queryAll(what: string, pk: string, prefix: string, forward: boolean, limit?: number): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.call(what, () =>
+        this.documents.send(
+          new QueryCommand({
+            TableName: this.table,
+            KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+            ExpressionAttributeNames: { '#pk': KEY.partition, '#sk': KEY.sort },
+            ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+            ScanIndexForward: forward,
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+            Limit: limit,
+          }),
+        ),
+      );
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start && (limit === undefined || items.length < limit));
+    return limit === undefined ? items : items.slice(0, limit);
+  }
+
+  private async call<T>(what: string, send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      throw translateDynamoDbError(error, what);
+    }
+  }
+}
