@@ -209,10 +209,12 @@ async function toApiError(response: Response, operation: string | undefined): Pr
   let message = text || response.statusText || `HTTP ${response.status}`;
   let code: string | undefined;
   try {
-    const parsed = JSON.parse(text) as { code?: unknown; message?: unknown };
+    const parsed = JSON.parse(text) as { code?: unknown; reason?: unknown; message?: unknown };
     if (parsed !== null && typeof parsed === 'object') {
       if (typeof parsed.code === 'number' && parsed.code > 0) status = parsed.code;
       if (typeof parsed.code === 'string' && parsed.code !== '') code = parsed.code;
+      // The service answers a refusal's name in `reason` beside the numeric code (APPROVALS-API.md).
+      if (typeof parsed.reason === 'string' && parsed.reason !== '') code = parsed.reason;
       if (typeof parsed.message === 'string' && parsed.message !== '') message = parsed.message;
     }
   } catch {

@@ -24,6 +24,8 @@ export const startUpdateSchema = z.optional(
     journalVersion: z.nullish(z.number().check(z.int())),
     /** Stackyard extension: how long the lease lasts before renewal (clamped by the service). */
     leaseDurationSeconds: z.nullish(z.number().check(z.int(), z.positive('must be a positive number of seconds'))),
+    /** Stackyard extension: the approved plan this update applies (docs/plans.md, "Approvals on the service"). */
+    stackyardPlan: z.nullish(z.object({ id: z.string(), programDigest: z.string() })),
   }),
 );
 

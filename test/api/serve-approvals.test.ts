@@ -1,12 +1,13 @@
 /**
  * Approvals through `stackyard serve` (docs/plans.md): a stack's requirement and its organization's rules, plans
- * uploaded for approval, approvals by distinct users other than the author, rejections, and every refusal a `{code,
- * reason, message}` 4xx that changes nothing; each action in the audit log.
+ * uploaded for approval, approvals by distinct users other than the author, rejections, the start check of
+ * `pulumi up` (no plan, a plan not approved, stale, of another program, already applied), and every refusal a `{code,
+ * reason, message}` 4xx that changes nothing; each action and refused start in the audit log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failed, ok, PulumiWire, type WireResponse } from './pulumi-wire.js';
 import { startServe, type ServeProcess } from './serve-process.js';
-import { createStack, stackPath, type Ref } from './wire-fixtures.js';
+import { createStack, programRequest, stackPath, type Ref, type UpdateKind } from './wire-fixtures.js';
 
 const prod: Ref = { org: 'acme', project: 'web', stack: 'prod' };
 const tagged: Ref = { org: 'acme', project: 'api', stack: 'live' };
@@ -135,11 +136,89 @@ describe('approvals through `stackyard serve`', () => {
     expect(plan).toMatchObject({ status: 'approved', requiredApprovals: 0, approvals: [] });
   });
 
+  describe('the start check', () => {
+    const gated: Ref = { org: 'acme', project: 'web', stack: 'gated' };
+    const path = stackPath(gated);
+    const version = async () => ok(await call('alice', 'GET', path)).version as number;
+    /** `pulumi up`'s requests: create, then start (with the plan the start names, if any). */
+    async function start(kind: UpdateKind, dryRun: boolean, plan?: { id: string; programDigest: string }) {
+      const created = ok(await call('alice', 'POST', `${path}/${kind}`, programRequest(gated, dryRun)));
+      const response = await call('alice', 'POST', `${path}/update/${created.updateID}`, { tags: { 'pulumi:project': 'web' }, ...(plan ? { stackyardPlan: plan } : {}) });
+      return { updateId: created.updateID as string, response };
+    }
+    async function complete(updateId: string, token: string) {
+      ok(await wire.call('POST', `${path}/update/${updateId}/complete`, { auth: { updateToken: token }, body: { status: 'succeeded' } }));
+    }
+    async function approvedPlan() {
+      const plan = ok(await call('alice', 'POST', `${path}/plans`, { plan: planFile(await version()), programDigest: DIGEST }), 201);
+      for (const login of ['bob', 'carol']) ok(await call(login, 'POST', `${path}/plans/${plan.id}/approve`));
+      return plan.id as string;
+    }
+    const planStatus = async (id: string) => ok(await call('alice', 'GET', `${path}/plans/${id}`));
+
+    beforeAll(async () => {
+      await createStack(wire, tokens.alice!, gated);
+      ok(await call('alice', 'PUT', `${path}/approvals`, { required: 2 }));
+    });
+
+    it("refuses `pulumi up` without a plan with a 409 the pulumi CLI prints, and lets its preview and other kinds run", async () => {
+      const preview = await start('update', true);
+      const refusal = await start('update', false);
+
+      ok(preview.response);
+      const message = refused(refusal.response, 409, 'approval_required');
+      expect(message).toMatch(/requires 2 approvals before an update: run 'stackyard preview --save-plan <file>'.*then run 'stackyard up --plan <id>'/);
+      expect(ok(await call('alice', 'GET', path)).activeUpdate ?? '').toBe('');
+      const refresh = await start('refresh', false);
+      await complete(refresh.updateId, ok(refresh.response).token);
+    });
+
+    it('starts an update with an approved plan once, and marks the plan applied', async () => {
+      const id = await approvedPlan();
+
+      const first = await start('update', false, { id, programDigest: DIGEST });
+      const token = ok(first.response).token as string;
+      refused((await start('update', false, { id, programDigest: DIGEST })).response, 409, 'plan_already_applied');
+      await complete(first.updateId, token);
+
+      expect(await planStatus(id)).toMatchObject({ status: 'applied' });
+      refused((await start('update', false, { id, programDigest: DIGEST })).response, 409, 'plan_already_applied');
+    });
+
+    it('refuses a plan that is not approved yet, saying how many approvals are missing, and changes nothing', async () => {
+      const plan = ok(await call('alice', 'POST', `${path}/plans`, { plan: planFile(await version()), programDigest: DIGEST }), 201);
+      ok(await call('bob', 'POST', `${path}/plans/${plan.id}/approve`));
+      const before = await planStatus(plan.id);
+
+      const message = refused((await start('update', false, { id: plan.id, programDigest: DIGEST })).response, 409, 'plan_not_approved');
+      failed((await start('update', false, { id: plan.id, programDigest: 'not-a-digest' })).response, 400);
+      failed((await start('update', false, { id: '000000000000000000000', programDigest: DIGEST })).response, 404);
+
+      expect(message).toMatch(/1 approval of the 2 .* 1 more approval needed/);
+      expect(await planStatus(plan.id)).toEqual(before);
+    });
+
+    it('voids an approved plan once the program changed, or once the stack moved on', async () => {
+      const changed = await approvedPlan();
+      const stale = await approvedPlan();
+
+      refused((await start('update', false, { id: changed, programDigest: 'e'.repeat(64) })).response, 409, 'plan_program_changed');
+      refused((await start('update', false, { id: changed, programDigest: DIGEST })).response, 409, 'plan_program_changed');
+      const moved = await start('refresh', false);
+      await complete(moved.updateId, ok(moved.response).token);
+      const message = refused((await start('update', false, { id: stale, programDigest: DIGEST })).response, 409, 'plan_stale');
+
+      expect(await planStatus(changed)).toMatchObject({ status: 'void', voidReason: 'the program changed since the plan was made' });
+      expect(await planStatus(stale)).toMatchObject({ status: 'void', voidReason: expect.stringMatching(/the plan was made at version \d+; the stack is at version \d+/) });
+      expect(message).toMatch(/run preview --save-plan again/);
+    });
+  });
+
   it('writes every change to the audit log', async () => {
     const audit = ok(await call('alice', 'GET', '/api/orgs/acme/auditlogs?pageSize=1000')).auditLogEvents as { event: string; user: { name: string } }[];
     const events = audit.map((entry) => `${entry.event} ${entry.user.name}`);
 
-    for (const expected of ['approvals.changed alice', 'approvals.rule-changed alice', 'plan.uploaded alice', 'plan.approved bob', 'plan.approved carol', 'plan.rejected bob']) {
+    for (const expected of ['approvals.changed alice', 'approvals.rule-changed alice', 'plan.uploaded alice', 'plan.approved bob', 'plan.approved carol', 'plan.rejected bob', 'plan.refused alice']) {
       expect(events).toContain(expected);
     }
   });

@@ -70,6 +70,7 @@ export const updateRoutes: Route[] = [
         tags: body?.tags ?? undefined,
         journalVersion: body?.journalVersion ?? undefined,
         leaseDurationMs: body?.leaseDurationSeconds ? body.leaseDurationSeconds * 1000 : undefined,
+        plan: body?.stackyardPlan ?? undefined,
       });
       return jsonResponse(200, started);
     },

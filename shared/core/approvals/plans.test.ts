@@ -123,6 +123,7 @@ describe('the start decision', () => {
     expect(pending).toMatchObject({ kind: 'refuse', reason: 'plan_not_approved', message: expect.stringMatching(/1 approval of the 2 .* 1 more approval needed/) });
     expect(raised).toMatchObject({ reason: 'plan_not_approved', message: expect.stringMatching(/1 more approval/) });
     expect(decideStart({ ...facts, given, plan: { ...approved, status: 'applied', appliedUpdate: 'u1' } })).toMatchObject({ reason: 'plan_already_applied' });
+    expect(decideStart({ ...facts, updateId: 'u1', given, plan: { ...approved, status: 'applied', appliedUpdate: 'u1' } })).toMatchObject({ kind: 'apply' });
     expect(decideStart({ ...facts, given, plan: plan({ status: 'rejected' }) })).toMatchObject({ reason: 'plan_not_approved' });
   });
 

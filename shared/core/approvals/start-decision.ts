@@ -17,6 +17,8 @@ export interface StartPlanRef {
 export interface StartFacts {
   /** `org/project/stack`, for messages. */
   stackName: string;
+  /** The update being started (a repeated start of the update that applied the plan is let through). */
+  updateId?: string;
   /** The stack's effective requirement now. */
   required: number;
   /** The stack's current version (its last update). */
@@ -50,6 +52,7 @@ export function decideStart(facts: StartFacts): StartDecision {
         "approve it ('stackyard plan approve <id>'), then run 'stackyard up --plan <id>'.",
     };
   }
+  if (plan.status === 'applied' && facts.updateId !== undefined && plan.appliedUpdate === facts.updateId) return { kind: 'apply', plan };
   if (plan.status === 'applied') {
     return { kind: 'refuse', reason: 'plan_already_applied', message: `Plan ${plan.id} already started update ${plan.appliedUpdate ?? ''}`.trimEnd() + `: a plan starts one update; ${HOW} it approved again.` };
   }

@@ -12,7 +12,7 @@ import type { UpdateRecord } from '../../ports/update-store.js';
 import { auditRefusal } from '../audit/audit.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import type { Principal } from '../kernel/principal.js';
-import { applyPlan, isPlanId, voidPlan } from './plans.js';
+import { applyPlan, isPlanId, validateProgramDigest, voidPlan } from './plans.js';
 import { PlanConflictError } from './refusals.js';
 import { requirementOf } from './requirement.js';
 import { decideStart, type StartPlanRef } from './start-decision.js';
@@ -43,9 +43,10 @@ export async function checkApprovals(
   given: StartPlanRef | undefined,
 ): Promise<PlanRecord | undefined> {
   if (!isGated(update)) return undefined;
+  if (given) validateProgramDigest(given.programDigest);
   const [requirement, plan] = await Promise.all([requirementOf(deps, stack), readPlan(deps, stack, given)]);
   const stackName = formatStackRef(stack);
-  const decision = decideStart({ stackName, required: requirement.required, stackVersion: stack.version, given, plan });
+  const decision = decideStart({ stackName, updateId: update.id, required: requirement.required, stackVersion: stack.version, given, plan });
   if (decision.kind === 'free') return undefined;
   if (decision.kind === 'apply') return decision.plan;
   if (decision.voidReason && plan) {
@@ -64,6 +65,8 @@ export async function checkApprovals(
 
 /** Marks `plan` applied by `updateId`: one conditional write; a plan another start applied first refuses this one. */
 export async function claimPlan(deps: ServiceDeps, plan: PlanRecord, updateId: string): Promise<void> {
+  // A start the client repeats (its answer was lost) finds the plan already claimed by this very update.
+  if (plan.status === 'applied' && plan.appliedUpdate === updateId) return;
   try {
     await deps.storage.approvals.updatePlan(applyPlan(plan, updateId), plan.revision);
   } catch (error) {

@@ -1,6 +1,6 @@
 /**
- * Starting an update: a dry run gets a token, any other run the stack's lease, asked of the gates first and decided
- * by reads alone when it must be refused (`LeaseDecisions`); the stack then names it as its running update, folding
+ * Starting an update: a dry run gets a token, any other run the stack's lease, asked of the approvals rules and the
+ * gates first and decided by reads alone when it must be refused (`LeaseDecisions`); the stack then names it as its running update, folding
  * a crashed predecessor on the way.
  */
 import { ConflictError, InvalidInputError } from '../errors.js';
@@ -13,6 +13,7 @@ import type { UpdateRecord } from '../../ports/update-store.js';
 import { runGates } from '../hooks/gates.js';
 import { updateEvent } from '../hooks/payloads.js';
 import { hookRuntime } from '../hooks/runtime.js';
+import { checkApprovals, claimPlan } from '../approvals/start-gate.js';
 import { audited } from '../audit/audit.js';
 import { isStaleRevision, loadStack } from '../kernel/authorization.js';
 import type { ServiceDeps } from '../kernel/deps.js';
@@ -86,6 +87,8 @@ export function updateStarter(deps: ServiceDeps, leaseDuration: LeaseDuration): 
       await recordRunUpdate(deps, principal, found.id, updateId, stack.version);
       return { version: stack.version, token: grant.token, tokenExpiration, journalVersion };
     }
+    // Approvals are decided by reads before the gates and the lease; the plan is claimed once the lease is ours.
+    const plan = await checkApprovals(deps, principal, found, update, request?.plan);
     const name = formatStackRef(found);
     const grant = await decisions.decide(found.id, updateId, holder, () => storage.leases.current(found.id), async () => {
       // Gates answer before the lease is taken, so a denied update never holds the stack.
@@ -94,6 +97,7 @@ export function updateStarter(deps: ServiceDeps, leaseDuration: LeaseDuration): 
       return audited(deps, principal, started, () => storage.leases.acquire(grantRequest));
     });
     try {
+      if (plan) await claimPlan(deps, plan, updateId);
       const stack = await markActive(deps, found.id, update, tags);
       await recordUpdateBase(storage.checkpoints, found.id, updateId, stack.currentCheckpoint);
       const version = stack.version + 1;

@@ -2,6 +2,7 @@ import type { StackRef } from '../names.js';
 import type { UpdateKind, UpdateStatus } from '../../ports/update-store.js';
 import type { Principal, RequestInfo } from '../kernel/principal.js';
 import type { CheckpointUpload, UntypedDeployment } from '../checkpoints/index.js';
+import type { StartPlanRef } from '../approvals/index.js';
 
 export interface CreateUpdateRequest {
   kind: Exclude<UpdateKind, 'import' | 'rename'>;
@@ -18,6 +19,8 @@ export interface StartUpdateRequest {
   journalVersion?: number;
   /** Shorter leases free a crashed run's stack sooner; clamped to [MIN, MAX]; default 300 s. */
   leaseDurationMs?: number;
+  /** The approved plan a non-dry-run update applies (`stackyardPlan`): required where the stack requires approvals. */
+  plan?: StartPlanRef;
 }
 
 export interface UpdateStatusView {
