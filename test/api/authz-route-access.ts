@@ -16,7 +16,9 @@ export type Access =
   | { org: OrgAction }
   | { lease: true }
   /** `POST /api/oauth/token`: unauthenticated by design (the ID token in the body is the credential). */
-  | { oidcExchange: true };
+  | { oidcExchange: true }
+  /** The OIDC issuer's discovery document and keys: public by design, for relying parties such as AWS STS. */
+  | { public: true };
 
 export const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
 export const UPDATE = `${STACK}/update/{updateId}`;
@@ -167,6 +169,8 @@ export const ROUTE_ACCESS: Record<string, Access> = {
   // Whatever credentials come with it, the exchange judges only the ID token: an unsigned one is refused (401) for
   // every caller alike, and issues nothing (the snapshot includes every token list). test/oidc/ covers the rest.
   'POST /api/oauth/token': { oidcExchange: true },
+  'GET /oidc/.well-known/openid-configuration': { public: true },
+  'GET /oidc/.well-known/jwks': { public: true },
   [`GET ${UPDATE}/events`]: { stack: 'history' },
   // Environments: listing and checking a definition that is not stored take membership only.
   [`GET ${ESC}`]: { any: true },

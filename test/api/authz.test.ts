@@ -42,6 +42,7 @@ const ENVIRONMENT_RANK = { read: 1, open: 2, write: 3, admin: 4 } as const;
 /** The status the permission table gives a caller on a route: 'allowed', or the refusal status. */
 function expected(access: Access, caller: Caller): 'allowed' | number {
   if ('any' in access) return 'allowed';
+  if ('public' in access) return 'allowed';
   if ('oidcExchange' in access) return 401;
   if ('siteAdmin' in access) return 403;
   if ('personalTokens' in access) {
@@ -386,6 +387,12 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
       if (route.method !== 'HEAD' && status >= 400) failed(response, status);
     };
 
+    if ('public' in access!) {
+      for (const auth of [undefined, { token: 'not-a-token' }, ...callers.map((caller) => ({ token: caller.token }))]) {
+        expect((await wire.call(route.method, path, { auth })).status, `${name} with ${JSON.stringify(auth)}`).toBe(200);
+      }
+      return;
+    }
     await expectStatus(undefined, 401, 'no credentials');
     if ('lease' in access!) {
       await expectStatus({ token: aliceToken }, 401, 'an API token instead of the update token');

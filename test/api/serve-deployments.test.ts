@@ -5,22 +5,14 @@
  * stack's key and never at rest in plaintext, a run is queued with its version, a queued run is cancelled at once, and
  * each change is in the audit log with who made it.
  */
-import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { filesContain } from '../support/files-contain.js';
 import { failed, ok, PulumiWire } from './pulumi-wire.js';
 import { startServe, type ServeProcess } from './serve-process.js';
 import { createStack } from './wire-fixtures.js';
 
 const STACK = '/api/stacks/acme/app/dev';
 const SECRET = 'deploy-key-never-at-rest';
-
-async function filesContain(dir: string, needle: string): Promise<boolean> {
-  for (const entry of await fs.readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && (await fs.readFile(join(entry.parentPath, entry.name))).includes(needle)) return true;
-  }
-  return false;
-}
 
 describe('deployment settings and runs through `stackyard serve`', () => {
   let serve: ServeProcess;

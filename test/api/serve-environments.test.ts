@@ -5,9 +5,8 @@
  * etag), `env get` (definition, then `yaml/check`), `open` (open, then read the session), `env version history`,
  * `env version tag`, `env version rollback` (read an old revision, save it again), `env clone`, `env ls`, `env rm`.
  */
-import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { filesContain } from '../support/files-contain.js';
 import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
 import { failed, ok, PulumiWire, type WireResponse } from './pulumi-wire.js';
 import { startServe, type ServeProcess } from './serve-process.js';
@@ -16,13 +15,6 @@ import { startServe, type ServeProcess } from './serve-process.js';
 const ESC_HEADERS = { accept: 'application/vnd.pulumi+8', 'content-type': 'application/json', 'user-agent': 'esc-sdk/1 (v0.14.0; linux)' };
 const ENV = '/api/esc/environments/acme/app/dev';
 const SECRET = 'hunter2-never-at-rest';
-
-async function filesContain(dir: string, needle: string): Promise<boolean> {
-  for (const entry of await fs.readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && (await fs.readFile(join(entry.parentPath, entry.name))).includes(needle)) return true;
-  }
-  return false;
-}
 
 describe.each(['local', 'aws'] as const)('the esc CLI against `stackyard serve` (%s storage)', (storage) => {
   let standIns: AwsStandIns | undefined;

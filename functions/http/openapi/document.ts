@@ -51,6 +51,7 @@ const SECURITY: Record<OperationDoc['auth'], JsonObject[]> = {
   token: [{ apiToken: [] }, { consoleSession: [] }],
   'update-token': [{ updateToken: [] }],
   body: [],
+  none: [],
 };
 
 function jsonSchema(schema: z.ZodMiniType): JsonObject {

@@ -66,6 +66,8 @@ export const ENVIRONMENT_OPERATIONS: Record<string, OperationDoc> = {
   [`GET ${PREVIEW}/{orgName}`]: { summary: "An organization's environments (preview route)", tag, auth: 'token', query: [continuation], response: wire.jsonObject },
   [`POST ${PREVIEW}/{orgName}/{envName}`]: { summary: 'Create an environment in project default (preview route)', tag, auth: 'token' },
   [`POST ${PREVIEW}/{orgName}/yaml/check`]: { summary: 'Check a definition (preview route)', tag, auth: 'token', query: [showSecrets], response: wire.jsonObject },
+  'GET /oidc/.well-known/openid-configuration': { summary: "The OIDC discovery document of the environments' token issuer", tag, auth: 'none', response: wire.jsonObject },
+  'GET /oidc/.well-known/jwks': { summary: "The public signing keys of the environments' token issuer (JWKS)", tag, auth: 'none', response: wire.jsonObject },
   ...environmentOperations(`${ESC}/{orgName}/{projectName}/{envName}`),
   ...environmentOperations(`${PREVIEW}/{orgName}/{envName}`),
 };

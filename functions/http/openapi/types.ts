@@ -9,7 +9,9 @@ export type OperationAuth =
   /** `Authorization: update-token <lease token>` from starting the update. */
   | 'update-token'
   /** Credentials travel in the body (console sign-in). */
-  | 'body';
+  | 'body'
+  /** Public: no credentials (the OIDC issuer's discovery document and keys). */
+  | 'none';
 
 export interface QueryParameter {
   name: string;

@@ -9,6 +9,7 @@ import { environmentApiRoutes } from './environments.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
 import { oidcRoutes } from './oidc.js';
+import { oidcIssuerRoutes } from './oidc-issuer.js';
 import { openApiRoutes } from './openapi.js';
 import { restoreRoutes } from './restore.js';
 import { secretRoutes } from './secrets.js';
@@ -35,6 +36,7 @@ export const API_ROUTES: readonly Route[] = [
   ...accessRoutes,
   ...auditRoutes,
   ...oidcRoutes,
+  ...oidcIssuerRoutes,
   ...consoleRoutes,
   ...openApiRoutes,
 ];

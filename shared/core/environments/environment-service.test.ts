@@ -65,7 +65,7 @@ describe('environment definitions', () => {
     const foreign = (await envs.getDefinition(alice, BASE, 'pinned', false)).yaml;
 
     const stolen = await envs.update(alice, DEV, foreign).catch((error: unknown) => error);
-    const provider = await envs.update(alice, DEV, 'values:\n  aws:\n    fn::open::aws-login:\n      oidc: {roleArn: x, sessionName: y}\n').catch((error: unknown) => error);
+    const provider = await envs.update(alice, DEV, 'values:\n  gcp:\n    fn::open::gcp-login:\n      project: 1\n').catch((error: unknown) => error);
     await envs.update(alice, DEV, 'imports:\n  - app/base@pinned\nvalues:\n  mine: ${v}\n');
     const { id } = await envs.open(alice, DEV, undefined);
 

@@ -13,6 +13,7 @@ import { environmentNotFound, environmentPermission, loadEnvironment, teamsOf } 
 import { cloneEnvironment } from './clone.js';
 import { definitionAt, evaluationName, evaluationOptions } from './evaluation.js';
 import { createOpenSessions } from './open-sessions.js';
+import { discoveryDocument, issuerKeySet } from './providers/index.js';
 import { createRevisionUseCases, resolveRevision } from './revisions.js';
 import type { EnvironmentService, EnvironmentSummary } from './types.js';
 
@@ -208,6 +209,9 @@ export function createEnvironmentService(deps: ServiceDeps): EnvironmentService 
         throw error;
       });
     },
+
+    issuerDiscovery: () => discoveryDocument(deps),
+    issuerKeySet: () => issuerKeySet(deps),
   };
 }
 

@@ -6,6 +6,7 @@ import { formatEnvironmentRef, type EnvironmentRef } from '../names.js';
 import type { EnvironmentRecord } from '../../ports/environment-store.js';
 import { environmentCrypt, readDefinition, type EnvironmentCrypt } from './definitions.js';
 import { loadEnvironment } from './environment-access.js';
+import { environmentProviders } from './providers/index.js';
 import { resolveRevision } from './revisions.js';
 
 /** The project of an import or reference written without one (`imports: [dev]`), as ESC resolves it. */
@@ -39,7 +40,8 @@ export async function definitionAt(deps: ServiceDeps, environment: EnvironmentRe
 /**
  * The evaluator's callbacks for one caller: imports of the caller's organization, each read with the caller's own
  * permission (an environment it may not read is not found; one it may read but not open, when opening, is an error
- * naming the permission) and decrypted under its own data key; no providers yet (issue 31, part 3).
+ * naming the permission) and decrypted under its own data key; the providers of docs/environments.md ("Providers"),
+ * whose inputs are checked against their schemas when checking and which are opened only when opening.
  */
 export function evaluationOptions(
   deps: ServiceDeps,
@@ -51,7 +53,7 @@ export function evaluationOptions(
   return {
     loadImport: (name) => loadImport(deps, principal, org, mode, name),
     ...(crypt ? { decrypt: crypt.decrypt } : {}),
-    providers: {},
+    providers: environmentProviders(deps, org),
     context: executionContext(principal, org),
   };
 }

@@ -27,7 +27,10 @@ async function evaluate(deps: ServiceDeps, principal: Principal, environment: En
     evaluationOptions(deps, principal, environment.org, 'open', crypt),
   );
   if (hasErrors(diagnostics) || !evaluated) {
-    throw new DiagnosticsError(`Environment '${formatEnvironmentRef(environment)}' could not be opened: it has errors.`, diagnostics);
+    const errors = diagnostics.filter((d) => d.severity === 'error');
+    const first = errors[0]?.summary ?? 'it has errors';
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more error${errors.length === 2 ? '' : 's'})` : '';
+    throw new DiagnosticsError(`Environment '${formatEnvironmentRef(environment)}' could not be opened: ${first}${more}`, diagnostics);
   }
   return evaluated;
 }

@@ -93,6 +93,10 @@ export interface EnvironmentService {
   listGrants(principal: Principal, ref: EnvironmentRef): Promise<EnvironmentGrantView[]>;
   /** `permission: null` removes the grant. */
   setGrant(principal: Principal, ref: EnvironmentRef, target: { user: string } | { team: string }, permission: EnvironmentPermission | null): Promise<void>;
+  /** The discovery document of the OIDC issuer environments' providers sign with (public: no caller). */
+  issuerDiscovery(): Record<string, unknown>;
+  /** The issuer's public signing keys (public: no caller); the first call of a new deployment makes the key. */
+  issuerKeySet(): Promise<{ keys: object[] }>;
 }
 
 /** A checked environment and its diagnostics (errors refuse nothing here: it is only a check). */

@@ -1,0 +1,90 @@
+/**
+ * `fn::open::aws-login` (ESC's schema): `oidc: {roleArn, sessionName, duration?, policyArns?}` signs an ID token for
+ * the environment being opened and exchanges it with STS `AssumeRoleWithWebIdentity`; `static: {accessKeyId,
+ * secretAccessKey, sessionToken?}` passes keys through. Either way the result is `{accessKeyId, secretAccessKey,
+ * sessionToken}`, the last two secret. Token claims, as Pulumi ESC's: `sub` =
+ * `pulumi:environments:org:<org>:env:<project>/<env>` of the environment opened (the root, even when the login is
+ * imported), `aud` = `aws:<org>` (`<org>` for the `default` project, as ESC keeps for older environments).
+ */
+import { escValue, type EscProvider, type EscValue } from '../../../esc/index.js';
+import type { ServiceDeps } from '../../kernel/deps.js';
+import { assumeRoleWithWebIdentity, AwsCallError } from './aws-api.js';
+import { signIdToken } from './issuer.js';
+import { durationSeconds, LOGIN_SCHEMA, plainInputs } from './provider-inputs.js';
+
+/** AWS's shortest role session. */
+export const MIN_SESSION_SECONDS = 15 * 60;
+/** Credentials from an environment are short-lived: one hour at most (also the default). */
+export const MAX_SESSION_SECONDS = 60 * 60;
+
+const OUTPUT_SCHEMA = { ...LOGIN_SCHEMA, required: ['accessKeyId', 'secretAccessKey', 'sessionToken'] };
+
+const INPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    oidc: {
+      type: 'object',
+      properties: {
+        roleArn: { type: 'string', description: 'The ARN of the role to assume.' },
+        sessionName: { type: 'string', description: 'The name of the role session.' },
+        duration: { type: 'string', description: 'The duration of the role session (15m to 1h; default 1h).' },
+        policyArns: { type: 'array', items: { type: 'string' }, description: 'ARNs of policies that further restrict the session.' },
+      },
+      required: ['roleArn', 'sessionName'],
+    },
+    static: LOGIN_SCHEMA,
+  },
+  // Exactly one of oidc and static. Unknown properties are ignored, as ESC's schemas ignore them.
+  minProperties: 1,
+  maxProperties: 1,
+};
+
+/** The `sub` and `aud` of the ID token aws-login signs for environment `<project>/<env>` of `org`. */
+export function awsLoginClaims(org: string, environment: string): { subject: string; audience: string } {
+  const project = environment.split('/')[0];
+  return { subject: `pulumi:environments:org:${org}:env:${environment}`, audience: project === 'default' ? org : `aws:${org}` };
+}
+
+function credentialsValue(accessKeyId: string, secretAccessKey: string, sessionToken: string): EscValue {
+  return {
+    value: {
+      accessKeyId: escValue(accessKeyId),
+      secretAccessKey: escValue(secretAccessKey, { secret: true }),
+      sessionToken: escValue(sessionToken, { secret: true }),
+    },
+  };
+}
+
+/** The aws-login provider of environments in `org`. */
+export function awsLoginProvider(deps: ServiceDeps, org: string, env: NodeJS.ProcessEnv = process.env): EscProvider {
+  return {
+    inputSchema: INPUT_SCHEMA,
+    outputSchema: OUTPUT_SCHEMA,
+    async open(inputs, context) {
+      const plain = plainInputs(inputs);
+      if (plain.static) {
+        const keys = plain.static as Record<string, string>;
+        return credentialsValue(keys.accessKeyId!, keys.secretAccessKey!, keys.sessionToken ?? '');
+      }
+      const oidc = plain.oidc as { roleArn: string; sessionName: string; duration?: string; policyArns?: string[] };
+      const seconds = oidc.duration === undefined ? MAX_SESSION_SECONDS : durationSeconds(oidc.duration);
+      if (seconds === undefined || seconds < MIN_SESSION_SECONDS || seconds > MAX_SESSION_SECONDS) {
+        throw new Error(`aws-login: duration '${String(oidc.duration).slice(0, 40)}' must be from 15m to 1h (credentials from an environment are short-lived)`);
+      }
+      const claims = awsLoginClaims(org, context.rootEnvironment);
+      const token = await signIdToken(deps, claims);
+      try {
+        const issued = await assumeRoleWithWebIdentity(
+          { roleArn: oidc.roleArn, sessionName: oidc.sessionName, webIdentityToken: token, durationSeconds: seconds, ...(oidc.policyArns ? { policyArns: oidc.policyArns } : {}) },
+          env,
+        );
+        return credentialsValue(issued.accessKeyId, issued.secretAccessKey, issued.sessionToken!);
+      } catch (error) {
+        if (!(error instanceof AwsCallError)) throw error;
+        throw new Error(
+          `aws-login: could not assume role '${oidc.roleArn}' with the environment's OIDC token (sub '${claims.subject}', aud '${claims.audience}'): ${error.code}: ${error.awsMessage}. Check the role's trust policy (docs/environments.md, "Providers").`,
+        );
+      }
+    },
+  };
+}
