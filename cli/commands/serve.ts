@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { UserError } from '../output/errors.js';
 
 /** `serve`'s settings after flags and environment are combined. */
@@ -96,6 +96,39 @@ function askToPrintLogin(dataDir: string): string[] {
   ];
 }
 
+function runnerCount(value: string): number {
+  if (!/^[0-9]{1,2}$/.test(value) || Number(value) > 32) throw new InvalidArgumentError('expected a number of runners from 0 to 32.');
+  return Number(value);
+}
+
+/** The address runner workers reach this serve at: its own listener, whatever URL users log in with. */
+function localUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+/**
+ * `serve --runner-worker` (hidden; started by serve itself): one runner process on serve's storage. It stops at
+ * SIGTERM or SIGINT, or when the serve that started it goes away (its IPC channel closes).
+ */
+async function runRunnerWorker(settings: ServeSettings): Promise<void> {
+  const [{ openStorage }, { runWorker }] = await Promise.all([import('../../functions/serve/server.js'), import('../../functions/runner/worker.js')]);
+  const serviceUrl = process.env.STACKYARD_RUNNER_SERVICE_URL;
+  if (!serviceUrl) throw new UserError('serve --runner-worker is started by `stackyard serve --runners N`, not by hand.');
+  const shutdown = new AbortController();
+  const stop = () => shutdown.abort();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  process.once('disconnect', stop);
+  const storage = await openStorage({ ...settings, env: process.env });
+  try {
+    await runWorker({ storage, serviceUrl, cli: process.argv[1]!, env: process.env, warn: (line) => process.stderr.write(`runner ${process.pid}: ${line}\n`) }, shutdown.signal);
+  } finally {
+    await storage.close();
+  }
+  process.exit(0);
+}
+
 /** From the first signal to exit, at most: what process supervisors usually allow before SIGKILL. */
 const STOP_GRACE_MS = 10_000;
 
@@ -108,6 +141,8 @@ export function serveCommand(): Command {
     .option('--data-dir <dir>', 'local storage folder (default: $STACKYARD_HOME/serve, STACKYARD_HOME defaults to ~/.stackyard)')
     .option('--access-log', 'write one JSON access-log line per request on stdout (default: off)')
     .option('--print-login', 'make the serve running with this --data-dir print its log-in lines again (as SIGUSR1 does), then exit')
+    .option('--runners <n>', 'worker processes running queued deployment runs; 0 runs none (default: 1; docs/deployments.md)', runnerCount)
+    .addOption(new Option('--runner-worker', 'run as one of serve\'s runner workers (serve starts them)').hideHelp())
     .addHelpText(
       'after',
       '\nEnvironment:\n' +
@@ -122,10 +157,13 @@ export function serveCommand(): Command {
         '  STACKYARD_HOOKS_DISPATCH_MS  pause between hook dispatcher runs (default: 1000)\n' +
         '  STACKYARD_HOOKS_MAX_ATTEMPTS, STACKYARD_HOOKS_BASE_DELAY_MS, STACKYARD_HOOKS_MAX_DELAY_MS   delivery retries (default: 5, 2000, 300000)\n' +
         '  STACKYARD_HOOK_FUNCTION_ARNS the Lambda functions hooks may invoke, comma-separated (default: any)\n' +
-        '  AWS_ENDPOINT_URL_LAMBDA      SDK endpoint override for Lambda hooks\n',
+        '  AWS_ENDPOINT_URL_LAMBDA      SDK endpoint override for Lambda hooks\n' +
+        '  STACKYARD_RUNNER_POLL_MS     pause between a runner\'s looks at the run queue (default: 1000)\n' +
+        '  STACKYARD_RUNNER_CLAIM_SECONDS   how long a run stays a runner\'s without a heartbeat (default: 60)\n',
     )
-    .action(async (flags: { port?: number; host?: string; dataDir?: string; accessLog?: boolean; printLogin?: boolean }) => {
+    .action(async (flags: { port?: number; host?: string; dataDir?: string; accessLog?: boolean; printLogin?: boolean; runners?: number; runnerWorker?: boolean }) => {
       const settings = serveSettings(flags, process.env);
+      if (flags.runnerWorker) return runRunnerWorker(settings);
       if (flags.printLogin) {
         for (const line of askToPrintLogin(settings.dataDir)) process.stdout.write(`${line}\n`);
         return;
@@ -137,6 +175,18 @@ export function serveCommand(): Command {
         accessLog: flags.accessLog === true,
         print: (line) => process.stdout.write(`${line}\n`),
       });
+      const runners = flags.runners ?? 1;
+      const { startRunnerPool } = await import('../../functions/runner/pool.js');
+      const pool =
+        runners > 0
+          ? startRunnerPool({
+              count: runners,
+              entry: process.argv[1]!,
+              args: ['serve', '--runner-worker', '--data-dir', settings.dataDir],
+              env: { ...process.env, STACKYARD_RUNNER_SERVICE_URL: localUrl(settings.host, running.port) },
+              onUnexpectedExit: (code, signal) => process.stderr.write(`A runner worker exited (${signal ?? `code ${code}`}); starting another.\n`),
+            })
+          : undefined;
       mkdirSync(settings.dataDir, { recursive: true });
       writeFileSync(runningFile(settings.dataDir), `${JSON.stringify({ pid: process.pid, url: running.url })}\n`);
       const repeat = () => running.printLogin();
@@ -144,7 +194,7 @@ export function serveCommand(): Command {
       await untilStopped(STOP_GRACE_MS);
       process.off('SIGUSR1', repeat);
       rmSync(runningFile(settings.dataDir), { force: true });
-      await running.close();
+      await Promise.all([pool?.stop(), running.close()]);
       process.stderr.write('Stopped.\n');
     });
 }

@@ -65,7 +65,8 @@ export const SHUTDOWN_DEADLINE_MS = 8_000;
 
 const AWS_VARIABLES = ['STACKYARD_TABLE', 'STACKYARD_BUCKET', 'STACKYARD_KMS_KEY_ID'] as const;
 
-async function openStorage(options: ServeOptions): Promise<Storage> {
+/** serve's storage: the data folder, or the AWS deployment's table, bucket and key (runner workers open the same). */
+export async function openStorage(options: Pick<ServeOptions, 'storage' | 'dataDir' | 'env'>): Promise<Storage> {
   if (options.storage === 'local') return createLocalStorage({ dataDir: options.dataDir });
   const missing = AWS_VARIABLES.filter((name) => !options.env[name]);
   if (missing.length > 0) {

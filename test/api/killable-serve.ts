@@ -9,7 +9,7 @@ import { freePort } from '../support/processes.js';
  */
 export async function startKillableServe(dataDir: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--data-dir', dataDir, '--runners', '0'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'ignore'],
   });

@@ -31,7 +31,7 @@ export interface ServeStart {
   dataDir?: string;
   /** Defaults to a generated one passed as STACKYARD_ADMIN_TOKEN; `null` starts without it. */
   adminToken?: string | null;
-  /** More `serve` flags (`--access-log`). */
+  /** More `serve` flags (`--access-log`; `--runners N`, else serve starts with `--runners 0`). */
   args?: string[];
 }
 
@@ -50,7 +50,9 @@ export async function startServe(options: ServeStart): Promise<ServeProcess> {
   };
   if (!adminToken) delete env.STACKYARD_ADMIN_TOKEN;
   if (!options.env?.STACKYARD_PUBLIC_URL) delete env.STACKYARD_PUBLIC_URL;
-  const child = spawnTracked(process.execPath, [BUNDLE, 'serve', '--port', String(port), '--data-dir', dataDir, ...(options.args ?? [])], { env });
+  // No runner workers unless a test asks for them (`args: ['--runners', 'N']`): most tests queue no runs.
+  const runners = options.args?.includes('--runners') ? [] : ['--runners', '0'];
+  const child = spawnTracked(process.execPath, [BUNDLE, 'serve', '--port', String(port), '--data-dir', dataDir, ...runners, ...(options.args ?? [])], { env });
   let out = '';
   let err = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));

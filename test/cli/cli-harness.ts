@@ -80,7 +80,7 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
 
 /** Starts `stackyard serve` on a free port with `adminToken` as its administrator's token; resolves with its URL. */
 export async function startServe(sandbox: CliSandbox, adminToken: string): Promise<{ url: string; serve: ChildProcess }> {
-  const serve = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env: { ...sandbox.env, STACKYARD_ADMIN_TOKEN: adminToken }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const serve = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--runners', '0'], { env: { ...sandbox.env, STACKYARD_ADMIN_TOKEN: adminToken }, stdio: ['ignore', 'pipe', 'ignore'] });
   const url = await new Promise<string>((resolve, reject) => {
     let output = '';
     serve.stdout!.setEncoding('utf8').on('data', (chunk: string) => {

@@ -1,0 +1,193 @@
+/**
+ * Deployment runs end to end: `stackyard serve --runners 1` (a runner worker process) runs queued runs from a loopback
+ * git server — clone, `npm ci`, the bundled CLI with the run's own token — and records their logs, updates and
+ * results: a run from a repository leaves the program's resources in the stack, an unreachable repository fails as
+ * `clone failed`, and cancelling a running run stops its CLI and cancels its update.
+ *
+ * Offline installs: the program's only npm dependency is a package inside the repository (`file:./lib/greeting`), so
+ * `npm ci` installs it from its lock file without any registry; `@pulumi/pulumi` comes from this repository's own
+ * node_modules through NODE_PATH, set in the stack's deployment settings like any environment variable.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeSandboxes, REPO, TESTPROV_DIR, until } from '../cli/cli-harness.js';
+import { GitHttpServer } from '../support/git-http-server.js';
+import { E2eService } from './e2e-harness.js';
+
+const STACK = '/api/stacks/admin/runapp/dev';
+
+const PROGRAM = `'use strict';
+const pulumi = require('@pulumi/pulumi');
+const { greeting } = require('greeting');
+new pulumi.CustomResource('testprov:index:Thing', 'deployed', { value: greeting() });
+`;
+const HANGING_PROGRAM = `'use strict';
+const pulumi = require('@pulumi/pulumi');
+new pulumi.CustomResource('testprov:index:Thing', 'kept', { value: 1 });
+setInterval(() => {}, 1000);
+`;
+
+/** The program's files, with a package-lock.json npm wrote for them (offline: the one dependency is in the repo). */
+function programFiles(index: string): Record<string, string> {
+  const files: Record<string, string> = {
+    'Pulumi.yaml': `name: runapp\nruntime: nodejs\nplugins:\n  providers:\n    - name: testprov\n      path: ${TESTPROV_DIR}\n`,
+    'index.js': index,
+    'package.json': JSON.stringify({ name: 'runapp', version: '1.0.0', private: true, dependencies: { greeting: 'file:./lib/greeting' } }),
+    'lib/greeting/package.json': JSON.stringify({ name: 'greeting', version: '1.0.0', main: 'index.js' }),
+    'lib/greeting/index.js': "exports.greeting = () => 'hello from the repository';\n",
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'stackyard-lock-'));
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(dir, path, '..'), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    execFileSync('npm', ['install', '--package-lock-only', '--offline', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'ignore' });
+    files['package-lock.json'] = readFileSync(join(dir, 'package-lock.json'), 'utf8');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return files;
+}
+
+interface RunView {
+  id: string;
+  status: string;
+  failure?: string;
+  updates: { updateID: string; version: number }[];
+}
+
+describe('deployment runs on serve --runners 1', () => {
+  let service: E2eService;
+  let git: GitHttpServer;
+  let repoUrl: string;
+  let world: string;
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${service.serve!.url}${path}`, {
+      method,
+      headers: { authorization: `token ${service.serve!.adminToken}`, 'content-type': 'application/json', accept: 'application/vnd.pulumi+8' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+  const queue = async (request: Record<string, unknown>) => (await api('POST', `${STACK}/deployments`, request)) as { id: string };
+  const run = async (id: string) => (await api('GET', `${STACK}/deployments/${id}`)) as RunView;
+  const ended = (id: string, timeoutMs = 120_000) =>
+    until(`run ${id} to end`, async () => {
+      const view = await run(id);
+      return view.status === 'succeeded' || view.status === 'failed' ? view : undefined;
+    }, timeoutMs);
+  const logOf = async (id: string) => ((await api('GET', `${STACK}/deployments/${id}/logs`)) as { lines: { line: string }[] }).lines.map((l) => l.line).join('\n');
+
+  beforeAll(async () => {
+    git = new GitHttpServer();
+    await git.start();
+    repoUrl = git.repository('app', { main: programFiles(PROGRAM), hanging: programFiles(HANGING_PROGRAM) });
+    world = mkdtempSync(join(tmpdir(), 'stackyard-world-'));
+    service = await E2eService.start({ storage: 'local', args: ['--runners', '1'], env: { STACKYARD_RUNNER_POLL_MS: '200', STACKYARD_RUNNER_CLAIM_SECONDS: '4' } });
+    await api('POST', '/api/stacks/admin/runapp', { stackName: 'dev' });
+    await api('POST', `${STACK}/deployments/settings`, {
+      sourceContext: { git: { repoUrl, branch: 'main' } },
+      operationContext: {
+        environmentVariables: { NODE_PATH: join(REPO, 'node_modules'), TESTPROV_WORLD: world, TESTPROV_LOG: join(world, 'provider.log') },
+      },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await git?.stop();
+    rmSync(world, { recursive: true, force: true });
+    removeSandboxes();
+  });
+
+  it("runs an update from the repository: the stack holds the program's resources, the log and the update are the run's", async () => {
+    const { id } = await queue({ operation: 'update' });
+
+    const done = await ended(id);
+
+    expect(done.failure).toBeUndefined();
+    expect(done.status).toBe('succeeded');
+    const exported = (await api('GET', `${STACK}/export`)) as { deployment: { resources?: { urn: string; outputs?: Record<string, unknown> }[] } };
+    const thing = exported.deployment.resources?.find((r) => r.urn.endsWith('::deployed'));
+    expect(thing?.outputs?.value).toBe('hello from the repository');
+    const log = await logOf(id);
+    expect(log).toContain('$ npm ci');
+    expect(log).toContain('$ stackyard up --yes --wait --stack admin/runapp/dev --non-interactive');
+    expect(log).toMatch(/\+ +testprov:index:Thing +deployed +created/);
+    expect(log).not.toContain(service.serve!.adminToken);
+    // `up` previews, then updates: both are the run's, and the update is in history naming the run.
+    expect(done.updates).toHaveLength(2);
+    const history = (await api('GET', `${STACK}/updates`)) as { updates: { version: number; environment: Record<string, string> }[] };
+    expect(history.updates).toHaveLength(1);
+    expect(history.updates[0]!.version).toBe(done.updates[1]!.version);
+    expect(history.updates[0]!.environment['stackyard.deployment.id']).toBe(id);
+  }, 150_000);
+
+  it('fails a run whose repository cannot be cloned with clone failed', async () => {
+    const { id } = await queue({ operation: 'update', sourceContext: { git: { repoUrl: `${git.url}/missing.git`, branch: 'main' } } });
+
+    const done = await ended(id);
+
+    expect(done.status).toBe('failed');
+    expect(done.failure).toMatch(/^clone failed: /);
+    expect(await logOf(id)).toContain(`$ git clone ${git.url}/missing.git --branch main`);
+  }, 150_000);
+
+  it('recovers the run of a runner that died as failed (runner lost), with its update cancelled', async () => {
+    const { id } = await queue({ operation: 'update', sourceContext: { git: { repoUrl, branch: 'hanging' } } });
+    await until('the run to start its update', async () => ((await run(id)).updates.length > 0 ? true : undefined), 120_000);
+    const [worker] = runnerWorkers(service.serve!.dataDir);
+
+    process.kill(worker!, 'SIGKILL');
+    const done = await ended(id, 60_000);
+
+    expect(done.status).toBe('failed');
+    expect(done.failure).toMatch(/^runner lost: /);
+    expect(((await api('GET', STACK)) as { activeUpdate: string }).activeUpdate).toBe('');
+    expect(runnerWorkers(service.serve!.dataDir)).toHaveLength(1);
+  }, 200_000);
+
+  it("cancels a running run: its CLI stops and its update is cancelled, so the stack's lease is free", async () => {
+    const { id } = await queue({ operation: 'update', sourceContext: { git: { repoUrl, branch: 'hanging' } } });
+    await until('the run to start its update', async () => ((await run(id)).updates.length > 0 ? true : undefined), 120_000);
+
+    await api('POST', `${STACK}/deployments/${id}/cancel`);
+    const done = await ended(id, 60_000);
+
+    expect(done.status).toBe('failed');
+    expect(done.failure).toMatch(/^cancelled/);
+    const stack = (await api('GET', STACK)) as { activeUpdate: string };
+    expect(stack.activeUpdate).toBe('');
+    expect(await logOf(id)).toContain('The run was cancelled');
+  }, 200_000);
+});
+
+/** Runner worker processes of the serve with this data folder (from `ps`). */
+function runnerWorkers(dataDir: string): number[] {
+  return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes('--runner-worker') && line.includes(dataDir))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+describe('runner workers live and die with serve', () => {
+  it('starts --runners N workers, and they stop by themselves when serve is killed', async () => {
+    const service = await E2eService.start({ storage: 'local', args: ['--runners', '2'] });
+    try {
+      await until('two runner workers', async () => (runnerWorkers(service.serve!.dataDir).length === 2 ? true : undefined));
+
+      service.serve!.signal('SIGKILL');
+
+      await until('the workers to stop', async () => (runnerWorkers(service.serve!.dataDir).length === 0 ? true : undefined));
+    } finally {
+      await service.stop();
+    }
+  }, 60_000);
+});
