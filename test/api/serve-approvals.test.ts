@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failed, ok, PulumiWire, type WireResponse } from './pulumi-wire.js';
+import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
 import { startServe, type ServeProcess } from './serve-process.js';
 import { createStack, programRequest, stackPath, type Ref, type UpdateKind } from './wire-fixtures.js';
 
@@ -32,7 +33,8 @@ function refused(response: WireResponse, status: number, reason: string): string
   return message;
 }
 
-describe('approvals through `stackyard serve`', () => {
+describe.each(['local', 'aws'] as const)('approvals through `stackyard serve` (%s storage)', (storage) => {
+  let standIns: AwsStandIns | undefined;
   let serve: ServeProcess;
   let wire: PulumiWire;
   const tokens: Record<string, string> = {};
@@ -41,7 +43,8 @@ describe('approvals through `stackyard serve`', () => {
     wire.call(method, path, { auth: as(login), ...(body === undefined ? {} : { body }) });
 
   beforeAll(async () => {
-    serve = await startServe({ storage: 'local' });
+    if (storage === 'aws') standIns = await startAwsStandIns();
+    serve = await startServe({ storage, ...(standIns ? { env: standIns.env } : {}) });
     wire = new PulumiWire(serve.url);
     const admin = { token: serve.adminToken };
     ok(await wire.call('POST', '/api/orgs', { auth: admin, body: { name: 'acme' } }), 201);
@@ -53,11 +56,12 @@ describe('approvals through `stackyard serve`', () => {
     await createStack(wire, tokens.alice!, prod);
     await createStack(wire, tokens.alice!, tagged);
     ok(await call('alice', 'PATCH', `${stackPath(tagged)}/tags`, { 'pulumi:project': 'api', env: 'production' }));
-  });
+  }, 120_000);
 
   afterAll(async () => {
     wire?.close();
     await serve?.stop();
+    await standIns?.stop();
   });
 
   it("sets a stack's requirement (admin only) and lets it win over the organization's rules", async () => {

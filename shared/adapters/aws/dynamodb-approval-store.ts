@@ -1,9 +1,10 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../../core/errors.js';
 import type { ApprovalRule, ApprovalStore, OutboxEvent, PlanRecord } from '../../ports/index.js';
 import { outboxPuts } from './dynamodb-hook-store.js';
 import { errorName, translateDynamoDbError } from './errors.js';
 import { APPROVALS_REQUIRED_SK, approvalRuleSk, approvalRulesPk, approvalsPk, PLAN_PREFIX, planSk } from './keys.js';
+import { queryByPrefix } from './queries.js';
 import { KEY, putNew } from './table.js';
 
 /** A plan write applies only at the revision its writer read: of two approvals of the last slot, one commits. */
@@ -118,28 +119,8 @@ export class DynamoDbApprovalStore implements ApprovalStore {
   }
 
   /** Items of a partition whose sort key starts with `prefix`, in key order (or reversed), at most `limit`. */
-  private async queryAll(what: string, pk: string, prefix: string, forward: boolean, limit?: number): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.call(what, () =>
-        this.documents.send(
-          new QueryCommand({
-            TableName: this.table,
-            KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-            ExpressionAttributeNames: { '#pk': KEY.partition, '#sk': KEY.sort },
-            ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-            ScanIndexForward: forward,
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-            Limit: limit,
-          }),
-        ),
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start && (limit === undefined || items.length < limit));
-    return limit === undefined ? items : items.slice(0, limit);
+  private queryAll(what: string, pk: string, prefix: string, ascending: boolean, limit?: number): Promise<Record<string, unknown>[]> {
+    return this.call(what, () => queryByPrefix(this.documents, this.table, pk, prefix, { ascending, ...(limit !== undefined ? { limit } : {}) }));
   }
 
   private async call<T>(what: string, send: () => Promise<T>): Promise<T> {
