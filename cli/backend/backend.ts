@@ -8,6 +8,7 @@ import type { StackRef } from '../../shared/core/names.js';
 import type { AccessBackend } from './access-backend.js';
 import type { StateDiffBackend } from './state-diff-backend.js';
 import type { PolicyBackend } from './policy-backend.js';
+import type { RequiredPolicy } from '../policy/policy-types.js';
 import type { EnvironmentsBackend } from './environments-backend.js';
 import type { ApprovalsBackend } from './approvals-backend.js';
 import type { HooksBackend } from './hooks-backend.js';
@@ -104,6 +105,12 @@ export interface StartedUpdate {
   journalVersion?: 0 | 1;
 }
 
+/** A created update: its id, and the policy packs it must run (Pulumi's `requiredPolicies`). */
+export interface CreatedUpdate {
+  updateId: string;
+  requiredPolicies: RequiredPolicy[];
+}
+
 export interface Backend {
   /** The URL users log in with (`file://…` for local storage). */
   readonly url: string;
@@ -150,7 +157,8 @@ export interface Backend {
   /** Decrypts base64 ciphertexts of this stack; any foreign or altered one fails the whole batch. */
   decrypt(ref: StackRef, ciphertexts: string[]): Promise<string[]>;
 
-  createUpdate(ref: StackRef, request: UpdateRequest): Promise<string>;
+  /** Creates the update; a service answers the packs its policy groups require for it (none on the local backend). */
+  createUpdate(ref: StackRef, request: UpdateRequest): Promise<CreatedUpdate>;
   /**
    * Takes the stack's lease (real runs) or a token (dry runs) for `leaseDurationSeconds` (the service's default
    * when absent). Another update holding the stack is a `LeaseHeldError` naming it, from either backend.

@@ -19,7 +19,8 @@ import { httpHooksBackend, type HooksBackend } from './hooks-backend.js';
 import { httpIdentityBackend, type IdentityBackend } from './identity-backend.js';
 import { httpPolicyBackend, type PolicyBackend } from './policy-backend.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
-import type { Backend, CarriedHistoryInfo, StackDetails, StackSummary, StartedUpdate, StartOptions, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
+import type { RequiredPolicy } from '../policy/policy-types.js';
+import type { Backend, CarriedHistoryInfo, CreatedUpdate, StackDetails, StackSummary, StartedUpdate, StartOptions, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
 
 interface ServiceUser {
   githubLogin: string;
@@ -293,8 +294,8 @@ export class HttpBackend implements Backend {
     });
   }
 
-  async createUpdate(ref: StackRef, request: UpdateRequest): Promise<string> {
-    const answer = await this.client.request<{ updateID: string }>({
+  async createUpdate(ref: StackRef, request: UpdateRequest): Promise<CreatedUpdate> {
+    const answer = await this.client.request<{ updateID: string; requiredPolicies?: RequiredPolicy[] | null }>({
       method: 'POST',
       // Pulumi's CLI starts an import as an update of the service
       path: `${this.stackPath(ref)}/${request.kind === 'import' ? 'update' : request.kind}`,
@@ -319,7 +320,7 @@ export class HttpBackend implements Backend {
       },
       operation: 'create update',
     });
-    return answer.updateID;
+    return { updateId: answer.updateID, requiredPolicies: answer.requiredPolicies ?? [] };
   }
 
   async startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>, options: StartOptions = {}): Promise<StartedUpdate> {

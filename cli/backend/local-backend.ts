@@ -24,6 +24,7 @@ import type { UpdateRecord } from '../../shared/ports/update-store.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
 import { updateInfo as serviceUpdateInfo } from '../../functions/http/wire.js';
 import type { Backend, CarriedHistoryInfo, StackDetails, StackSummary, StartedUpdate, StartOptions, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
+import type { CreatedUpdate } from './backend.js';
 
 /** The user every local command runs as. */
 export const LOCAL_USER = 'local';
@@ -195,7 +196,7 @@ export class LocalBackend implements Backend {
     return plaintexts.map((p) => Buffer.from(p).toString('utf8'));
   }
 
-  async createUpdate(ref: StackRef, request: UpdateRequest): Promise<string> {
+  async createUpdate(ref: StackRef, request: UpdateRequest): Promise<CreatedUpdate> {
     const { updateId } = await (await this.services.updates()).create(PRINCIPAL, ref, {
       // Pulumi's DIY backend records an import as a `resource-import`
       kind: request.kind === 'import' ? 'resource-import' : request.kind,
@@ -204,7 +205,7 @@ export class LocalBackend implements Backend {
       environment: request.environment,
       config: request.config,
     });
-    return updateId;
+    return { updateId, requiredPolicies: [] };
   }
 
   async startUpdate(ref: StackRef, updateId: string, tags: Record<string, string>, options: StartOptions = {}): Promise<StartedUpdate> {

@@ -5,6 +5,7 @@
  * history its resource changes) and completed, the same lifecycle the Pulumi CLI drives against the service. The stack's key encrypts the state's secrets, and other
  * stacks are readable for StackReference.
  */
+import { requiredPackSpecs } from '../policy/required-packs.js';
 import { LeaseHeldError } from '../../shared/core/errors.js';
 import { parseStackRef, type StackRef } from '../../shared/core/names.js';
 import type { StackReader } from '../engine/plugins/providers/builtin-provider.js';
@@ -176,7 +177,7 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
     activeUpdateConflict,
     async begin(kind, dryRun, options): Promise<OperationSession> {
       const lease = target.lease ?? leaseSettings();
-      const updateId = await backend.createUpdate(ref, {
+      const { updateId, requiredPolicies } = await backend.createUpdate(ref, {
         kind,
         dryRun,
         message: target.message,
@@ -244,6 +245,10 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
               }
             : undefined,
         recordEvents: (batch) => events.add(batch),
+        // the packs are the stack's organization's (Pulumi's update owner), downloaded with this backend's token
+        ...(requiredPolicies.length
+          ? { requiredPolicyPacks: (o: { env: NodeJS.ProcessEnv; onProgress: (line: string) => void }) => requiredPackSpecs(ref.org, requiredPolicies, { ...o, download: (at) => backend.policies().download(at) }) }
+          : {}),
         async complete(outcome) {
           completed = true;
           stop();

@@ -3,6 +3,7 @@
  * events, completion), the flags and the request. Kept apart from the flow so backends and commands import the
  * contract without the flow.
  */
+import type { RequiredPolicyPackSpec } from './plugins/analyzers/policy-packs.js';
 import type { StackReader } from './plugins/providers/builtin-provider.js';
 import type { JournalPersister, SecretsCrypter, SnapshotPersister, UntypedDeployment } from './state/deployment.js';
 import type { ColorMode, DisplayFlags, TerminalInfo } from './display/display-types.js';
@@ -66,6 +67,12 @@ export interface OperationSession {
   complete(outcome: OperationOutcome): Promise<void>;
   /** Optional. The operation's page in the web console: the display's `View Live:` line (service backends only). */
   permalink?: string;
+  /**
+   * Optional. The policy packs the service requires for this update (its create-update answer's `requiredPolicies`),
+   * each installed on the machine first (downloaded once, under `$PULUMI_HOME` of `env`); they run with the group's config before any
+   * `--policy-pack`, on previews and updates. A pack that cannot be installed rejects with a `PolicyPackInstallError`.
+   */
+  requiredPolicyPacks?(o: { env: NodeJS.ProcessEnv; onProgress: (line: string) => void }): Promise<RequiredPolicyPackSpec[]>;
 }
 
 /** Options of `OperationBackend.begin`. */

@@ -14,6 +14,7 @@ import { protectedExcludes, type TargetOptions } from './steps/targeting.js';
 import { describeLeaseHolder, waitForLease, type LeaseWaitOptions } from './lease-wait.js';
 import { PluginAcquisitionError } from '../plugins/acquire.js';
 import { OperationUsageError, type OperationBackend, type OperationCommand, type OperationFlags, type OperationRequest, type OperationSession } from './operation-types.js';
+import { PolicyPackInstallError } from './plugins/analyzers/policy-packs.js';
 import { PendingOperationsError, runDeployment, type DeploymentKind, type DeploymentResult } from './run-deployment.js';
 import { loadPlan, originForSave, savePlan } from './plan-operation.js';
 import type { DeploymentPlan } from './plans/plan-types.js';
@@ -239,6 +240,8 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         display.finish(refreshed.result, dryRun, { durationMs: now() - started, status: phase.status });
         return phase;
       }
+      // the service's required packs, installed before the program runs; they run before any --policy-pack
+      const required = (kind === 'preview' || kind === 'update') && session.requiredPolicyPacks ? await session.requiredPolicyPacks({ env: req.env ?? process.env, onProgress: (line) => (req.writeErr ?? req.write)(`${line}\n`) }) : [];
       const result = await runDeployment({
         kind,
         dryRun,
@@ -263,7 +266,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         pluginLoggingArgs: pluginLoggingArgs(flags.logging),
         plan,
         recordPlan: planToSave !== undefined,
-        policyPacks: flags.policyPacks,
+        policyPacks: [...required, ...(flags.policyPacks ?? [])],
         signal,
       });
       phase = { result, status: result.cancelled ? 'cancelled' : result.ok ? 'succeeded' : 'failed' };
@@ -271,7 +274,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
       log.summary({ changes: result.summary, durationMs, status: phase.status, policyPacks: result.policyPacks });
       display.finish(result, dryRun, { durationMs, status: phase.status });
     } catch (err) {
-      if (!(err instanceof PendingOperationsError || err instanceof PluginAcquisitionError)) throw err;
+      if (!(err instanceof PendingOperationsError || err instanceof PluginAcquisitionError || err instanceof PolicyPackInstallError)) throw err;
       if (err instanceof PendingOperationsError) {
         // A live update's pending operations are its steps in progress, not leftovers of an interrupted one.
         const live = await req.backend.activeUpdateConflict?.();

@@ -37,7 +37,7 @@ import { DELETE_HOOKS_WITHOUT_PROGRAM, deleteHooksWithoutProgram } from './steps
 import { PlanRun } from './plans/plan-run.js';
 import type { DeploymentPlan, ResourcePlan } from './plans/plan-types.js';
 import type { ExecutorOptions } from './steps/step-types.js';
-import { PolicyPacks, type LocalPolicyPackSpec } from './plugins/analyzers/policy-packs.js';
+import { PolicyPacks, type PolicyPackSpec } from './plugins/analyzers/policy-packs.js';
 import type { PolicyPackRun } from './display/policy-events.js';
 import { finishPolicies } from './steps/policy-run.js';
 
@@ -104,7 +104,7 @@ export interface DeploymentOptions {
   /** `--logflow`: `--logtostderr` and `-v=<level>` for every plugin started (`plugins/plugin-logging.ts`). */
   pluginLoggingArgs?: readonly string[];
   /** `--policy-pack` (with `--policy-pack-config` at the same position): packs run on a preview or update. */
-  policyPacks?: readonly LocalPolicyPackSpec[];
+  policyPacks?: readonly PolicyPackSpec[];
 }
 
 /** The base state holds operations an interrupted run left unfinished; only `refresh` may run on it. */

@@ -57,8 +57,10 @@ export function policyCollector(): PolicyCollector {
       const packs = new Map<string, PackSection>();
       const sectionOf = (key: string) => packs.get(key) ?? packs.set(key, { localPaths: [], violations: [], remediations: [] }).get(key)!;
       for (const run of runs) {
+        // a required pack's name carries no `|local|<path>`: it is listed without `(local: …)`
         const [name, , path] = run.nameForEvents.split('|');
-        sectionOf(`${name}@v${run.version}`).localPaths.push(path ?? '');
+        const pack = sectionOf(`${name}@v${run.version}`);
+        if (path !== undefined) pack.localPaths.push(path);
       }
       for (const v of violations) sectionOf(`${v.policyPackName}@v${v.policyPackVersion}`).violations.push(v);
       for (const r of remediations) sectionOf(`${r.policyPackName}@v${r.policyPackVersion}`).remediations.push(r);

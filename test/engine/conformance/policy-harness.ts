@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runOperation, type EngineEvent, type OperationBackend, type OperationCommand, type OperationFlags } from '../../../cli/engine/operation.js';
+import { runOperation, type EngineEvent, type OperationBackend, type OperationCommand, type OperationFlags, type OperationSession } from '../../../cli/engine/operation.js';
 import type { UntypedDeployment } from '../../../cli/engine/state/deployment.js';
 import { FIXTURES, pulumiHomeWith, testCrypter } from '../engine-harness.js';
 
@@ -15,6 +15,8 @@ export const POLICY_FIXTURES = join(FIXTURES, 'policy');
 export const pack = (name: string) => join(POLICY_FIXTURES, 'packs', name);
 
 const home = pulumiHomeWith('random', '4.16.0', join(POLICY_FIXTURES, 'random-provider/provider.cjs'));
+/** The `$PULUMI_HOME` of every run (its plugin cache, and the required packs installed there). */
+export const POLICY_PULUMI_HOME = home;
 
 /** What one command printed and recorded. */
 export interface PolicyRun {
@@ -42,8 +44,8 @@ export class PolicyStack {
     return file;
   }
 
-  /** Runs `command` for `scenario` with `flags` (default: `--yes`). */
-  async run(command: OperationCommand, scenario: number, flags: OperationFlags = {}): Promise<PolicyRun> {
+  /** Runs `command` for `scenario` with `flags` (default: `--yes`); `session` adds to each update's session (required packs). */
+  async run(command: OperationCommand, scenario: number, flags: OperationFlags = {}, session: Partial<OperationSession> = {}): Promise<PolicyRun> {
     writeFileSync(this.createdLog, '');
     let out = '';
     const events: EngineEvent[] = [];
@@ -54,6 +56,7 @@ export class PolicyStack {
         persister: dryRun ? undefined : { save: async (c) => void (this.state = JSON.parse(c.text) as UntypedDeployment) },
         recordEvents: (batch) => void events.push(...batch),
         complete: async () => undefined,
+        ...session,
       }),
     };
     const code = await runOperation({

@@ -43,6 +43,21 @@ export function loadPolicyConfigFile(file: string): Record<string, GivenPolicyCo
   return result;
 }
 
+/**
+ * A policy group's config for a required pack, as the service sends it (Pulumi's `ParsePolicyPackConfigFromAPI`):
+ * each policy's value an object of properties that may hold `enforcementLevel`; empty entries dropped.
+ */
+export function parsePolicyConfigFromApi(config: Record<string, unknown> | undefined, packName: string): Record<string, GivenPolicyConfig> {
+  const result: Record<string, GivenPolicyConfig> = {};
+  for (const [name, value] of Object.entries(config ?? {})) {
+    if (value === null || value === undefined) continue;
+    if (typeof value !== 'object' || Array.isArray(value)) throw new Error(`the config of required policy pack "${packName}" for "${name}" is not an object`);
+    const entry = parseEntry(name, value, `the config of required policy pack "${packName}"`);
+    if (entry.enforcementLevel || entry.properties) result[name] = entry;
+  }
+  return result;
+}
+
 function parseEntry(name: string, value: unknown, file: string): GivenPolicyConfig {
   if (typeof value === 'string') {
     if (!isLevel(value)) throw new Error(`${file}: parsing enforcement level for "${name}": "${value}" is not a valid enforcement level`);

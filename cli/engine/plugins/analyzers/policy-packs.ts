@@ -13,13 +13,30 @@ import type { PropertyMap } from '../../resource/properties.js';
 import type { AnalyzerClient } from './analyzer-client.js';
 import type { AnalyzerInfo, AnalyzerResource, AnalyzerStackResource, PolicyDiagnostic } from './analyzer-types.js';
 import { launchPack, type PackLaunchOptions } from './pack-launch.js';
-import { loadPolicyConfigFile, reconcilePolicyConfig } from './policy-config.js';
+import { loadPolicyConfigFile, parsePolicyConfigFromApi, reconcilePolicyConfig, type GivenPolicyConfig } from './policy-config.js';
 
 /** A pack given with `--policy-pack`, and the `--policy-pack-config` file at the same position. */
 export interface LocalPolicyPackSpec {
   path: string;
   configFile?: string;
 }
+
+/**
+ * A pack the service requires (installed by then at `path`): its name and version tag, which the summary event
+ * reports it by, and the policy group's config for it.
+ */
+export interface RequiredPolicyPackSpec {
+  path: string;
+  required: { name: string; version: string; config?: Record<string, unknown> };
+}
+
+/** A required pack could not be downloaded or installed: the update fails with this message, before the program runs. */
+export class PolicyPackInstallError extends Error {
+  override name = 'PolicyPackInstallError';
+}
+
+/** A pack of the run: required ones first, then the local ones, as Pulumi's `loadPolicyPlugins` loads them. */
+export type PolicyPackSpec = LocalPolicyPackSpec | RequiredPolicyPackSpec;
 
 interface RunningPack {
   client: AnalyzerClient;
@@ -45,9 +62,11 @@ export class PolicyPacks {
   ) {}
 
   /** Starts every pack and configures it; validation errors are reported one by one, then the start fails. */
-  static async start(specs: readonly LocalPolicyPackSpec[], o: PackLaunchOptions & { events: EngineEvents; stackUrn: string }): Promise<PolicyPacks> {
+  static async start(specs: readonly PolicyPackSpec[], o: PackLaunchOptions & { events: EngineEvents; stackUrn: string }): Promise<PolicyPacks> {
     // config files first: a bad file fails the run before any pack starts
-    const files = specs.map((s) => (s.configFile ? loadPolicyConfigFile(s.configFile) : undefined));
+    const files = specs.map((s): Record<string, GivenPolicyConfig> | undefined =>
+      'required' in s ? parsePolicyConfigFromApi(s.required.config, s.required.name) : s.configFile ? loadPolicyConfigFile(s.configFile) : undefined,
+    );
     const settled = await Promise.allSettled(specs.map((s) => launchPack(s.path, o)));
     const started = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -62,9 +81,12 @@ export class PolicyPacks {
       for (const [i, client] of started.entries()) {
         const spec = specs[i]!;
         const info = await client.analyzerInfo();
-        packs.push({ client, info, run: { nameForEvents: `${info.name}|local|${abbreviate(spec.path)}`, version: info.version } });
+        // a required pack is reported by the name and version the service gave (Pulumi's RequiredPolicy Name/Version)
+        const run = 'required' in spec ? { nameForEvents: spec.required.name, version: spec.required.version } : { nameForEvents: `${info.name}|local|${abbreviate(spec.path)}`, version: info.version };
+        packs.push({ client, info, run });
         if (!info.supportsConfig) {
-          if (spec.configFile) throw new Error(`policy pack "${info.name}" at "${spec.path}" does not support config`);
+          // as Pulumi: a group's config for a pack that takes none is ignored; a local config file is an error
+          if ('configFile' in spec && spec.configFile) throw new Error(`policy pack "${info.name}" at "${spec.path}" does not support config`);
           continue;
         }
         const { config, errors } = reconcilePolicyConfig(info.policies, info.initialConfig, files[i] ?? {});
