@@ -31,5 +31,6 @@ export function localServices(deps: ServiceDeps): LocalServices {
     deployments: once(async () => (await import('../../shared/core/deployments/deployment-service.js')).createDeploymentService(deps)),
     drift: once(async () => (await import('../../shared/core/drift/drift-service.js')).createDriftService(deps)),
     approvals: once(async () => (await import('../../shared/core/approvals/approval-service.js')).createApprovalService(deps)),
+    schedules: once(async () => (await import('../../shared/core/schedules/schedule-service.js')).createScheduleService(deps)),
   };
 }

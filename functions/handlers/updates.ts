@@ -7,6 +7,7 @@ import {
   hookTable,
   identityTable,
   leaseTable,
+  scheduleTable,
   stackTable,
   updateTable,
 } from '../../shared/adapters/aws/table-stores.js';
@@ -14,6 +15,7 @@ import { createApprovalService } from '../../shared/core/approvals/approval-serv
 import { createConsoleAuth } from '../../shared/core/console/console-auth.js';
 import { createDeploymentService } from '../../shared/core/deployments/deployment-service.js';
 import { createDriftService } from '../../shared/core/drift/drift-service.js';
+import { createScheduleService } from '../../shared/core/schedules/schedule-service.js';
 import { createHookService } from '../../shared/core/hooks/hook-service.js';
 import { createIdentityService } from '../../shared/core/identity/identity-service.js';
 import { createUpdateService } from '../../shared/core/updates/update-service.js';
@@ -29,7 +31,19 @@ import { s3Parts } from '../storage-parts/s3.js';
 export const updatesFunction: LambdaFunction = {
   group: 'updates',
   routes: UPDATES_GROUP_ROUTES,
-  tables: [stackTable, updateTable, leaseTable, identityTable, hookTable, consoleSessionTable, auditTable, deploymentTable, driftTable, approvalTable],
+  tables: [
+    stackTable,
+    updateTable,
+    leaseTable,
+    identityTable,
+    hookTable,
+    consoleSessionTable,
+    auditTable,
+    deploymentTable,
+    driftTable,
+    approvalTable,
+    scheduleTable,
+  ],
   storage: [s3Parts, kmsParts],
   services: (deps, audited) => {
     const identity = audited(createIdentityService(deps));
@@ -41,6 +55,7 @@ export const updatesFunction: LambdaFunction = {
       deployments: audited(createDeploymentService(deps)),
       drift: audited(createDriftService(deps)),
       approvals: audited(createApprovalService(deps)),
+      schedules: audited(createScheduleService(deps)),
     };
   },
 };

@@ -30,3 +30,22 @@ export const createDeploymentSchema = z.object({
   operationContext: z.optional(jsonObject),
   agentPoolID: z.nullish(z.string()),
 });
+
+/** Pulumi's `CreateScheduledDeploymentRequest` (create and update of a raw schedule). */
+export const scheduleSchema = z.object({
+  scheduleCron: z.optional(z.string()),
+  scheduleOnce: z.optional(z.string()),
+  request: z.optional(createDeploymentSchema),
+});
+
+/** Pulumi's `CreateScheduledDriftDeploymentRequest`. */
+export const driftScheduleSchema = z.object({
+  scheduleCron: z.optional(z.string()),
+  autoRemediate: z.optional(z.boolean()),
+});
+
+/** Pulumi's `CreateScheduledTTLDeploymentRequest`. */
+export const ttlScheduleSchema = z.object({
+  timestamp: z.optional(z.string()),
+  deleteAfterDestroy: z.optional(z.boolean()),
+});

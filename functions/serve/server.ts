@@ -7,6 +7,7 @@ import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { InvalidInputError, NotFoundError } from '../../shared/core/errors.js';
 import { createServices } from '../../shared/core/compose/create-services.js';
+import { serviceDeps } from '../../shared/core/compose/service-deps.js';
 import { auditGraceFromEnv } from '../audit-settings.js';
 import { API_TOKEN_PREFIX } from '../../shared/core/identity/identity-service.js';
 import type { Services } from '../../shared/core/compose/types.js';
@@ -18,6 +19,7 @@ import { findConsoleAssets } from '../http/console-assets.js';
 import type { HandlerGroup } from '../http/router.js';
 import { createApiLogger } from '../logger.js';
 import { serveHookSettings, startHookDispatchLoop } from './hook-dispatch.js';
+import { schedulerTickMs, startScheduleLoop } from './schedule-loop.js';
 import { trackConnections } from './connections.js';
 import { createNodeListener } from './node-adapter.js';
 
@@ -132,6 +134,7 @@ function serveLogLevel(env: NodeJS.ProcessEnv): LogLevel | undefined {
  */
 export async function createServer(options: ServeOptions): Promise<RunningServer> {
   const hookSettings = serveHookSettings(options.env);
+  const tickMs = schedulerTickMs(options.env);
   const storage = await openStorage(options);
   const server = createHttpServer();
   const tracker = trackConnections(server);
@@ -150,7 +153,8 @@ export async function createServer(options: ServeOptions): Promise<RunningServer
     const port = (server.address() as AddressInfo).port;
     const url = loginUrl(options, port);
     const auditGraceMs = auditGraceFromEnv(options.env);
-    const services = createServices(storage, { serviceUrl: url, hooks: hookSettings.hooks, ...(auditGraceMs ? { auditGraceMs } : {}) });
+    const serviceOptions = { serviceUrl: url, hooks: hookSettings.hooks, ...(auditGraceMs ? { auditGraceMs } : {}) };
+    const services = createServices(storage, serviceOptions);
     const administratorLines = await bootstrapAdministrator(services, storage, options);
     const dispatchLogger = createApiLogger('stacks', { logLevel: serveLogLevel(options.env) });
     // Failed deliveries are recorded, not thrown: what arrives here is a storage failure, which names no hook URL.
@@ -158,6 +162,20 @@ export async function createServer(options: ServeOptions): Promise<RunningServer
       dispatchLogger.warn('Hook dispatch failed; the next run retries it', {
         error: error instanceof Error ? { name: error.name, message: error.message } : { name: typeof error },
       }),
+    );
+
+    // Runs queued by a schedule and the ticks that could not queue one are logged; the schedule itself moved on.
+    const scheduler = startScheduleLoop(
+      serviceDeps(storage, serviceOptions),
+      tickMs,
+      (tick) => {
+        for (const queued of tick.queued) dispatchLogger.info('A schedule queued a deployment run', queued);
+        for (const failed of tick.failed) {
+          const error = failed.error instanceof Error ? failed.error.message : String(failed.error);
+          dispatchLogger.warn('A schedule fired but its run could not be queued', { scheduleId: failed.scheduleId, dueAt: failed.dueAt, error });
+        }
+      },
+      (error) => dispatchLogger.warn('The scheduler tick failed; the next tick retries', { error: error instanceof Error ? { name: error.name, message: error.message } : { name: typeof error } }),
     );
 
     const accessLog = serveAccessLog(options);
@@ -192,6 +210,7 @@ export async function createServer(options: ServeOptions): Promise<RunningServer
       async close(deadlineMs = SHUTDOWN_DEADLINE_MS) {
         await tracker.drain(deadlineMs);
         await dispatch.stop();
+        await scheduler.stop();
         await storage.close();
       },
     };

@@ -91,8 +91,9 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
       identity: sessions,
       secrets: ['audit', 'console-session', 'environment', 'identity', 'stack'],
       stacks: ['audit', 'console-session', 'identity', 'lease', 'stack', 'update'],
-      // Deployment settings and runs, and approvals (whose rules `start` applies), are served by the updates function.
-      updates: ['approval', 'audit', 'console-session', 'deployment', 'hook', 'identity', 'lease', 'stack', 'update'],
+      // Deployment settings, runs, drift runs (the drift store is under 1 KB) and schedules, and approvals (whose rules
+      // `start` applies), are served by the updates function.
+      updates: ['approval', 'audit', 'console-session', 'deployment', 'hook', 'identity', 'lease', 'schedule', 'stack', 'update'],
     });
   });
 

@@ -11,6 +11,7 @@ export type * from './environment-store.js';
 export type * from './deployment-store.js';
 export type * from './drift-store.js';
 export type * from './approval-store.js';
+export type * from './schedule-store.js';
 export { INFLATE_CHUNK_BYTES, MAX_OBJECT_BYTES } from './checkpoint-store.js';
 export { ORG_ROLES, tokenOwnerKey } from './identity-store.js';
 export { environmentObjectScope } from './environment-store.js';
@@ -21,6 +22,7 @@ import type { ApprovalStore } from './approval-store.js';
 import type { AuditStore } from './audit-store.js';
 import type { DeploymentStore } from './deployment-store.js';
 import type { DriftStore } from './drift-store.js';
+import type { ScheduleStore } from './schedule-store.js';
 import type { EnvironmentStore } from './environment-store.js';
 import type { HookStore } from './hook-store.js';
 import type { IdentityStore } from './identity-store.js';
@@ -49,6 +51,8 @@ export interface Storage {
   drift: DriftStore;
   /** Approvals: requirements per stack and organization, plans uploaded for approval. */
   approvals: ApprovalStore;
+  /** Scheduled deployments: cron or one-time, raw, drift detection and TTL. */
+  schedules: ScheduleStore;
   /** Releases clients, timers and file handles. */
   close(): Promise<void>;
 }

@@ -104,6 +104,12 @@ function bodyFor(url: string, method: string, path: string): unknown {
     [`POST ${STACK}/plans`]: { plan: { manifest: {}, resourcePlans: {}, stackyard: { stackVersion: 0 } }, programDigest: 'a'.repeat(64) },
     [`POST ${STACK}/plans/{planId}/approve`]: { comment: 'intruder' },
     [`POST ${STACK}/plans/{planId}/reject`]: { comment: 'intruder' },
+    [`POST ${STACK}/deployments/schedules`]: { scheduleCron: '0 0 1 1 *', request: { operation: 'destroy' } },
+    [`POST ${STACK}/deployments/schedules/{scheduleId}`]: { scheduleOnce: '2098-01-01T00:00:00Z', request: { operation: 'destroy' } },
+    [`POST ${STACK}/deployments/drift/schedules`]: { scheduleCron: '0 0 1 1 *', autoRemediate: true },
+    [`POST ${STACK}/deployments/drift/schedules/{scheduleId}`]: { scheduleCron: '0 0 2 1 *', autoRemediate: true },
+    [`POST ${STACK}/deployments/ttl/schedules`]: { timestamp: '2098-01-01T00:00:00Z', deleteAfterDestroy: true },
+    [`POST ${STACK}/deployments/ttl/schedules/{scheduleId}`]: { timestamp: '2098-01-01T00:00:00Z', deleteAfterDestroy: true },
     'POST /api/console/login-codes': { path: '/acme/proj/dev' },
     [`POST ${ORG}/oidc/policies`]: { issuer: 'https://evil.example.com', claims: { sub: 'repo:evil/*' }, tokenKind: 'organization' },
     // The form `pulumi login --oidc-token <unsigned> --oidc-org acme --oidc-team ci` posts.
@@ -215,7 +221,8 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
       .replace('{tagName}', 'stable')
       .replace('{openSessionId}', ids.openSession!)
       .replace('{deploymentId}', ids.deployment!)
-      .replace('{planId}', ids.plan!);
+      .replace('{planId}', ids.plan!)
+      .replace('{scheduleId}', ids.schedule!);
     // Personal token routes act on alice's tokens.
     return /\/api\/user\/tokens/.test(path) ? `${filled}?login=alice` : filled;
   }
@@ -234,6 +241,7 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
       wire.call('GET', `${stackPath(dev)}/approvals`, { auth: asAlice }),
       wire.call('GET', '/api/orgs/acme/approvals', { auth: asAlice }),
       wire.call('GET', `${stackPath(dev)}/plans`, { auth: asAlice }),
+      wire.call('GET', `${stackPath(dev)}/deployments/schedules`, { auth: asAlice }),
       wire.call('GET', stackPath(other), { auth: asAlice }),
       wire.call('GET', '/api/user/stacks', { auth: asAlice }),
       wire.call('GET', '/api/orgs', { auth: asAdmin }),
@@ -343,6 +351,8 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
     const stackVersion = ok(await wire.call('GET', stackPath(dev), { auth: asAlice })).version as number;
     const plan = { manifest: {}, resourcePlans: {}, stackyard: { stackVersion } };
     ids.plan = ok(await wire.call('POST', `${stackPath(dev)}/plans`, { auth: asAlice, body: { plan, programDigest: 'a'.repeat(64) } }), 201).id as string;
+    const schedule = { scheduleCron: '0 0 1 1 *', autoRemediate: false };
+    ids.schedule = ok(await wire.call('POST', `${stackPath(dev)}/deployments/drift/schedules`, { auth: asAlice, body: schedule })).id as string;
 
     callers.push(
       { name: 'org admin alice', token: aliceToken, stack: 'admin', environment: 'admin', role: 'admin', kind: 'personal' },

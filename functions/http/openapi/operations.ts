@@ -34,6 +34,7 @@ import {
 import { APPROVAL_OPERATIONS } from './approval-operations.js';
 import { DEPLOYMENT_OPERATIONS } from './deployment-operations.js';
 import { DRIFT_OPERATIONS } from './drift-operations.js';
+import { SCHEDULE_OPERATIONS } from './schedule-operations.js';
 import { ENVIRONMENT_OPERATIONS } from './environment-operations.js';
 import * as wire from './responses.js';
 
@@ -306,4 +307,5 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   ...DEPLOYMENT_OPERATIONS,
   ...DRIFT_OPERATIONS,
   ...APPROVAL_OPERATIONS,
+  ...SCHEDULE_OPERATIONS,
 };

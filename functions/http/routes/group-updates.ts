@@ -2,6 +2,7 @@ import { routesOf, type Route } from '../router.js';
 import { approvalRoutes } from './approvals.js';
 import { deploymentRoutes } from './deployments.js';
 import { driftRoutes } from './drift.js';
+import { scheduleRoutes } from './schedules.js';
 import { hookApiRoutes } from './hooks.js';
 import { updateRoutes } from './updates.js';
 
@@ -16,4 +17,5 @@ export const UPDATES_GROUP_ROUTES: readonly Route[] = routesOf('updates', [
   ...deploymentRoutes,
   ...driftRoutes,
   ...approvalRoutes,
+  ...scheduleRoutes,
 ]);

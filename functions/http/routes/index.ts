@@ -5,6 +5,7 @@ import { auditRoutes } from './audit.js';
 import { consoleRoutes } from './console.js';
 import { deploymentRoutes } from './deployments.js';
 import { driftRoutes } from './drift.js';
+import { scheduleRoutes } from './schedules.js';
 import { environmentApiRoutes } from './environments.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
@@ -33,6 +34,7 @@ export const API_ROUTES: readonly Route[] = [
   ...deploymentRoutes,
   ...driftRoutes,
   ...approvalRoutes,
+  ...scheduleRoutes,
   ...accessRoutes,
   ...auditRoutes,
   ...oidcRoutes,

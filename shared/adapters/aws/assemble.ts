@@ -37,6 +37,7 @@ const TABLE_STORE_NAMES: Record<keyof AwsTableStores, string> = {
   deployments: 'deployment store (DynamoDB)',
   drift: 'drift store (DynamoDB)',
   approvals: 'approval store (DynamoDB)',
+  schedules: 'schedule store (DynamoDB)',
 };
 
 /**

@@ -4,6 +4,7 @@ import { DynamoDbApprovalStore } from './dynamodb-approval-store.js';
 import { DynamoDbAuditStore } from './dynamodb-audit-store.js';
 import { DynamoDbDeploymentStore } from './dynamodb-deployment-store.js';
 import { DynamoDbDriftStore } from './dynamodb-drift-store.js';
+import { DynamoDbScheduleStore } from './dynamodb-schedule-store.js';
 import { DynamoDbEnvironmentStore } from './dynamodb-environment-store.js';
 import { DynamoDbConsoleSessionStore } from './dynamodb-console-session-store.js';
 import { DynamoDbHookStore } from './dynamodb-hook-store.js';
@@ -15,7 +16,7 @@ import { DynamoDbUpdateStore } from './dynamodb-update-store.js';
 /** The stores that live in the one DynamoDB table. */
 export type AwsTableStores = Pick<
   Storage,
-  'stacks' | 'updates' | 'leases' | 'identity' | 'hooks' | 'consoleSessions' | 'audit' | 'environments' | 'deployments' | 'drift' | 'approvals'
+  'stacks' | 'updates' | 'leases' | 'identity' | 'hooks' | 'consoleSessions' | 'audit' | 'environments' | 'deployments' | 'drift' | 'approvals' | 'schedules'
 >;
 
 /**
@@ -43,6 +44,8 @@ export const deploymentTable: TableStore = (documents, table) => ({ deployments:
 export const driftTable: TableStore = (documents, table) => ({ drift: new DynamoDbDriftStore(documents, table) });
 export const approvalTable: TableStore = (documents, table) => ({ approvals: new DynamoDbApprovalStore(documents, table) });
 
+export const scheduleTable: TableStore = (documents, table) => ({ schedules: new DynamoDbScheduleStore(documents, table) });
+
 /** Every table store: `serve`, the CLI's AWS backend and the tests. */
 export const ALL_TABLE_STORES: readonly TableStore[] = [
   stackTable,
@@ -56,4 +59,5 @@ export const ALL_TABLE_STORES: readonly TableStore[] = [
   deploymentTable,
   driftTable,
   approvalTable,
+  scheduleTable,
 ];

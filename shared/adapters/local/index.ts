@@ -8,6 +8,7 @@ import { LocalCheckpointStore } from './local-checkpoint-store.js';
 import { LocalApprovalStore } from './local-approval-store.js';
 import { LocalDeploymentStore } from './local-deployment-store.js';
 import { LocalDriftStore } from './local-drift-store.js';
+import { LocalScheduleStore } from './local-schedule-store.js';
 import { LocalConsoleSessionStore } from './local-console-session-store.js';
 import { LocalAuditStore } from './local-audit-store.js';
 import { LocalHookStore } from './local-hook-store.js';
@@ -67,6 +68,7 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
     deployments: new LocalDeploymentStore(dir),
     drift: new LocalDriftStore(dir),
     approvals: new LocalApprovalStore(dir, outbox),
+    schedules: new LocalScheduleStore(dir),
     close: async () => undefined,
   };
 }

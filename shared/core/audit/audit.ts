@@ -68,7 +68,10 @@ export type AuditEvent =
   | 'plan.uploaded'
   | 'plan.approved'
   | 'plan.rejected'
-  | 'plan.refused';
+  | 'plan.refused'
+  | 'deployment.schedule-created'
+  | 'deployment.schedule-changed'
+  | 'deployment.schedule-deleted';
 
 /** Events that record a refusal itself: the only entries a refused request leaves (all else changes nothing). */
 export const REFUSAL_EVENTS: readonly string[] = ['auth.failed', 'authz.denied', 'plan.refused'];

@@ -6,6 +6,7 @@ import { createAuditService } from '../audit/audit.js';
 import { createConsoleService } from '../console/index.js';
 import { createDeploymentService } from '../deployments/deployment-service.js';
 import { createDriftService } from '../drift/drift-service.js';
+import { createScheduleService } from '../schedules/schedule-service.js';
 import { createEnvironmentService } from '../environments/environment-service.js';
 import { createHookService } from '../hooks/hook-service.js';
 import { createIdentityService } from '../identity/identity-service.js';
@@ -42,5 +43,6 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     deployments: auditingDenials(deps, createDeploymentService(deps)),
     drift: auditingDenials(deps, createDriftService(deps)),
     approvals: auditingDenials(deps, createApprovalService(deps)),
+    schedules: auditingDenials(deps, createScheduleService(deps)),
   };
 }

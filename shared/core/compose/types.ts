@@ -4,6 +4,7 @@ import type { AuditService } from '../audit/index.js';
 import type { ConsoleService } from '../console/index.js';
 import type { DeploymentService } from '../deployments/index.js';
 import type { DriftService } from '../drift/index.js';
+import type { ScheduleService } from '../schedules/index.js';
 import type { EnvironmentService } from '../environments/index.js';
 import type { HookService } from '../hooks/index.js';
 import type { IdentityService } from '../identity/index.js';
@@ -43,4 +44,5 @@ export interface Services {
   deployments: DeploymentService;
   drift: DriftService;
   approvals: ApprovalService;
+  schedules: ScheduleService;
 }

@@ -1,26 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../errors.js';
 import { formatStackRef, type StackRef } from '../names.js';
-import type { DeploymentOperation, DeploymentRun, DeploymentSettingsRecord } from '../../ports/deployment-store.js';
+import type { DeploymentRun, DeploymentSettingsRecord } from '../../ports/deployment-store.js';
 import type { StackRecord } from '../../ports/stack-store.js';
 import { audited } from '../audit/audit.js';
 import { loadStack } from '../kernel/authorization.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import type { Principal } from '../kernel/principal.js';
-import { gitSource, mergeSettings, sealSettings, validateSettings } from './settings.js';
+import { deploymentOperation, queueRun, type CreateRunRequest } from './run-queue.js';
+import { mergeSettings, sealSettings, validateSettings } from './settings.js';
 import { isFinished, logsView, runView, type DeploymentLogsView, type DeploymentRunView } from './views.js';
-
-/** Pulumi's operations, in `apitype.ParsePulumiOperation`'s words. */
-export const DEPLOYMENT_OPERATIONS: readonly DeploymentOperation[] = ['update', 'preview', 'destroy', 'refresh', 'detect-drift', 'remediate-drift'];
-
-/** Pulumi's `CreateDeploymentRequest` (`inheritSettings` defaults to true, as on Pulumi Cloud's current routes). */
-export interface CreateRunRequest {
-  operation: string;
-  inheritSettings?: boolean;
-  executorContext?: Record<string, unknown>;
-  sourceContext?: Record<string, unknown>;
-  operationContext?: Record<string, unknown>;
-}
 
 /** Deployment settings and runs of a stack (docs/deployments.md). */
 export interface DeploymentService {
@@ -42,7 +30,6 @@ export interface DeploymentService {
 }
 
 const MAX_LIST = 100;
-const VERSION_RETRIES = 8;
 const RUN_ID = /^[0-9a-f-]{36}$/;
 
 export function createDeploymentService(deps: ServiceDeps): DeploymentService {
@@ -52,36 +39,6 @@ export function createDeploymentService(deps: ServiceDeps): DeploymentService {
     const run = RUN_ID.test(id) ? await store().getRun(stack.id, id) : undefined;
     if (!run) throw new NotFoundError(`Deployment '${id.slice(0, 64)}' not found: list the stack's deployments with 'stackyard deployment ls'.`);
     return run;
-  }
-
-  async function queue(stack: StackRecord, principal: Principal, operation: DeploymentOperation, settings: Record<string, unknown>, initiator: string) {
-    for (let attempt = 0; ; attempt++) {
-      const latest = (await store().listRuns(stack.id, 1))[0];
-      const now = deps.now();
-      const run: DeploymentRun = {
-        id: randomUUID(),
-        stackId: stack.id,
-        org: stack.org,
-        project: stack.project,
-        stack: stack.stack,
-        version: (latest?.version ?? 0) + 1,
-        operation,
-        status: 'not-started',
-        requestedBy: principal.login,
-        initiator,
-        settings,
-        created: now,
-        modified: now,
-        revision: 1,
-        updates: [],
-      };
-      try {
-        await store().createRun(run);
-        return run;
-      } catch (error) {
-        if (!(error instanceof ConflictError) || attempt >= VERSION_RETRIES) throw error;
-      }
-    }
   }
 
   return {
@@ -125,29 +82,14 @@ export function createDeploymentService(deps: ServiceDeps): DeploymentService {
     },
 
     async createRun(principal, ref, request, initiator) {
-      const operation = DEPLOYMENT_OPERATIONS.find((op) => op === request.operation);
-      if (!operation) {
-        throw new InvalidInputError(`Unknown operation '${String(request.operation).slice(0, 40)}': expected one of ${DEPLOYMENT_OPERATIONS.join(', ')}.`);
-      }
+      const operation = deploymentOperation(request);
       const stack = await loadStack(deps, principal, ref, 'update');
-      const inherited = request.inheritSettings === false ? {} : ((await store().getSettings(stack.id))?.settings ?? {});
-      const own: Record<string, unknown> = {};
-      for (const key of ['executorContext', 'sourceContext', 'operationContext'] as const) if (request[key] !== undefined) own[key] = request[key];
-      const merged = mergeSettings(inherited, own);
-      validateSettings(merged);
-      if (!gitSource(merged)) {
-        throw new InvalidInputError(
-          `The stack ${formatStackRef(stack)} has no source to deploy: set sourceContext.git.repoUrl with ` +
-            `'stackyard deployment settings configure' (or POST …/deployments/settings), or pass a source with the run.`,
-        );
-      }
-      const settings = await sealSettings(deps.keys, stack, merged);
       const target = formatStackRef(stack);
       const run = await audited(
         deps,
         principal,
         { org: stack.org, event: 'deployment.queued', target, description: `queued a ${operation} deployment of ${target} (${initiator})` },
-        () => queue(stack, principal, operation, settings, initiator),
+        () => queueRun(deps, stack, request, principal.login, initiator),
       );
       return { id: run.id, consoleUrl: `/${stack.org}/${stack.project}/${stack.stack}/deployments/${run.version}`, version: run.version };
     },

@@ -1,2 +1,3 @@
-export { createDeploymentService, DEPLOYMENT_OPERATIONS, type CreateRunRequest, type DeploymentService } from './deployment-service.js';
+export { createDeploymentService, type DeploymentService } from './deployment-service.js';
+export { DEPLOYMENT_OPERATIONS, type CreateRunRequest } from './run-queue.js';
 export type { DeploymentLogsView, DeploymentRunView, RunUserView } from './views.js';

@@ -4,6 +4,7 @@ import { checkpointStoreContract } from './checkpoint-store.contract.js';
 import { consoleSessionStoreContract } from './console-session-store.contract.js';
 import { deploymentStoreContract } from './deployment-store.contract.js';
 import { driftStoreContract } from './drift-store.contract.js';
+import { scheduleStoreContract } from './schedule-store.contract.js';
 import { environmentStoreContract } from './environment-store.contract.js';
 import { hookStoreContract } from './hook-store.contract.js';
 import { identityStoreContract } from './identity-store.contract.js';
@@ -26,6 +27,7 @@ export {
   identityStoreContract,
   keyServiceContract,
   leaseStoreContract,
+  scheduleStoreContract,
   stackStoreContract,
   updateStoreContract,
 };
@@ -45,4 +47,5 @@ export function runStorageContracts(adapterName: string, setup: ContractSetup): 
   deploymentStoreContract(adapterName, setup);
   driftStoreContract(adapterName, setup);
   approvalStoreContract(adapterName, setup);
+  scheduleStoreContract(adapterName, setup);
 }

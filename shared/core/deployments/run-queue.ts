@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import { ConflictError, InvalidInputError } from '../errors.js';
+import { formatStackRef } from '../names.js';
+import type { DeploymentOperation, DeploymentRun } from '../../ports/deployment-store.js';
+import type { StackRecord } from '../../ports/stack-store.js';
+import type { ServiceDeps } from '../kernel/deps.js';
+import { gitSource, mergeSettings, sealSettings, validateSettings } from './settings.js';
+
+/** Pulumi's operations, in `apitype.ParsePulumiOperation`'s words. */
+export const DEPLOYMENT_OPERATIONS: readonly DeploymentOperation[] = ['update', 'preview', 'destroy', 'refresh', 'detect-drift', 'remediate-drift'];
+
+/** Pulumi's `CreateDeploymentRequest` (`inheritSettings` defaults to true, as on Pulumi Cloud's current routes). */
+export interface CreateRunRequest {
+  operation: string;
+  inheritSettings?: boolean;
+  executorContext?: Record<string, unknown>;
+  sourceContext?: Record<string, unknown>;
+  operationContext?: Record<string, unknown>;
+}
+
+const VERSION_RETRIES = 8;
+
+/** The operation a request names, or an `InvalidInputError` listing Pulumi's. */
+export function deploymentOperation(request: Pick<CreateRunRequest, 'operation'>): DeploymentOperation {
+  const operation = DEPLOYMENT_OPERATIONS.find((op) => op === request.operation);
+  if (!operation) {
+    throw new InvalidInputError(`Unknown operation '${String(request.operation).slice(0, 40)}': expected one of ${DEPLOYMENT_OPERATIONS.join(', ')}.`);
+  }
+  return operation;
+}
+
+/**
+ * Queues a run of `stack` (the caller has checked who may): the stack's settings merged with the request's own,
+ * checked, secrets sealed, with the next version of the stack's runs. Used by `createRun` and by the scheduler.
+ */
+export async function queueRun(deps: ServiceDeps, stack: StackRecord, request: CreateRunRequest, requestedBy: string, initiator: string): Promise<DeploymentRun> {
+  const operation = deploymentOperation(request);
+  const store = deps.storage.deployments;
+  const inherited = request.inheritSettings === false ? {} : ((await store.getSettings(stack.id))?.settings ?? {});
+  const own: Record<string, unknown> = {};
+  for (const key of ['executorContext', 'sourceContext', 'operationContext'] as const) if (request[key] !== undefined) own[key] = request[key];
+  const merged = mergeSettings(inherited, own);
+  validateSettings(merged);
+  if (!gitSource(merged)) {
+    throw new InvalidInputError(
+      `The stack ${formatStackRef(stack)} has no source to deploy: set sourceContext.git.repoUrl with ` +
+        `'stackyard deployment settings configure' (or POST …/deployments/settings), or pass a source with the run.`,
+    );
+  }
+  const settings = await sealSettings(deps.keys, stack, merged);
+  for (let attempt = 0; ; attempt++) {
+    const latest = (await store.listRuns(stack.id, 1))[0];
+    const now = deps.now();
+    const run: DeploymentRun = {
+      id: randomUUID(),
+      stackId: stack.id,
+      org: stack.org,
+      project: stack.project,
+      stack: stack.stack,
+      version: (latest?.version ?? 0) + 1,
+      operation,
+      status: 'not-started',
+      requestedBy,
+      initiator,
+      settings,
+      created: now,
+      modified: now,
+      revision: 1,
+      updates: [],
+    };
+    try {
+      await store.createRun(run);
+      return run;
+    } catch (error) {
+      if (!(error instanceof ConflictError) || attempt >= VERSION_RETRIES) throw error;
+    }
+  }
+}
