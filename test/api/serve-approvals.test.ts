@@ -210,6 +210,7 @@ describe.each(['local', 'aws'] as const)('approvals through `stackyard serve` (%
       refused((await start('update', false, { id: changed, programDigest: DIGEST })).response, 409, 'plan_program_changed');
       const moved = await start('refresh', false);
       await complete(moved.updateId, ok(moved.response).token);
+      expect(ok(await call('vic', 'GET', `${path}/plans`)).plans.find((listed: { id: string }) => listed.id === stale)).toMatchObject({ status: 'void' });
       const message = refused((await start('update', false, { id: stale, programDigest: DIGEST })).response, 409, 'plan_stale');
 
       expect(await planStatus(changed)).toMatchObject({ status: 'void', voidReason: 'the program changed since the plan was made' });

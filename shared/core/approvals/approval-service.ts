@@ -172,14 +172,14 @@ export function createApprovalService(deps: ServiceDeps): ApprovalService {
 
     async listPlans(principal, ref) {
       const stack = await loadStack(deps, principal, ref, 'read-approvals');
-      return (await store().listPlans(stack.id, MAX_LIST)).map(planView);
+      return (await store().listPlans(stack.id, MAX_LIST)).map((plan) => planView(plan, stack.version));
     },
 
     async getPlan(principal, ref, id) {
       const stack = await loadStack(deps, principal, ref, 'read-approvals');
       const plan = await findPlan(stack, id);
       const document = JSON.parse(Buffer.from(await deps.storage.checkpoints.get(planObject(stack.id, plan.id))).toString('utf8')) as unknown;
-      return { ...planView(plan), plan: document, operations: readPlanUpload(document).operations };
+      return { ...planView(plan, stack.version), plan: document, operations: readPlanUpload(document).operations };
     },
 
     approve: (principal, ref, id, comment) => judge(principal, ref, id, comment, true),

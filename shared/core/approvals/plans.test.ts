@@ -81,6 +81,12 @@ describe('approving and rejecting', () => {
     expect(() => rejectPlan(plan(), 'alice', T0 + 2)).toThrow(PlanAuthorError);
   });
 
+  it('shows a pending or approved plan the stack moved on from as void', () => {
+    expect(planView(plan(), 5)).toMatchObject({ status: 'void', voidReason: expect.stringMatching(/made at version 4; the stack is at version 5/) });
+    expect(planView(plan(), 4).status).toBe('pending');
+    expect(planView(plan({ status: 'applied' }), 5).status).toBe('applied');
+  });
+
   it('shows times as ISO strings', () => {
     const view = planView(approvePlan(plan(), 'bob', T0));
 

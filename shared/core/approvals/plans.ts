@@ -176,8 +176,13 @@ function verdictView(entry: PlanVerdict): PlanVerdictView {
   return { user: entry.user, at: new Date(entry.at).toISOString(), ...(entry.comment !== undefined ? { comment: entry.comment } : {}) };
 }
 
-/** The API's view of a plan record. */
-export function planView(plan: PlanRecord): PlanView {
+/**
+ * The API's view of a plan record. Given the stack's version now, a pending or approved plan the stack has moved on
+ * from shows as `void` already (it is stored so at the next approval or start that names it).
+ */
+export function planView(plan: PlanRecord, stackVersion?: number): PlanView {
+  const stale = stackVersion !== undefined && (plan.status === 'pending' || plan.status === 'approved') ? staleness(plan, stackVersion) : undefined;
+  if (stale) return planView({ ...plan, status: 'void', voidReason: stale });
   return {
     id: plan.id,
     author: plan.author,
