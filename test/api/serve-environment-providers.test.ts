@@ -2,12 +2,13 @@
  * Providers in the environment service, end to end: `stackyard serve` (a real process) signs an ID token as the
  * OIDC issuer, the STS stand-in (another process) fetches serve's discovery document and key set over loopback
  * HTTP, verifies the token and its trust policy and issues credentials, and the Secrets Manager and SSM stand-ins
- * accept only requests SigV4-signed with them. Then the refusals: a role whose trust policy does not match.
+ * accept only requests SigV4-signed with them. Then the refusals: a role whose trust policy does not match. On both
+ * storage modes: on `aws` the issuer's key is sealed by the KMS stand-in and kept in s3rver.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filesContain } from '../support/files-contain.js';
 import { startAwsIdentityStandIn, type AwsIdentityStandIn } from '../support/aws-identity-server.js';
+import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
 import { failed, ok, PulumiWire, type WireResponse } from './pulumi-wire.js';
 import { startServe, type ServeProcess } from './serve-process.js';
 
@@ -50,7 +51,8 @@ function definition(roleArn: string): string {
   ].join('\n');
 }
 
-describe('environment providers through `stackyard serve` and the AWS stand-ins', () => {
+describe.each(['local', 'aws'] as const)('environment providers through `stackyard serve` (%s storage) and the AWS stand-ins', (storage) => {
+  let storageStandIns: AwsStandIns | undefined;
   let aws: AwsIdentityStandIn;
   let serve: ServeProcess;
   let wire: PulumiWire;
@@ -64,8 +66,9 @@ describe('environment providers through `stackyard serve` and the AWS stand-ins'
     });
 
   beforeAll(async () => {
+    if (storage === 'aws') storageStandIns = await startAwsStandIns();
     aws = await startAwsIdentityStandIn({ roles: [], secrets: {}, parameters: {} });
-    serve = await startServe({ storage: 'local', env: { ...aws.env, AWS_REGION: 'us-east-1' } });
+    serve = await startServe({ storage, env: { ...storageStandIns?.env, ...aws.env, AWS_REGION: 'us-east-1' } });
     wire = new PulumiWire(serve.url);
     issuer = ok(await wire.call('GET', '/oidc/.well-known/openid-configuration', { gzip: false })).issuer;
     await aws.configure({
@@ -83,6 +86,7 @@ describe('environment providers through `stackyard serve` and the AWS stand-ins'
     wire?.close();
     await serve?.stop();
     await aws?.stop();
+    await storageStandIns?.stop();
   });
 
   it('publishes its issuer: the discovery document names itself and an EC signing key in its JWKS', async () => {

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { exportJWK, exportPKCS8, generateKeyPair, importPKCS8, SignJWT, type JWK, type JWTPayload } from 'jose';
-import { ConflictError, NotFoundError, UnavailableError } from '../../errors.js';
+import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../../errors.js';
 import type { ServiceDeps } from '../../kernel/deps.js';
 import { dataKeyContext, openSecret, sealSecret } from '../../secrets/secrets-envelope.js';
 
@@ -46,6 +46,11 @@ const loaded = new WeakMap<object, Promise<IssuerKey>>();
 export function issuerUrl(deps: ServiceDeps): string {
   const base = deps.options.serviceUrl?.replace(/\/+$/, '');
   if (!base) throw new UnavailableError('The service has no public URL, so it cannot issue OIDC tokens: set STACKYARD_PUBLIC_URL.');
+  if (!/^https?:\/\//.test(base)) {
+    throw new InvalidInputError(
+      `OIDC tokens need an issuer AWS can reach, and '${base.slice(0, 200)}' is local storage: open the environment through a Stackyard service (stackyard serve with STACKYARD_PUBLIC_URL, or the AWS deployment).`,
+    );
+  }
   return `${base}${ISSUER_PATH}`;
 }
 

@@ -50,6 +50,20 @@ describe('the OIDC issuer', () => {
 });
 
 describe('aws-login', () => {
+  it('refuses OIDC under local storage (login --local), whose issuer AWS cannot reach, and still passes static keys through', async () => {
+    const local = { ...fx.deps, options: { ...fx.deps.options, serviceUrl: 'file:///home/me/.stackyard' } };
+    const yaml = (login: string) => `values:\n  login:\n    fn::open::aws-login:\n      ${login}\n`;
+
+    const oidc = await evalEnvironment('app/dev', yaml('oidc: {roleArn: arn:aws:iam::1:role/r, sessionName: s}'), { providers: environmentProviders(local, 'acme') });
+    const keys = await evalEnvironment('app/dev', yaml('static: {accessKeyId: AKIA1, secretAccessKey: shh}'), { providers: environmentProviders(local, 'acme') });
+
+    expect(oidc.diagnostics.map((d) => d.summary)).toEqual([expect.stringMatching(/^OIDC tokens need an issuer AWS can reach, and 'file:\/\/\/home\/me\/.stackyard' is local storage/)]);
+    expect(keys.diagnostics).toEqual([]);
+    expect(keys.environment!.properties.login).toMatchObject({
+      value: { accessKeyId: { value: 'AKIA1' }, secretAccessKey: { value: 'shh', secret: true }, sessionToken: { value: '', secret: true } },
+    });
+  });
+
   it("gives Pulumi ESC's subject and audience, the bare organization for the default project", () => {
     expect(awsLoginClaims('acme', 'app/dev')).toEqual({ subject: 'pulumi:environments:org:acme:env:app/dev', audience: 'aws:acme' });
     expect(awsLoginClaims('acme', 'default/dev')).toEqual({ subject: 'pulumi:environments:org:acme:env:default/dev', audience: 'acme' });
