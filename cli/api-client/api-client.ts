@@ -22,6 +22,10 @@ export interface ApiCall {
   body?: unknown;
   /** A form-encoded body (`application/x-www-form-urlencoded`) instead of `body`: the OIDC token exchange's. */
   form?: Record<string, string>;
+  /** A text body sent as it is (ESC's YAML definitions) instead of `body`. */
+  text?: { contentType: string; data: string };
+  /** Extra request headers (ESC's `ETag` on a save). */
+  headers?: Record<string, string>;
   /** Send the body gzip-compressed (`Content-Encoding: gzip`), as the Pulumi CLI does for large bodies. */
   gzip?: boolean;
   /** Authenticate with an update's lease token (`update-token …`) instead of the API token. */
@@ -87,12 +91,24 @@ export class ApiClient {
 
   /** Performs the call and returns the decoded JSON body (`undefined` for an empty body). */
   async request<T>(call: ApiCall): Promise<T> {
+    return (await decodeBody(await this.exchange(call))) as T;
+  }
+
+  /** Performs the call and returns the body as text with the response's headers (ESC's YAML definitions and etags). */
+  async requestText(call: ApiCall): Promise<{ text: string; headers: Headers }> {
+    const response = await this.exchange(call);
+    return { text: await response.text(), headers: response.headers };
+  }
+
+  /** Sends the call, retrying what is safe to retry, and returns the first successful response. */
+  private async exchange(call: ApiCall): Promise<Response> {
     const url = this.url(call);
     const headers: Record<string, string> = {
       accept: 'application/vnd.pulumi+9',
       'accept-encoding': 'gzip',
       'content-type': 'application/json',
       'user-agent': `stackyard-cli/1 (${VERSION}; ${process.platform})`,
+      ...call.headers,
     };
     const auth = call.updateToken ? `update-token ${call.updateToken}` : this.token ? `token ${this.token}` : undefined;
     if (auth) headers.authorization = auth;
@@ -100,6 +116,9 @@ export class ApiClient {
     if (call.form !== undefined) {
       body = Buffer.from(new URLSearchParams(call.form).toString(), 'utf8');
       headers['content-type'] = 'application/x-www-form-urlencoded';
+    } else if (call.text !== undefined) {
+      body = Buffer.from(call.text.data, 'utf8');
+      headers['content-type'] = call.text.contentType;
     } else if (call.body !== undefined) {
       body = Buffer.from(JSON.stringify(call.body), 'utf8');
       if (call.gzip) {
@@ -138,7 +157,7 @@ export class ApiClient {
         if (await pause(attempt, `Cannot reach ${this.baseUrl} (${cause})`, undefined)) continue;
         throw new ApiError(0, `cannot reach ${this.baseUrl}: ${cause}`, undefined, call.operation);
       }
-      if (response.status < 400) return (await decodeBody(response)) as T;
+      if (response.status < 400) return response;
       const error = await toApiError(response, call.operation);
       const transient = error.status >= 500 || error.status === 429;
       if (transient && (await pause(attempt, `${this.baseUrl} answered ${error.status} (${error.message})`, retryAfter(response)))) {
@@ -208,17 +227,19 @@ async function toApiError(response: Response, operation: string | undefined): Pr
   let status = response.status;
   let message = text || response.statusText || `HTTP ${response.status}`;
   let code: string | undefined;
+  let diagnostics: unknown[] | undefined;
   try {
-    const parsed = JSON.parse(text) as { code?: unknown; reason?: unknown; message?: unknown };
+    const parsed = JSON.parse(text) as { code?: unknown; reason?: unknown; message?: unknown; diagnostics?: unknown };
     if (parsed !== null && typeof parsed === 'object') {
       if (typeof parsed.code === 'number' && parsed.code > 0) status = parsed.code;
       if (typeof parsed.code === 'string' && parsed.code !== '') code = parsed.code;
       // The service answers a refusal's name in `reason` beside the numeric code (APPROVALS-API.md).
       if (typeof parsed.reason === 'string' && parsed.reason !== '') code = parsed.reason;
       if (typeof parsed.message === 'string' && parsed.message !== '') message = parsed.message;
+      if (Array.isArray(parsed.diagnostics)) diagnostics = parsed.diagnostics;
     }
   } catch {
     // Not JSON: keep the HTTP status and the raw text.
   }
-  return new ApiError(status, message, requestId, operation, code);
+  return new ApiError(status, message, requestId, operation, code, diagnostics);
 }

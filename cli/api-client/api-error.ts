@@ -12,6 +12,8 @@ export class ApiError extends Error {
     readonly operation?: string,
     /** The body's `code` when it is a name rather than a status (`approval_required`, `plan_stale`, …). */
     readonly code?: string,
+    /** ESC's diagnostics, when the service refused a definition with errors (400). */
+    readonly diagnostics?: unknown[],
   ) {
     super(message);
     this.name = 'ApiError';

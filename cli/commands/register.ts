@@ -8,6 +8,7 @@ import { UserError } from '../output/errors.js';
 import { ENGINE_COMMAND_DESCRIPTIONS, ENGINE_COMMANDS, declareEngineCommand } from './engine-command.js';
 import { registerAccountGrammar } from './grammar/account-grammar.js';
 import { registerConfigGrammar } from './grammar/config-grammar.js';
+import { registerEnvironmentsGrammar } from './grammar/environments-grammar.js';
 import { registerImportGrammar } from './grammar/import-grammar.js';
 import { registerOrganizationGrammar } from './grammar/organization-grammar.js';
 import { registerPlanGrammar } from './grammar/plan-grammar.js';
@@ -43,6 +44,7 @@ export function registerCommands(program: Command): void {
   registerStackGrammar(program);
   registerProjectGrammar(program);
   registerConfigGrammar(program);
+  registerEnvironmentsGrammar(program);
   registerStateGrammar(program);
   registerOrganizationGrammar(program);
   registerPluginAndHookGrammar(program);

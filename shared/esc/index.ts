@@ -36,4 +36,4 @@ export type {
 } from './eval/types.js';
 export { environmentVariables, files, pulumiConfig } from './projections.js';
 export type { JSONSchema } from './schema/schema.js';
-export { escValue, makeSecret, toEscString, toJSON, type EscValue, type JsonValue } from './value.js';
+export { escValue, goJSONString, goQuote, makeSecret, toEscString, toJSON, type EscValue, type JsonValue } from './value.js';

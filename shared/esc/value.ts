@@ -114,6 +114,7 @@ export function goMarshalJSON(v: JsonValue): string {
   return JSON.stringify(v);
 }
 
-function goJSONString(s: string): string {
+/** A string as Go's encoding/json writes it (HTML characters and U+2028/U+2029 escaped). */
+export function goJSONString(s: string): string {
   return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -37,4 +37,13 @@ describe('pulumi/esc crypt cases', () => {
     expect(await encryptSecrets(malformed, broken)).toBe(malformed);
     expect(await decryptSecrets(outside, broken)).toBe(outside);
   });
+
+  it('decrypts the sealed secrets of a definition that also holds one still in plaintext (env set --secret), keeping that one', async () => {
+    const sealed = await encryptSecrets('values:\n  old:\n    fn::secret: first\n', rot128);
+    const mixed = `${sealed}  new:\n    fn::secret: second\n`;
+
+    const decrypted = await decryptSecrets(mixed, rot128);
+
+    expect(decrypted).toBe('values:\n  old:\n    fn::secret: first\n  new:\n    fn::secret: second\n');
+  });
 });

@@ -73,10 +73,12 @@ export async function decryptSecrets(yamlText: string, decrypt: Decrypt): Promis
   const doc = parseStrict(yamlText);
   const values = isMap(doc.contents) ? doc.contents.get('values', true) : undefined;
   for (const site of secretSites(values, [])) {
-    const sealed = decodeCiphertext(site.ciphertext!.value as string);
+    // A secret still in plaintext (one just added to a sealed definition) is left as it is.
+    if (!site.ciphertext) continue;
+    const sealed = decodeCiphertext(site.ciphertext.value as string);
     if (typeof sealed === 'string') throw new Error(`invalid ciphertext: ${sealed}`);
     const plaintext = new Scalar(new TextDecoder().decode(await decrypt(sealed)));
-    plaintext.comment = site.ciphertext!.comment;
+    plaintext.comment = site.ciphertext.comment;
     site.pair.value = plaintext as YamlNode;
   }
   return render(doc);

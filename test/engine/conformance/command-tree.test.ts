@@ -31,9 +31,10 @@ const STACK_GRAPH = 'test/cli/stack-graph.test.ts';
 const NEW = 'test/cli/new-command.test.ts';
 const WATCH = 'test/cli/watch.test.ts';
 const IMPORT = 'test/cli/import-command.test.ts';
+const ENV_COMMANDS = 'test/cli/env-commands.test.ts';
 
 /** The commands whose implemented flags must each name the test that exercises them. */
-const AUDITED = /^(preview|up|refresh|destroy|import|stack|config|state|login|version|logs|convert|new|watch|gen-completion)( |$)|^org( get-default| set-default)?$/;
+const AUDITED = /^(preview|up|refresh|destroy|import|stack|config|state|login|version|logs|convert|new|watch|gen-completion|env)( |$)|^org( get-default| set-default)?$/;
 
 /** Implemented flag → the test file exercising it (`<command path> <flag>` for one command, or the flag for all). */
 const EXERCISED: Record<string, string> = {
@@ -180,6 +181,53 @@ const EXERCISED: Record<string, string> = {
   'logs --follow': COMMAND_GRAMMAR,
   'logs --since': COMMAND_GRAMMAR,
   'logs --resource': COMMAND_GRAMMAR,
+  // env (ESC's grammar)
+  'env init --env': ENV_COMMANDS,
+  'env init --file': ENV_COMMANDS,
+  'env ls --organization': ENV_COMMANDS,
+  'env ls --project': ENV_COMMANDS,
+  'env ls --output': ENV_COMMANDS,
+  'env rm --env': ENV_COMMANDS,
+  'env rm --yes': ENV_COMMANDS,
+  'env clone --env': ENV_COMMANDS,
+  'env clone --preserve-history': ENV_COMMANDS,
+  'env clone --preserve-access': ENV_COMMANDS,
+  'env clone --preserve-rev-tags': ENV_COMMANDS,
+  'env get --env': ENV_COMMANDS,
+  'env get --definition': ENV_COMMANDS,
+  'env get --value': ENV_COMMANDS,
+  'env get --show-secrets': ENV_COMMANDS,
+  'env diff --env': ENV_COMMANDS,
+  'env diff --format': ENV_COMMANDS,
+  'env diff --show-secrets': ENV_COMMANDS,
+  'env diff --path': ENV_COMMANDS,
+  'env set --env': ENV_COMMANDS,
+  'env set --secret': ENV_COMMANDS,
+  'env set --plaintext': ENV_COMMANDS,
+  'env set --string': ENV_COMMANDS,
+  'env set --file': ENV_COMMANDS,
+  'env edit --env': ENV_COMMANDS,
+  'env edit --editor': ENV_COMMANDS,
+  'env edit --file': ENV_COMMANDS,
+  'env edit --show-secrets': ENV_COMMANDS,
+  'env open --env': ENV_COMMANDS,
+  'env open --lifetime': ENV_COMMANDS,
+  'env open --format': ENV_COMMANDS,
+  'env run --env': ENV_COMMANDS,
+  'env run --interactive': ENV_COMMANDS,
+  'env run --lifetime': ENV_COMMANDS,
+  'env version --env': ENV_COMMANDS,
+  'env version --utc': ENV_COMMANDS,
+  'env version history --env': ENV_COMMANDS,
+  'env version history --utc': ENV_COMMANDS,
+  'env version history --output': ENV_COMMANDS,
+  'env version rollback --env': ENV_COMMANDS,
+  'env version tag --env': ENV_COMMANDS,
+  'env version tag --utc': ENV_COMMANDS,
+  'env version tag ls --env': ENV_COMMANDS,
+  'env version tag ls --utc': ENV_COMMANDS,
+  'env version tag ls --output': ENV_COMMANDS,
+  'env version tag rm --env': ENV_COMMANDS,
   // login
   'login --local': LOCAL_BACKEND,
   'login --default-org': 'test/cli/org-default.test.ts',
