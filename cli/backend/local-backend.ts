@@ -10,7 +10,7 @@ import { serviceDeps } from '../../shared/core/compose/service-deps.js';
 import { localApprovalsBackend, type ApprovalsBackend } from './approvals-backend.js';
 import { localAccessBackend, type AccessBackend } from './access-backend.js';
 import { localStateDiffBackend, type StateDiffBackend } from './state-diff-backend.js';
-import { localEnvironmentsBackend, type EnvironmentsBackend } from './environments-backend.js';
+import { lazyEnvironmentsBackend, type EnvironmentsBackend } from './environments-backend.js';
 import { localHooksBackend, type HooksBackend } from './hooks-backend.js';
 import { localIdentityBackend, type IdentityBackend } from './identity-backend.js';
 import { localPolicyBackend, type PolicyBackend } from './policy-backend.js';
@@ -74,7 +74,7 @@ export class LocalBackend implements Backend {
   }
 
   environments(): EnvironmentsBackend {
-    return localEnvironmentsBackend(this.services, PRINCIPAL);
+    return lazyEnvironmentsBackend(async () => (await import('./environments-local.js')).localEnvironmentsBackend(this.services, PRINCIPAL));
   }
 
   approvals(): ApprovalsBackend {
