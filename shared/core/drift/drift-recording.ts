@@ -12,7 +12,8 @@ export function isDriftDetection(update: Pick<UpdateRecord, 'kind' | 'dryRun'>):
 }
 
 /**
- * Records the drift run of a preview of a refresh that ends with `status`, from the engine events it sent, and
+ * Records the drift run of a preview of a refresh that ends with `status`, from the engine events it sent (naming the
+ * deployment run that made it, when one did), and
  * returns the `drift_detected` event to raise with the write that ends it (none when nothing drifted). Recording
  * is idempotent (the run's id is the update's), so a retried completion records nothing new.
  */
@@ -23,6 +24,7 @@ export async function recordDriftRun(
   status: DriftRunRecord['status'],
   events: readonly unknown[],
   resourceChanges: Record<string, number>,
+  deployment?: { id: string; version: number },
 ): Promise<OutboxEvent[]> {
   const resources = driftedResources(events);
   const run: DriftRunRecord = {
@@ -36,6 +38,7 @@ export async function recordDriftRun(
     resourceChanges,
     resources,
     requestedBy: update.requestedBy,
+    ...(deployment ? { deploymentId: deployment.id, deploymentVersion: deployment.version } : {}),
   };
   await deps.storage.drift.recordRun(run);
   if (!run.driftDetected || status !== 'succeeded') return [];

@@ -13,6 +13,7 @@ import type { Principal, RequestInfo } from '../kernel/principal.js';
 import type { UpdateRecord } from '../../ports/update-store.js';
 import { isDriftDetection, recordDriftRun } from '../drift/drift-recording.js';
 import { recordedEvents } from './recorded-changes.js';
+import { DEPLOYMENT_ID_KEY } from './run-updates.js';
 import { changeUpdate, isTerminal, readSummary, settle, updateOf } from './update-records.js';
 import { leaseTokenId, sameHash, sha256Hex, tokenRef } from './update-token.js';
 
@@ -95,5 +96,8 @@ export async function cancelUpdate(deps: ServiceDeps, principal: Principal, ref:
 async function recordDrift(deps: ServiceDeps, stack: Parameters<typeof recordDriftRun>[1], update: UpdateRecord, status: 'succeeded' | 'failed' | 'cancelled') {
   const events = (await recordedEvents(deps, stack.id, update.id)) ?? [];
   const changes = (await readSummary(deps, stack.id, update.id)) ?? {};
-  return recordDriftRun(deps, stack, update, status, events, changes);
+  // A `detect-drift` run's preview names its run (run-updates.ts); a user's has no such key.
+  const runId = update.environment?.[DEPLOYMENT_ID_KEY];
+  const run = runId ? await deps.storage.deployments.getRun(stack.id, runId) : undefined;
+  return recordDriftRun(deps, stack, update, status, events, changes, run ? { id: run.id, version: run.version } : undefined);
 }
