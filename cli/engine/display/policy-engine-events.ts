@@ -1,7 +1,7 @@
 /**
  * Policy events as the `pulumi` CLI sends them to the service (`apitype.PolicyEvent`, `PolicyRemediationEvent`,
  * `PolicyAnalyzeSummaryEvent`, `PolicyRemediateSummaryEvent`, `PolicyAnalyzeStackSummaryEvent`; Pulumi's
- * `ConvertEngineEvent`): the version tag repeats the version, remediation states have their secrets masked.
+ * `ConvertEngineEvent`, and the empty `PolicyLoadEvent`): the version tag repeats the version, remediation states have their secrets masked.
  */
 import type { PropertyMap, PropertyValue } from '../resource/properties.js';
 import type { PolicyEvent, PolicyPackRun } from './policy-events.js';
@@ -12,10 +12,12 @@ export type PolicyEventPayload =
   | { policyRemediationEvent: Record<string, unknown> }
   | { policyAnalyzeSummaryEvent: Record<string, unknown> }
   | { policyRemediateSummaryEvent: Record<string, unknown> }
-  | { policyAnalyzeStackSummaryEvent: Record<string, unknown> };
+  | { policyAnalyzeStackSummaryEvent: Record<string, unknown> }
+  | { policyLoadEvent: Record<string, never> };
 
 /** Maps a policy event to its `EngineEvent` payload; `mask` hides secret values. */
 export function policyEventPayload(e: PolicyEvent, mask: (v: PropertyValue) => unknown): PolicyEventPayload {
+  if (e.kind === 'load') return { policyLoadEvent: {} };
   const pack = { policyPackName: e.policyPackName, policyPackVersion: e.policyPackVersion, policyPackVersionTag: e.policyPackVersion };
   const masked = (m: PropertyMap) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, mask(v)]));
   switch (e.kind) {

@@ -39,8 +39,13 @@ export interface PolicySummary extends PolicyPackRef {
   failed: string[];
 }
 
+/** A pack starts loading (Pulumi's `PolicyLoadEvent`, one per pack, required ones and `--policy-pack` ones). */
+export interface PolicyLoad {
+  kind: 'load';
+}
+
 /** One policy event. */
-export type PolicyEvent = PolicyViolation | PolicyRemediationApplied | PolicySummary;
+export type PolicyEvent = PolicyViolation | PolicyRemediationApplied | PolicySummary | PolicyLoad;
 
 /** A pack that ran: its name for events (Pulumi's `name|local|path`) and version, for the summary's `PolicyPacks`. */
 export interface PolicyPackRun {

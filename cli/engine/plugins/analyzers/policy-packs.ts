@@ -67,7 +67,13 @@ export class PolicyPacks {
     const files = specs.map((s): Record<string, GivenPolicyConfig> | undefined =>
       'required' in s ? parsePolicyConfigFromApi(s.required.config, s.required.name) : s.configFile ? loadPolicyConfigFile(s.configFile) : undefined,
     );
-    const settled = await Promise.allSettled(specs.map((s) => launchPack(s.path, o)));
+    // one load event per pack as it starts loading, as Pulumi's loadPolicyPlugins emits them
+    const settled = await Promise.allSettled(
+      specs.map((s) => {
+        o.events.policy?.({ kind: 'load' });
+        return launchPack(s.path, o);
+      }),
+    );
     const started = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     const closeAll = () => Promise.all(started.map((c) => c.close()));
