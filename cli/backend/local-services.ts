@@ -32,5 +32,6 @@ export function localServices(deps: ServiceDeps): LocalServices {
     drift: once(async () => (await import('../../shared/core/drift/drift-service.js')).createDriftService(deps)),
     approvals: once(async () => (await import('../../shared/core/approvals/approval-service.js')).createApprovalService(deps)),
     schedules: once(async () => (await import('../../shared/core/schedules/schedule-service.js')).createScheduleService(deps)),
+    policies: once(async () => (await import('../../shared/core/policy/policy-service.js')).createPolicyService(deps)),
   };
 }

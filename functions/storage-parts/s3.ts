@@ -1,9 +1,10 @@
 import { createS3Client } from '../../shared/adapters/aws/clients.js';
 import { S3CheckpointStore } from '../../shared/adapters/aws/s3-checkpoint-store.js';
+import { S3PolicyPackageStore } from '../../shared/adapters/aws/s3-policy-package-store.js';
 import type { StorageParts } from '../lambda-storage.js';
 
-/** Checkpoints, journals, event logs and exports in S3 (STACKYARD_BUCKET). */
+/** Checkpoints, journals, event logs, exports and policy pack tarballs in S3 (STACKYARD_BUCKET). */
 export const s3Parts: StorageParts = (options, _now, instrument) => {
   const s3 = instrument(createS3Client());
-  return { parts: { checkpoints: new S3CheckpointStore(s3, options.bucket) }, destroy: () => s3.destroy() };
+  return { parts: { checkpoints: new S3CheckpointStore(s3, options.bucket), policyPackages: new S3PolicyPackageStore(s3, options.bucket) }, destroy: () => s3.destroy() };
 };

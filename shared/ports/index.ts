@@ -12,6 +12,7 @@ export type * from './deployment-store.js';
 export type * from './drift-store.js';
 export type * from './approval-store.js';
 export type * from './schedule-store.js';
+export type * from './policy-store.js';
 export { INFLATE_CHUNK_BYTES, MAX_OBJECT_BYTES } from './checkpoint-store.js';
 export { ORG_ROLES, tokenOwnerKey } from './identity-store.js';
 export { environmentObjectScope } from './environment-store.js';
@@ -23,6 +24,7 @@ import type { AuditStore } from './audit-store.js';
 import type { DeploymentStore } from './deployment-store.js';
 import type { DriftStore } from './drift-store.js';
 import type { ScheduleStore } from './schedule-store.js';
+import type { PolicyPackageStore, PolicyStore } from './policy-store.js';
 import type { EnvironmentStore } from './environment-store.js';
 import type { HookStore } from './hook-store.js';
 import type { IdentityStore } from './identity-store.js';
@@ -53,6 +55,10 @@ export interface Storage {
   approvals: ApprovalStore;
   /** Scheduled deployments: cron or one-time, raw, drift detection and TTL. */
   schedules: ScheduleStore;
+  /** Policy pack versions and policy groups. */
+  policies: PolicyStore;
+  /** Policy pack tarballs. */
+  policyPackages: PolicyPackageStore;
   /** Releases clients, timers and file handles. */
   close(): Promise<void>;
 }

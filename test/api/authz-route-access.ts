@@ -18,7 +18,9 @@ export type Access =
   /** `POST /api/oauth/token`: unauthenticated by design (the ID token in the body is the credential). */
   | { oidcExchange: true }
   /** The OIDC issuer's discovery document and keys: public by design, for relying parties such as AWS STS. */
-  | { public: true };
+  | { public: true }
+  /** A policy pack upload: the one-time ticket header is the credential, never an API token. */
+  | { uploadTicket: true };
 
 export const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
 export const UPDATE = `${STACK}/update/{updateId}`;
@@ -191,6 +193,21 @@ export const ROUTE_ACCESS: Record<string, Access> = {
   [`GET ${PREVIEW}/{orgName}`]: { project: true },
   [`POST ${PREVIEW}/{orgName}/{envName}`]: { org: 'create-environment' },
   [`POST ${PREVIEW}/{orgName}/yaml/check`]: { project: true },
+  [`POST ${ORG}/policypacks`]: { org: 'manage-policies' },
+  [`GET ${ORG}/policypacks`]: { org: 'read-policies' },
+  [`DELETE ${ORG}/policypacks/{policyPackName}`]: { org: 'manage-policies' },
+  [`GET ${ORG}/policypacks/{policyPackName}/versions/{versionTag}`]: { org: 'read-policies' },
+  [`DELETE ${ORG}/policypacks/{policyPackName}/versions/{versionTag}`]: { org: 'manage-policies' },
+  [`PUT ${ORG}/policypacks/{policyPackName}/versions/{versionTag}/upload`]: { uploadTicket: true },
+  [`POST ${ORG}/policypacks/{policyPackName}/versions/{versionTag}/complete`]: { org: 'manage-policies' },
+  [`GET ${ORG}/policypacks/{policyPackName}/versions/{versionTag}/schema`]: { org: 'read-policies' },
+  [`GET ${ORG}/policypacks/{policyPackName}/versions/{versionTag}/download`]: { org: 'read-policies' },
+  [`GET ${STACK}/policypacks`]: { stack: 'view' },
+  [`GET ${ORG}/policygroups`]: { org: 'read-policies' },
+  [`POST ${ORG}/policygroups`]: { org: 'manage-policies' },
+  [`GET ${ORG}/policygroups/{policyGroup}`]: { org: 'read-policies' },
+  [`PATCH ${ORG}/policygroups/{policyGroup}`]: { org: 'manage-policies' },
+  [`DELETE ${ORG}/policygroups/{policyGroup}`]: { org: 'manage-policies' },
   ...environmentAccess(`${ESC}/{orgName}/{projectName}/{envName}`),
   ...environmentAccess(`${PREVIEW}/{orgName}/{envName}`),
 };

@@ -8,6 +8,7 @@ import {
   type StackPermission,
 } from '../../shared/core/kernel/permissions.js';
 import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
+import { npmPack, PUBLISHED_PACK_POLICIES } from '../support/policy-pack-tarball.js';
 import { ORG, ROUTE_ACCESS, STACK, type Access } from './authz-route-access.js';
 import { failed, ok, PulumiWire, type Auth } from './pulumi-wire.js';
 import { startServe, type ServeProcess } from './serve-process.js';
@@ -43,7 +44,7 @@ const ENVIRONMENT_RANK = { read: 1, open: 2, write: 3, admin: 4 } as const;
 function expected(access: Access, caller: Caller): 'allowed' | number {
   if ('any' in access) return 'allowed';
   if ('public' in access) return 'allowed';
-  if ('oidcExchange' in access) return 401;
+  if ('oidcExchange' in access || 'uploadTicket' in access) return 401;
   if ('siteAdmin' in access) return 403;
   if ('personalTokens' in access) {
     // The matrix acts on alice's tokens (?login=alice): alice herself, or a site administrator.
@@ -63,12 +64,15 @@ function expected(access: Access, caller: Caller): 'allowed' | number {
   if ('org' in access) {
     if (caller.kind === 'outsider') return 404;
     if (caller.kind === 'team' || caller.kind === 'organization') {
-      return access.org === 'create-stack' || access.org === 'list-stacks' || access.org === 'create-environment' ? 'allowed' : 403;
+      return access.org === 'create-stack' || access.org === 'list-stacks' || access.org === 'create-environment' || access.org === 'read-policies' ? 'allowed' : 403;
     }
     return ROLE_RANK[caller.role!] >= ROLE_RANK[ORG_ACTIONS[access.org]] ? 'allowed' : 403;
   }
   throw new Error('lease routes are checked separately');
 }
+
+/** The pack the policy routes act on: published by alice before the matrix runs. */
+const PACK_REQUEST = { name: 'required-tags', displayName: 'Required tags', versionTag: '1.0.0', policies: PUBLISHED_PACK_POLICIES };
 
 /** The hook the hook routes act on (org and stack scope alike); inactive, so nothing is ever sent to it. */
 const HOOK = { name: 'watch', url: 'https://ci.example.com/stackyard', secret: 'hook-secret-value', active: false };
@@ -111,6 +115,10 @@ function bodyFor(url: string, method: string, path: string): unknown {
     [`POST ${STACK}/deployments/ttl/schedules`]: { timestamp: '2098-01-01T00:00:00Z', deleteAfterDestroy: true },
     [`POST ${STACK}/deployments/ttl/schedules/{scheduleId}`]: { timestamp: '2098-01-01T00:00:00Z', deleteAfterDestroy: true },
     'POST /api/console/login-codes': { path: '/acme/proj/dev' },
+    [`POST ${ORG}/policypacks`]: { ...PACK_REQUEST, versionTag: '6.6.6' },
+    [`PUT ${ORG}/policypacks/{policyPackName}/versions/{versionTag}/upload`]: npmPack(),
+    [`POST ${ORG}/policygroups`]: { name: 'intruders' },
+    [`PATCH ${ORG}/policygroups/{policyGroup}`]: { addStack: { name: dev.stack, routingProject: dev.project } },
     [`POST ${ORG}/oidc/policies`]: { issuer: 'https://evil.example.com', claims: { sub: 'repo:evil/*' }, tokenKind: 'organization' },
     // The form `pulumi login --oidc-token <unsigned> --oidc-org acme --oidc-team ci` posts.
     'POST /api/oauth/token': Buffer.from(
@@ -222,7 +230,10 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
       .replace('{openSessionId}', ids.openSession!)
       .replace('{deploymentId}', ids.deployment!)
       .replace('{planId}', ids.plan!)
-      .replace('{scheduleId}', ids.schedule!);
+      .replace('{scheduleId}', ids.schedule!)
+      .replace('{policyPackName}', 'required-tags')
+      .replace('{versionTag}', '1.0.0')
+      .replace('{policyGroup}', 'lenient');
     // Personal token routes act on alice's tokens.
     return /\/api\/user\/tokens/.test(path) ? `${filled}?login=alice` : filled;
   }
@@ -261,6 +272,9 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
         wire.call('GET', `${env}/permissions`, { auth: asAlice }),
       ]),
       wire.call('GET', '/api/esc/environments/acme', { auth: asAlice }),
+      wire.call('GET', '/api/orgs/acme/policypacks', { auth: asAlice }),
+      wire.call('GET', '/api/orgs/acme/policygroups/default-policy-group', { auth: asAlice }),
+      wire.call('GET', '/api/orgs/acme/policygroups/lenient', { auth: asAlice }),
     ]);
     // Last use is bookkeeping the matrix's own (refused) calls update; everything else must stay the same.
     return JSON.stringify(reads.map((read) => ok(read)), (key, value) => (key === 'lastUsed' ? undefined : value));
@@ -353,6 +367,11 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
     ids.plan = ok(await wire.call('POST', `${stackPath(dev)}/plans`, { auth: asAlice, body: { plan, programDigest: 'a'.repeat(64) } }), 201).id as string;
     const schedule = { scheduleCron: '0 0 1 1 *', autoRemediate: false };
     ids.schedule = ok(await wire.call('POST', `${stackPath(dev)}/deployments/drift/schedules`, { auth: asAlice, body: schedule })).id as string;
+    const created = ok(await wire.call('POST', '/api/orgs/acme/policypacks', { auth: asAlice, body: PACK_REQUEST }));
+    const upload = { body: npmPack(), gzip: false, headers: created.requiredHeaders as Record<string, string> };
+    ok(await wire.call('PUT', new URL(created.uploadURI as string).pathname, upload));
+    ok(await wire.call('POST', '/api/orgs/acme/policypacks/required-tags/versions/1.0.0/complete', { auth: asAlice }));
+    ok(await wire.call('POST', '/api/orgs/acme/policygroups', { auth: asAlice, body: { name: 'lenient', entityType: 'stacks' } }), 204);
 
     callers.push(
       { name: 'org admin alice', token: aliceToken, stack: 'admin', environment: 'admin', role: 'admin', kind: 'personal' },

@@ -61,12 +61,14 @@ describe('the OpenAPI document', () => {
         expect(op.requestBody.content['application/x-www-form-urlencoded'].schema).toMatchObject(
           stripSchemaKey(z.toJSONSchema(doc.form, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Json),
         );
+      } else if (doc.tarball === 'body') {
+        expect(op.requestBody.content['application/gzip'].schema).toEqual({ type: 'string', format: 'binary' });
       } else {
         expect(op.requestBody).toBeUndefined();
       }
       const success = op.responses[String(doc.status ?? 200)] as Json;
       expect(success).toBeDefined();
-      const answer = doc.yaml ? 'application/x-yaml' : 'application/json';
+      const answer = doc.yaml ? 'application/x-yaml' : doc.tarball === 'answer' ? 'application/gzip' : 'application/json';
       if (route.method !== 'HEAD' && doc.status !== 204) expect(success.content[answer].schema).toBeTypeOf('object');
       for (const status of ['4XX', '500', '503']) {
         expect(op.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });

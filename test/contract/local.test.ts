@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
-import { runStorageContracts } from '../../shared/testing/contracts/index.js';
+import { runStorageContracts, type ContractSetup } from '../../shared/testing/contracts/index.js';
 
 /** Every byte under `dir`, searched for `needle` (gzip objects never hold tokens, so plain bytes suffice). */
 async function contains(dir: string, needle: string): Promise<boolean> {
@@ -14,7 +14,7 @@ async function contains(dir: string, needle: string): Promise<boolean> {
   return false;
 }
 
-runStorageContracts('local', async () => {
+const setup: ContractSetup = async () => {
   const dataDir = await fs.mkdtemp(join(tmpdir(), 'stackyard-local-'));
   let time = 1_700_000_000_000;
   const storage = await createLocalStorage({ dataDir, now: () => time });
@@ -32,4 +32,6 @@ runStorageContracts('local', async () => {
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
-});
+};
+
+runStorageContracts('local', setup);

@@ -3,7 +3,7 @@
  * published version's config schema (Pulumi's `ValidatePolicyPackConfig`: each policy's entry, `{}` when the file
  * has none, against its schema; the first failing policy's errors end the check).
  */
-import { validateSchema } from '../../engine/plugins/analyzers/config-schema.js';
+import { validateSchema } from '../../../shared/core/policy/config-schema.js';
 import { UserError } from '../../output/errors.js';
 import type { CommandHandler } from '../types.js';
 import { readPolicyConfigForService } from './policy-config-file.js';

@@ -45,6 +45,9 @@ const PATH_PARAMETERS: Record<string, string> = {
   envName: 'Environment name',
   openSessionId: 'Open session id (from opening the environment)',
   tagName: 'Revision tag name',
+  policyPackName: 'Policy pack name',
+  versionTag: "The pack version's tag (its package.json version)",
+  policyGroup: 'Policy group name',
 };
 
 const SECURITY: Record<OperationDoc['auth'], JsonObject[]> = {
@@ -52,7 +55,10 @@ const SECURITY: Record<OperationDoc['auth'], JsonObject[]> = {
   'update-token': [{ updateToken: [] }],
   body: [],
   none: [],
+  'upload-ticket': [{ uploadTicket: [] }],
 };
+
+const TARBALL = { 'application/gzip': { schema: { type: 'string', format: 'binary' } } };
 
 function jsonSchema(schema: z.ZodMiniType): JsonObject {
   const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonObject;
@@ -100,7 +106,9 @@ function operation(route: RouteKey, doc: OperationDoc): JsonObject {
   }
   const success = doc.yaml
     ? { description: 'Done', content: { 'application/x-yaml': { schema: { type: 'string' } } } }
-    : doc.response === null || doc.status === 204
+    : doc.tarball === 'answer'
+      ? { description: 'The policy pack tarball', content: TARBALL }
+      : doc.response === null || doc.status === 204
       ? { description: 'Done' }
       : { description: 'Done', content: jsonContent(jsonSchema(doc.response ?? emptyObject)) };
   return {
@@ -118,6 +126,7 @@ function operation(route: RouteKey, doc: OperationDoc): JsonObject {
           },
         }
       : {}),
+    ...(doc.tarball === 'body' ? { requestBody: { required: true, description: "The pack's npm pack tarball", content: TARBALL } } : {}),
     ...(doc.form
       ? { requestBody: { required: true, description: 'Form-encoded', content: { 'application/x-www-form-urlencoded': { schema: jsonSchema(doc.form) } } } }
       : {}),
@@ -178,6 +187,12 @@ export function buildOpenApiDocument(routes: readonly RouteKey[], version: strin
           in: 'header',
           name: 'Authorization',
           description: "`Authorization: update-token <lease token>` from starting the update; a stale one gets 403",
+        },
+        uploadTicket: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Stackyard-Upload-Ticket',
+          description: 'The one-time ticket a policy pack publish returned in requiredHeaders, for its upload only',
         },
         consoleSession: {
           type: 'apiKey',

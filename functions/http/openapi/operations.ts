@@ -36,6 +36,7 @@ import { DEPLOYMENT_OPERATIONS } from './deployment-operations.js';
 import { DRIFT_OPERATIONS } from './drift-operations.js';
 import { SCHEDULE_OPERATIONS } from './schedule-operations.js';
 import { ENVIRONMENT_OPERATIONS } from './environment-operations.js';
+import { POLICY_OPERATIONS } from './policy-operations.js';
 import * as wire from './responses.js';
 
 /**
@@ -304,6 +305,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   [`GET ${UPDATE}/events`]: { summary: "An update's engine events", tag: 'Console', auth: 'token', query: [continuation], response: wire.jsonObject },
 
   ...ENVIRONMENT_OPERATIONS,
+  ...POLICY_OPERATIONS,
   ...DEPLOYMENT_OPERATIONS,
   ...DRIFT_OPERATIONS,
   ...APPROVAL_OPERATIONS,

@@ -11,7 +11,9 @@ export type OperationAuth =
   /** Credentials travel in the body (console sign-in). */
   | 'body'
   /** Public: no credentials (the OIDC issuer's discovery document and keys). */
-  | 'none';
+  | 'none'
+  /** The one-time `X-Stackyard-Upload-Ticket` a policy pack publish handed out (the client sends no API token). */
+  | 'upload-ticket';
 
 export interface QueryParameter {
   name: string;
@@ -32,6 +34,8 @@ export interface OperationDoc {
   bodyOptional?: boolean;
   /** The success answer is YAML text (an environment definition), not JSON. */
   yaml?: boolean;
+  /** The request body (`body`) or success answer (`answer`) is a gzip'd tar file (a policy pack), not JSON. */
+  tarball?: 'body' | 'answer';
   /** Success status (default 200). */
   status?: number;
   /** The success answer; `null` for a bodiless answer (HEAD). Default `{}`. */

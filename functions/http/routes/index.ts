@@ -11,6 +11,8 @@ import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
 import { oidcRoutes } from './oidc.js';
 import { oidcIssuerRoutes } from './oidc-issuer.js';
+import { policyGroupRoutes } from './policy-groups.js';
+import { policyPackRoutes } from './policy-packs.js';
 import { openApiRoutes } from './openapi.js';
 import { restoreRoutes } from './restore.js';
 import { secretRoutes } from './secrets.js';
@@ -35,6 +37,8 @@ export const API_ROUTES: readonly Route[] = [
   ...driftRoutes,
   ...approvalRoutes,
   ...scheduleRoutes,
+  ...policyPackRoutes,
+  ...policyGroupRoutes,
   ...accessRoutes,
   ...auditRoutes,
   ...oidcRoutes,

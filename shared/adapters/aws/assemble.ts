@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { absent } from '../../core/absent.js';
-import type { CheckpointStore, KeyService, Storage } from '../../ports/index.js';
+import type { CheckpointStore, KeyService, PolicyPackageStore, Storage } from '../../ports/index.js';
 import { coalesceReads } from './read-coalescing.js';
 import type { AwsTableStores, TableStore } from './table-stores.js';
 
@@ -23,6 +23,8 @@ export interface AwsTableParts {
 export interface AwsObjectParts {
   checkpoints?: CheckpointStore;
   keys?: KeyService;
+  /** Policy pack tarballs, in the same bucket as the checkpoints. */
+  policyPackages?: PolicyPackageStore;
 }
 
 const TABLE_STORE_NAMES: Record<keyof AwsTableStores, string> = {
@@ -38,6 +40,7 @@ const TABLE_STORE_NAMES: Record<keyof AwsTableStores, string> = {
   drift: 'drift store (DynamoDB)',
   approvals: 'approval store (DynamoDB)',
   schedules: 'schedule store (DynamoDB)',
+  policies: 'policy store (DynamoDB)',
 };
 
 /**
@@ -54,6 +57,7 @@ export function assembleAwsStorage(table: AwsTableParts, objects: AwsObjectParts
     ...tableStores,
     checkpoints: objects.checkpoints ?? absent<CheckpointStore>('checkpoint store (S3)'),
     keys: objects.keys ?? absent<KeyService>('key service (KMS)'),
+    policyPackages: objects.policyPackages ?? absent<PolicyPackageStore>('policy package store (S3)'),
     async close() {
       table.close();
     },

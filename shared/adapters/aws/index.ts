@@ -4,6 +4,7 @@ import { createAwsClients } from './clients.js';
 import { KmsKeyService } from './kms-key-service.js';
 import type { AwsStorageOptions } from './options.js';
 import { S3CheckpointStore } from './s3-checkpoint-store.js';
+import { S3PolicyPackageStore } from './s3-policy-package-store.js';
 import { ALL_TABLE_STORES } from './table-stores.js';
 
 export { createStackyardTable, stackyardTableDefinition, STACKS_BY_NAME_INDEX, TTL_ATTRIBUTE } from './table.js';
@@ -34,6 +35,7 @@ export function createAwsStorage(options: AwsStorageOptions): Storage {
     },
     {
       checkpoints: new S3CheckpointStore(clients.s3, options.bucket),
+      policyPackages: new S3PolicyPackageStore(clients.s3, options.bucket),
       keys: new KmsKeyService(clients.kms, options.kmsKeyId, now),
     },
   );

@@ -55,7 +55,8 @@ function requirePrepared(body: PreparedObject): PreparedObject {
   return body;
 }
 
-function unavailable(error: unknown): unknown {
+/** An S3 failure as the domain error a caller can act on (a missing bucket, a transient failure), else itself. */
+export function unavailable(error: unknown): unknown {
   if (errorName(error) === 'NoSuchBucket') {
     return new UnavailableError('The state bucket does not exist; check STACKYARD_BUCKET.', { cause: error });
   }

@@ -5,6 +5,7 @@ import { DynamoDbAuditStore } from './dynamodb-audit-store.js';
 import { DynamoDbDeploymentStore } from './dynamodb-deployment-store.js';
 import { DynamoDbDriftStore } from './dynamodb-drift-store.js';
 import { DynamoDbScheduleStore } from './dynamodb-schedule-store.js';
+import { DynamoDbPolicyStore } from './dynamodb-policy-store.js';
 import { DynamoDbEnvironmentStore } from './dynamodb-environment-store.js';
 import { DynamoDbConsoleSessionStore } from './dynamodb-console-session-store.js';
 import { DynamoDbHookStore } from './dynamodb-hook-store.js';
@@ -16,7 +17,7 @@ import { DynamoDbUpdateStore } from './dynamodb-update-store.js';
 /** The stores that live in the one DynamoDB table. */
 export type AwsTableStores = Pick<
   Storage,
-  'stacks' | 'updates' | 'leases' | 'identity' | 'hooks' | 'consoleSessions' | 'audit' | 'environments' | 'deployments' | 'drift' | 'approvals' | 'schedules'
+  'stacks' | 'updates' | 'leases' | 'identity' | 'hooks' | 'consoleSessions' | 'audit' | 'environments' | 'deployments' | 'drift' | 'approvals' | 'schedules' | 'policies'
 >;
 
 /**
@@ -43,6 +44,7 @@ export const deploymentTable: TableStore = (documents, table) => ({ deployments:
 
 export const driftTable: TableStore = (documents, table) => ({ drift: new DynamoDbDriftStore(documents, table) });
 export const approvalTable: TableStore = (documents, table) => ({ approvals: new DynamoDbApprovalStore(documents, table) });
+export const policyTable: TableStore = (documents, table) => ({ policies: new DynamoDbPolicyStore(documents, table) });
 
 export const scheduleTable: TableStore = (documents, table) => ({ schedules: new DynamoDbScheduleStore(documents, table) });
 
@@ -60,4 +62,5 @@ export const ALL_TABLE_STORES: readonly TableStore[] = [
   driftTable,
   approvalTable,
   scheduleTable,
+  policyTable,
 ];

@@ -9,6 +9,7 @@ import { LocalApprovalStore } from './local-approval-store.js';
 import { LocalDeploymentStore } from './local-deployment-store.js';
 import { LocalDriftStore } from './local-drift-store.js';
 import { LocalScheduleStore } from './local-schedule-store.js';
+import { LocalPolicyStore } from './local-policy-store.js';
 import { LocalConsoleSessionStore } from './local-console-session-store.js';
 import { LocalAuditStore } from './local-audit-store.js';
 import { LocalHookStore } from './local-hook-store.js';
@@ -53,6 +54,7 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
   }
   const now = options.now ?? Date.now;
   const outbox = new LocalOutbox(dir);
+  const policies = new LocalPolicyStore(dir);
   return {
     checkpoints: new LocalCheckpointStore(dir),
     stacks: new LocalStackStore(dir, outbox),
@@ -69,6 +71,8 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
     drift: new LocalDriftStore(dir),
     approvals: new LocalApprovalStore(dir, outbox),
     schedules: new LocalScheduleStore(dir),
+    policies,
+    policyPackages: policies,
     close: async () => undefined,
   };
 }

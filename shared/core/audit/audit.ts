@@ -71,7 +71,13 @@ export type AuditEvent =
   | 'plan.refused'
   | 'deployment.schedule-created'
   | 'deployment.schedule-changed'
-  | 'deployment.schedule-deleted';
+  | 'deployment.schedule-deleted'
+  | 'policy.pack-published'
+  | 'policy.pack-deleted'
+  | 'policy.group-created'
+  | 'policy.group-changed'
+  | 'policy.group-deleted'
+  | 'policy.bypassed';
 
 /** Events that record a refusal itself: the only entries a refused request leaves (all else changes nothing). */
 export const REFUSAL_EVENTS: readonly string[] = ['auth.failed', 'authz.denied', 'plan.refused'];

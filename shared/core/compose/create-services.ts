@@ -11,6 +11,7 @@ import { createEnvironmentService } from '../environments/environment-service.js
 import { createHookService } from '../hooks/hook-service.js';
 import { createIdentityService } from '../identity/identity-service.js';
 import type { ServiceOptions } from '../kernel/options.js';
+import { createPolicyService } from '../policy/policy-service.js';
 import { createOidcService } from '../oidc/oidc-service.js';
 import { createSecretService } from '../secrets/secret-service.js';
 import { createStackRestoreService } from '../stacks/stack-restore.js';
@@ -44,5 +45,6 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     drift: auditingDenials(deps, createDriftService(deps)),
     approvals: auditingDenials(deps, createApprovalService(deps)),
     schedules: auditingDenials(deps, createScheduleService(deps)),
+    policies: auditingDenials(deps, createPolicyService(deps)),
   };
 }

@@ -8,6 +8,7 @@ import type { ScheduleService } from '../schedules/index.js';
 import type { EnvironmentService } from '../environments/index.js';
 import type { HookService } from '../hooks/index.js';
 import type { IdentityService } from '../identity/index.js';
+import type { PolicyService } from '../policy/index.js';
 import type { OidcService } from '../oidc/index.js';
 import type { SecretService } from '../secrets/index.js';
 import type { StackRestoreService, StackService } from '../stacks/index.js';
@@ -45,4 +46,5 @@ export interface Services {
   drift: DriftService;
   approvals: ApprovalService;
   schedules: ScheduleService;
+  policies: PolicyService;
 }

@@ -199,7 +199,7 @@ export function requireOrgAction(principal: Principal, org: string, action: OrgA
     throw new PermissionDeniedError(`A deployment's token cannot ${action.replace(/-/g, ' ')} in '${org}': it acts on its run's stack only.`, org, action);
   }
   if (principal.token?.kind === 'team' || principal.token?.kind === 'organization') {
-    if (principal.token.org === org && (action === 'create-stack' || action === 'list-stacks' || action === 'create-environment')) return;
+    if (principal.token.org === org && (action === 'create-stack' || action === 'list-stacks' || action === 'create-environment' || action === 'read-policies')) return;
     throw new PermissionDeniedError(
       `${principal.token.kind === 'organization' ? 'An' : 'A'} ${principal.token.kind} token cannot ${action.replace(/-/g, ' ')} in '${org}': use the personal token of an ` +
         `administrator of '${org}'.`,

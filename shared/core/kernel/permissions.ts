@@ -74,6 +74,10 @@ export const ORG_ACTIONS = {
   /** The organization's approval rules: every member reads them; administrators change them. */
   'read-approval-rules': 'viewer',
   'manage-approval-rules': 'admin',
+  /** Policy packs and groups: publishing, enabling, disabling, deleting, group membership (docs/policy.md). */
+  'manage-policies': 'admin',
+  /** Reading packs, groups and downloading a pack version's tarball; team and organization tokens too. */
+  'read-policies': 'member',
 } as const satisfies Record<string, 'viewer' | 'member' | 'admin'>;
 
 export type OrgAction = keyof typeof ORG_ACTIONS;

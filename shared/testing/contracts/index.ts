@@ -10,6 +10,7 @@ import { hookStoreContract } from './hook-store.contract.js';
 import { identityStoreContract } from './identity-store.contract.js';
 import { keyServiceContract } from './key-service.contract.js';
 import { leaseStoreContract } from './lease-store.contract.js';
+import { policyStoreContract } from './policy-store.contract.js';
 import type { ContractSetup } from './setup.js';
 import { stackStoreContract } from './stack-store.contract.js';
 import { updateStoreContract } from './update-store.contract.js';
@@ -28,6 +29,7 @@ export {
   keyServiceContract,
   leaseStoreContract,
   scheduleStoreContract,
+  policyStoreContract,
   stackStoreContract,
   updateStoreContract,
 };
@@ -48,4 +50,5 @@ export function runStorageContracts(adapterName: string, setup: ContractSetup): 
   driftStoreContract(adapterName, setup);
   approvalStoreContract(adapterName, setup);
   scheduleStoreContract(adapterName, setup);
+  policyStoreContract(adapterName, setup);
 }

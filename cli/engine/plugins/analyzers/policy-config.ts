@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { ENFORCEMENT_LEVELS, type EnforcementLevel, type PolicyConfigEntry, type PolicyInfo } from './analyzer-types.js';
-import { validateSchema } from './config-schema.js';
+import { validateSchema } from '../../../../shared/core/policy/config-schema.js';
 
 /** A config entry as a file gives it: either part may be missing. */
 export interface GivenPolicyConfig {
