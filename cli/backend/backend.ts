@@ -96,6 +96,8 @@ export interface StartOptions {
   leaseDurationSeconds?: number;
   /** `1` asks the service for journaling (Pulumi's `journalVersion`); it may still answer checkpoints. */
   journalVersion?: number;
+  /** `up --plan` with a plan on the service: the plan and the program's digest, which the service checks. */
+  stackyardPlan?: { id: string; programDigest: string };
 }
 
 export interface StartedUpdate {

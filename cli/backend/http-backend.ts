@@ -333,6 +333,7 @@ export class HttpBackend implements Backend {
           tags,
           ...(options.journalVersion === undefined ? {} : { journalVersion: options.journalVersion }),
           ...(options.leaseDurationSeconds === undefined ? {} : { leaseDurationSeconds: options.leaseDurationSeconds }),
+          ...(options.stackyardPlan === undefined ? {} : { stackyardPlan: options.stackyardPlan }),
         },
         operation: 'start update',
       });

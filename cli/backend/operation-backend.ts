@@ -11,7 +11,7 @@ import { parseStackRef, type StackRef } from '../../shared/core/names.js';
 import type { StackReader } from '../engine/plugins/providers/builtin-provider.js';
 import { loadDeployment, type SecretsCrypter, type UntypedDeployment as EngineDeployment } from '../engine/state/deployment.js';
 import { waitForLease } from '../engine/lease-wait.js';
-import type { OperationBackend, OperationSession } from '../engine/operation-types.js';
+import type { OperationBackend, OperationSession, ServicePlans } from '../engine/operation-types.js';
 import { UserError } from '../output/errors.js';
 import { isForbidden, isNotFound, secretsProviderFor, type Backend, type UntypedDeployment, type UpdateRequest } from './backend.js';
 
@@ -157,6 +157,14 @@ function consolePermalink(serviceUrl: string, ref: StackRef, page: string): stri
   return `${serviceUrl.replace(/\/+$/, '')}/${stackPath}/${page}`;
 }
 
+/** The stack's plans on the service, for `preview --save-plan` (upload) and `up --plan <id>`. */
+function servicePlans(backend: Backend, ref: StackRef): ServicePlans {
+  return {
+    upload: (plan, programDigest) => backend.approvals().uploadPlan(ref, plan, programDigest),
+    get: (id) => backend.approvals().getPlan(ref, id),
+  };
+}
+
 export function createOperationBackend(target: OperationTarget): OperationBackend {
   const { backend, ref } = target;
   /** Updates this backend started: a lease one of them holds is the run's own, never a conflict. */
@@ -175,6 +183,7 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
     crypter: stackCrypter(backend, ref),
     readStack: stackReader(backend, ref),
     activeUpdateConflict,
+    ...(backend.kind === 'service' ? { plans: servicePlans(backend, ref) } : {}),
     async begin(kind, dryRun, options): Promise<OperationSession> {
       const lease = target.lease ?? leaseSettings();
       const { updateId, requiredPolicies } = await backend.createUpdate(ref, {
@@ -188,7 +197,11 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
       own.add(updateId);
       const journaling = !dryRun && (target.journaling ?? journalingWanted());
       const start = () =>
-        backend.startUpdate(ref, updateId, target.tags, { leaseDurationSeconds: lease.durationSeconds, ...(journaling ? { journalVersion: 1 } : {}) });
+        backend.startUpdate(ref, updateId, target.tags, {
+          leaseDurationSeconds: lease.durationSeconds,
+          ...(journaling ? { journalVersion: 1 } : {}),
+          ...(options?.plan && !dryRun ? { stackyardPlan: options.plan } : {}),
+        });
       const started = options?.wait && !dryRun ? await waitForLease(start, options.wait) : await start();
       let token = started.token;
       let completed = false;

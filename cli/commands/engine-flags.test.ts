@@ -21,10 +21,24 @@ describe('engine command flags', () => {
 
   it('refuses pulumi flags it does not implement, naming the reason', () => {
     // Prepare
-    const cmd = parsed('up', ['--yes', '--strict']);
+    const cmd = parsed('up', ['--yes', '--ignore-protect']);
 
     // Act / Assess
-    expect(() => assertNoRefusedFlags(cmd, true)).toThrow(/--strict is not supported by stackyard: stackyard constrains an update to a plan only with --plan/);
+    expect(() => assertNoRefusedFlags(cmd, true)).toThrow(/--ignore-protect is not supported by stackyard: unprotect them first/);
+  });
+
+  it('reads --strict, refusing it with --skip-preview as pulumi does', () => {
+    expect(parse('up', ['--yes', '--strict']).flags.strict).toBe(true);
+    expect(() => parse('up', ['--strict', '--skip-preview'])).toThrow('--strict cannot be used with --skip-preview; strict requires a preview');
+  });
+
+  it('reads --wait-for-approval (an hour by default, or a Go duration) and refuses it without --plan', () => {
+    const byDefault = parse('up', ['--plan', 'p1', '--wait-for-approval']).flags.waitForApproval;
+    const given = parse('up', ['--plan', 'p1', '--wait-for-approval=30m']).flags.waitForApproval;
+
+    expect(byDefault).toEqual({ timeoutMs: 3_600_000 });
+    expect(given).toEqual({ timeoutMs: 1_800_000 });
+    expect(() => parse('up', ['--wait-for-approval'])).toThrow('--wait-for-approval waits for the approval of a plan: pass --plan <id|file> too');
   });
 
   it('rejects flags pulumi does not have for the command', () => {

@@ -38,11 +38,13 @@ export function boolValue(value: string): boolean {
   throw new InvalidArgumentError(`expected true or false, got "${value}"`);
 }
 
+/** How long `--wait-for-approval` without a duration waits. */
+const DEFAULT_APPROVAL_WAIT_MS = 3_600_000;
+
 const ALL: OperationCommand[] = ['preview', 'up', 'destroy', 'refresh'];
 const LEASED: OperationCommand[] = ['up', 'destroy', 'refresh'];
 const PROGRAM: OperationCommand[] = ['preview', 'up'];
 
-const NO_PLANS = 'stackyard constrains an update to a plan only with --plan <file> (from preview --save-plan)';
 const NO_CLOUD_AI = 'this Pulumi Cloud AI feature does not exist in stackyard';
 const NO_AGENT = 'an internal flag of Pulumi Deployments agents';
 const OWN_KEY = "each stack's secrets are always encrypted with the stack's own key, held by the backend";
@@ -92,8 +94,10 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--target-replace <urn>', description: 'replace this resource and operate on it only (repeatable)', commands: PROGRAM, repeatable: true },
   { flags: '--continue-on-error', description: 'keep going after a failed step, skipping only what depends on it (the run still fails)', commands: ['up', 'destroy'] },
   { flags: '--skip-config-validation', description: 'skip validation of stack config values against the project config schema (also PULUMI_OPTION_SKIP_CONFIG_VALIDATION=true)', commands: ALL },
-  { flags: '--plan <file>', description: 'constrain the update to the operations of a plan saved by preview --save-plan (refused when the stack, program or config moved on since)', commands: ['up'] },
+  { flags: '--plan <file|id>', description: 'constrain the update to the operations of a plan saved by preview --save-plan, or uploaded by it to the service (refused when the stack, program or config moved on since, or not approved)', commands: ['up'] },
   { flags: '--allow-stale-plan', description: 'with --plan: apply the plan although the stack, program or config changed since it was made', commands: ['up'] },
+  { flags: '--strict', description: 'constrain the update to the plan its own preview makes (cannot be used with --skip-preview)', commands: ['up'] },
+  { flags: '--wait-for-approval [duration]', description: 'with --plan <id>: wait for the service to approve the plan (at most DURATION, default 1h) instead of failing', commands: ['up'], parse: waitDuration },
   { flags: '--save-plan <file>', description: 'save the operations proposed by the preview to a plan file at the given path', commands: ['preview'] },
   { flags: '--import-file <file>', description: "save the creates seen during the preview into an import file to use with 'stackyard import'", commands: ['preview'] },
   { flags: '--exclude-protected', description: 'do not destroy protected resources (nor what they depend on); destroy all others', commands: ['destroy'] },
@@ -104,7 +108,6 @@ const ENGINE_FLAGS: EngineFlag[] = [
   { flags: '--policy-pack-config <path>', description: 'a JSON config file for the --policy-pack at the same position (repeatable)', commands: PROGRAM, repeatable: true },
   { flags: '--show-policy-remediations', description: 'show each policy remediation in the Policies section', commands: PROGRAM },
   // Refused: they need something stackyard does not have.
-  { flags: '--strict', description: 'constrain the update to the plan of its preview', commands: ['up'], refused: NO_PLANS },
   { flags: '--skip-pending-creates', description: 'leave interrupted creates in the state', commands: ['refresh'], refused: 'refresh always resolves pending operations; `stackyard state repair` clears them without refreshing' },
   { flags: '--import-pending-creates <pairs>', description: 'import interrupted creates by id', commands: ['refresh'], repeatable: true, refused: 'refresh clears interrupted creates with a warning naming them; adopt the resource afterwards with `stackyard import`' },
   { flags: '--ignore-protect', description: 'delete protected resources too', commands: ['preview', 'up', 'destroy'], refused: 'unprotect them first with `stackyard state unprotect`' },
@@ -188,6 +191,19 @@ function policyPacksOf(opts: Record<string, unknown>): { path: string; configFil
   return paths.length ? paths.map((path, i) => ({ path, ...(configs[i] ? { configFile: configs[i] } : {}) })) : undefined;
 }
 
+/** `--wait-for-approval` alone waits up to an hour; it only makes sense with `--plan`. */
+function approvalWait(opts: Record<string, unknown>): { timeoutMs: number } | undefined {
+  if (opts.waitForApproval === undefined) return undefined;
+  if (typeof opts.plan !== 'string') throw new UsageError('--wait-for-approval waits for the approval of a plan: pass --plan <id|file> too');
+  return { timeoutMs: typeof opts.waitForApproval === 'number' ? opts.waitForApproval : DEFAULT_APPROVAL_WAIT_MS };
+}
+
+/** `--strict` needs the preview whose plan it keeps to (Pulumi's check and message). */
+function strictPlan(opts: Record<string, unknown>, skipPreview: boolean): boolean {
+  if (opts.strict === true && skipPreview) throw new UsageError('--strict cannot be used with --skip-preview; strict requires a preview');
+  return opts.strict === true;
+}
+
 /** Maps parsed options to engine flags (refused flags never get here: see `assertNoRefusedFlags`). */
 export function toOperationFlags(opts: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): { flags: OperationFlags; previewOnly: boolean; remove: boolean } {
   const skipPreview = opts.skipPreview === true;
@@ -221,6 +237,8 @@ export function toOperationFlags(opts: Record<string, unknown>, env: NodeJS.Proc
     savePlan: typeof opts.savePlan === 'string' ? opts.savePlan : undefined,
     plan: typeof opts.plan === 'string' ? opts.plan : undefined,
     allowStalePlan: opts.allowStalePlan === true,
+    waitForApproval: approvalWait(opts),
+    strict: strictPlan(opts, skipPreview),
     runProgram: runProgram(opts, env),
     logging: { verbosity: verbosity(opts.verbose), toStderr: opts.logtostderr === true, flow: opts.logflow === true },
   };

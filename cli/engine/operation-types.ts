@@ -84,6 +84,35 @@ export interface BeginOptions {
    * `LeaseHeldError` after `timeoutMs` (may be `Infinity`). Only passed for non-dry runs.
    */
   wait?: LeaseWaitOptions;
+  /**
+   * `up --plan` with a plan the service holds: sent in the update's start request (`stackyardPlan`), where the
+   * service refuses a plan that is not approved, is stale, or was made from another program. Only for non-dry runs.
+   */
+  plan?: ServicePlanRef;
+}
+
+/** A plan on the service and the digest of the program an update runs (hex sha256, unencrypted). */
+export interface ServicePlanRef {
+  id: string;
+  programDigest: string;
+}
+
+/** Where a plan on the service stands, as much of the service's answer as `up --plan` reads. */
+export interface ServicePlanState {
+  id: string;
+  status: string;
+  requiredApprovals: number;
+  approvals: readonly { user: string }[];
+  rejection?: { user: string; comment?: string };
+  voidReason?: string;
+}
+
+/** The plans of the stack on the service: `preview --save-plan` uploads one, `up --plan <id>` reads one. */
+export interface ServicePlans {
+  /** Uploads a plan file (as written, secrets as ciphertexts) with the unencrypted digest of its program. */
+  upload(plan: unknown, programDigest: string): Promise<ServicePlanState>;
+  /** The plan's state and its file. */
+  get(id: string): Promise<ServicePlanState & { plan: unknown }>;
 }
 
 /** What a backend provides for engine commands on one stack. */
@@ -115,6 +144,8 @@ export interface OperationBackend {
   currentState?(): Promise<UntypedDeployment | undefined>;
   /** Optional. The stack's latest version and who ran it: a saved plan records it, `up --plan` compares it. */
   stackHead?(): Promise<StackHead | undefined>;
+  /** Optional. The service's plans (approvals of update plans); absent on the local backend. */
+  plans?: ServicePlans;
 }
 
 /** Flags shared by the four commands (names as `pulumi` spells them). */
@@ -157,10 +188,14 @@ export interface OperationFlags {
   logging?: LoggingSettings;
   /** `preview --save-plan <file>`: write the preview's update plan there. */
   savePlan?: string;
-  /** `up --plan <file>`: the update may only take the operations this plan allows. */
+  /** `up --plan <file|id>`: the update may only take the operations this plan allows (an id: a plan on the service). */
   plan?: string;
   /** `up --allow-stale-plan`: apply a plan although the stack, program or configuration moved on since it was made. */
   allowStalePlan?: boolean;
+  /** `up --strict`: the update may only take the operations its own preview planned (Pulumi's strict plan mode). */
+  strict?: boolean;
+  /** `up --wait-for-approval[=DURATION]`: wait at most `timeoutMs` for the service to approve the plan. */
+  waitForApproval?: { timeoutMs: number };
   /** `--policy-pack` (and the `--policy-pack-config` at the same position): packs run on previews and updates. */
   policyPacks?: { path: string; configFile?: string }[];
 }

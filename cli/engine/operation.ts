@@ -17,6 +17,7 @@ import { OperationUsageError, type OperationBackend, type OperationCommand, type
 import { PolicyPackInstallError } from './plugins/analyzers/policy-packs.js';
 import { PendingOperationsError, runDeployment, type DeploymentKind, type DeploymentResult } from './run-deployment.js';
 import { loadPlan, originForSave, savePlan } from './plan-operation.js';
+import { planManifest } from './plans/plan-file.js';
 import type { DeploymentPlan } from './plans/plan-types.js';
 
 export type { EngineEvent, OperationStatus } from './display/engine-events.js';
@@ -179,7 +180,10 @@ export async function runOperation(req: OperationRequest): Promise<number> {
   const color = colorEnabled(flags.color, req.terminal !== undefined, req.env ?? process.env);
 
   // `up --plan`: read and checked before anything runs; `preview --save-plan`: its origin taken before the preview
-  const plan: DeploymentPlan | undefined = command === 'up' && flags.plan ? await loadPlan(req, flags.plan) : undefined;
+  const loaded = command === 'up' && flags.plan ? await loadPlan(req, flags.plan, note) : undefined;
+  // `up --strict` (Pulumi's): without a plan given, the update keeps to the plan its own preview records
+  let plan: DeploymentPlan | undefined = loaded?.plan;
+  const strict = command === 'up' && flags.strict === true && plan === undefined;
   const planToSave = command === 'preview' && flags.savePlan ? { file: flags.savePlan, origin: await originForSave(req, flags.savePlan) } : undefined;
 
   const run = async (kind: DeploymentKind, dryRun: boolean): Promise<Phase> => {
@@ -192,7 +196,9 @@ export async function runOperation(req: OperationRequest): Promise<number> {
     if (!flags.json) req.write(bannerText(req.backend, kind, dryRun));
     let session: OperationSession;
     try {
-      session = await req.backend.begin(backendKind, dryRun, wait ? { wait } : undefined);
+      // the plan on the service is named when the update starts, where the service checks its approval
+      const servicePlan = !dryRun && backendKind === 'update' ? loaded?.service : undefined;
+      session = await req.backend.begin(backendKind, dryRun, wait || servicePlan ? { ...(wait ? { wait } : {}), ...(servicePlan ? { plan: servicePlan } : {}) } : undefined);
     } catch (err) {
       if (!req.signal?.aborted) throw err;
       note(`error: the operation was interrupted (${reasonText(req.signal.reason)}) while waiting to start\n`);
@@ -265,7 +271,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         skipPluginPreInstall: flags.skipPluginPreInstall,
         pluginLoggingArgs: pluginLoggingArgs(flags.logging),
         plan,
-        recordPlan: planToSave !== undefined,
+        recordPlan: planToSave !== undefined || (strict && dryRun && kind === 'update'),
         policyPacks: [...required, ...(flags.policyPacks ?? [])],
         signal,
       });
@@ -331,6 +337,7 @@ export async function runOperation(req: OperationRequest): Promise<number> {
   if (!flags.skipPreview) {
     const preview = await run(kind, true);
     if (preview.status !== 'succeeded') return 1;
+    if (strict && preview.result?.resourcePlans) plan = { manifest: planManifest(new Date(now())), resourcePlans: preview.result.resourcePlans };
     if (!flags.yes && req.confirm) {
       if (!(await req.confirm(QUESTION[command]))) {
         note('confirmation declined, not proceeding\n');

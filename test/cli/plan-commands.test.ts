@@ -44,7 +44,7 @@ function answer(req: Seen, res: ServerResponse): void {
     const approvals = [...pendingPlan.approvals, { user: 'carol', at: '2026-11-28T06:02:00.000Z' }];
     return json(200, { ...pendingPlan, approvals, status: 'approved' });
   }
-  if (route === `POST ${STACK}/plans/p2/approve`) return json(403, { code: 'plan_author_cannot_approve', message: "the plan's author cannot approve it: ask another user" });
+  if (route === `POST ${STACK}/plans/p2/approve`) return json(403, { code: 403, reason: 'plan_author_cannot_approve', message: "the plan's author cannot approve it: ask another user" });
   if (route === `POST ${STACK}/plans/p1/reject`) return json(200, { ...pendingPlan, status: 'rejected', rejection: { user: 'carol', at: '2026-11-28T06:03:00.000Z', comment: 'not now' } });
   if (route === `GET ${STACK}/plans/p1`) {
     const plan = { manifest: {}, resourcePlans: { [URN]: { goal: { inputDiff: { updates: { value: 2 }, adds: { label: 'x' } } }, steps: ['update'] } } };

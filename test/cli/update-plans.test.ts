@@ -68,4 +68,22 @@ describe('update plans on the local backend', () => {
     expect(up.status, up.stdout + up.stderr).toBe(0);
     expect(up.stdout).toContain('Updating (dev)');
   }, 120_000);
+
+  it('up --strict keeps the update to the plan of its own preview: a program that changes between the two fails before the change, one that does not applies', async () => {
+    const counted = `const pulumi = require('@pulumi/pulumi');\nconst fs = require('fs');\nconst file = process.env.COUNT_FILE;\nconst n = Number(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '0') + 1;\nfs.writeFileSync(file, String(n));\nnew pulumi.CustomResource('testprov:index:Thing', 'a', { value: process.env.DRIFT ? n : 1 });\n`;
+    const project = sandbox.project('strict', pulumiYaml('strict'), { 'index.js': counted });
+    const counter = { COUNT_FILE: join(sandbox.root, 'strict-count') };
+    await sandbox.run(project, ['stack', 'init', 'dev'], { env });
+
+    const drifting = await sandbox.run(project, ['up', '--yes', '--strict'], { env: { ...env, ...counter, DRIFT: '1' } });
+    const afterDrift = JSON.parse((await sandbox.run(project, ['stack', 'export'], { env })).stdout) as { deployment: { resources?: { type: string }[] } };
+    const steady = await sandbox.run(project, ['up', '--yes', '--strict'], { env: { ...env, ...counter } });
+    const loose = await sandbox.run(project, ['up', '--yes'], { env: { ...env, ...counter, DRIFT: '1' } });
+
+    expect(drifting.status).not.toBe(0);
+    expect(drifting.stdout + drifting.stderr).toMatch(/violates plan: properties changed/);
+    expect((afterDrift.deployment.resources ?? []).filter((r) => r.type === 'testprov:index:Thing')).toEqual([]);
+    expect(steady.status, steady.stdout + steady.stderr).toBe(0);
+    expect(loose.status, loose.stdout + loose.stderr).toBe(0);
+  }, 180_000);
 });

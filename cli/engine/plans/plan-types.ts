@@ -62,6 +62,13 @@ export interface PlanOrigin {
   programDigest: string;
   /** sha256 of the stack's configuration (secrets included), encrypted with the stack's key. */
   configDigest: string;
+  /**
+   * The plan file's path from the program's folder, when it was saved inside it and uploaded: the program digests
+   * leave it out, so `up --plan <id>` (which reads no file) leaves the same file out.
+   */
+  planFile?: string;
+  /** The plan's id on the service, written into the file after the upload. */
+  planId?: string;
 }
 
 /** Pulumi's `Plan`. */

@@ -90,6 +90,8 @@ const EXERCISED: Record<string, string> = {
   'preview --save-plan': 'test/cli/update-plans.test.ts',
   'up --plan': 'test/cli/update-plans.test.ts',
   'up --allow-stale-plan': 'test/cli/update-plans.test.ts',
+  'up --wait-for-approval': 'test/cli/plan-approvals.test.ts',
+  'up --strict': 'test/cli/update-plans.test.ts',
   // import (its engine flags are those of preview and up)
   'import --file': IMPORT,
   'import --out': IMPORT,
