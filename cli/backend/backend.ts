@@ -9,6 +9,7 @@ import type { AccessBackend } from './access-backend.js';
 import type { StateDiffBackend } from './state-diff-backend.js';
 import type { PolicyBackend } from './policy-backend.js';
 import type { RequiredPolicy } from '../policy/policy-types.js';
+import type { DeploymentsBackend } from './deployments-backend.js';
 import type { EnvironmentsBackend } from './environments-backend.js';
 import type { ApprovalsBackend } from './approvals-backend.js';
 import type { HooksBackend } from './hooks-backend.js';
@@ -131,6 +132,8 @@ export interface Backend {
   identity(): IdentityBackend;
   /** Hooks of organizations and stacks (docs/hooks.md). */
   hooks(): HooksBackend;
+  /** Deployment settings and runs (`stackyard deployment …`); the local backend refuses every call. */
+  deployments(): DeploymentsBackend;
   /** Policy packs and groups (`stackyard policy …`); the local backend refuses every call. */
   policies(): PolicyBackend;
   /** The organization of stack names given without one. */

@@ -19,6 +19,7 @@ import { httpEnvironmentsBackend } from './environments-http.js';
 import { httpHooksBackend, type HooksBackend } from './hooks-backend.js';
 import { httpIdentityBackend, type IdentityBackend } from './identity-backend.js';
 import { httpPolicyBackend, type PolicyBackend } from './policy-backend.js';
+import { httpDeploymentsBackend, type DeploymentsBackend } from './deployments-backend.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
 import type { RequiredPolicy } from '../policy/policy-types.js';
 import type { Backend, CarriedHistoryInfo, CreatedUpdate, StackDetails, StackSummary, StartedUpdate, StartOptions, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
@@ -79,6 +80,10 @@ export class HttpBackend implements Backend {
 
   hooks(): HooksBackend {
     return httpHooksBackend(this.client);
+  }
+
+  deployments(): DeploymentsBackend {
+    return httpDeploymentsBackend(this.client);
   }
 
   policies(): PolicyBackend {

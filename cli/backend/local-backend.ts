@@ -14,6 +14,7 @@ import { lazyEnvironmentsBackend, type EnvironmentsBackend } from './environment
 import { localHooksBackend, type HooksBackend } from './hooks-backend.js';
 import { localIdentityBackend, type IdentityBackend } from './identity-backend.js';
 import { localPolicyBackend, type PolicyBackend } from './policy-backend.js';
+import { localDeploymentsBackend, type DeploymentsBackend } from './deployments-backend.js';
 import { drainHookOutbox } from './local-hook-drain.js';
 import { localServices, type LocalServices } from './local-services.js';
 import type { Principal } from '../../shared/core/kernel/principal.js';
@@ -87,6 +88,10 @@ export class LocalBackend implements Backend {
 
   hooks(): HooksBackend {
     return localHooksBackend(this.services, PRINCIPAL);
+  }
+
+  deployments(): DeploymentsBackend {
+    return localDeploymentsBackend();
   }
 
   policies(): PolicyBackend {

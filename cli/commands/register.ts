@@ -9,6 +9,7 @@ import { ENGINE_COMMAND_DESCRIPTIONS, ENGINE_COMMANDS, declareEngineCommand } fr
 import { registerAccountGrammar } from './grammar/account-grammar.js';
 import { registerConfigGrammar } from './grammar/config-grammar.js';
 import { registerEnvironmentsGrammar } from './grammar/environments-grammar.js';
+import { registerDeploymentGrammar } from './grammar/deployment-grammar.js';
 import { registerImportGrammar } from './grammar/import-grammar.js';
 import { registerOrganizationGrammar } from './grammar/organization-grammar.js';
 import { registerPlanGrammar } from './grammar/plan-grammar.js';
@@ -48,6 +49,7 @@ export function registerCommands(program: Command): void {
   registerStateGrammar(program);
   registerOrganizationGrammar(program);
   registerPluginAndHookGrammar(program);
+  registerDeploymentGrammar(program);
   registerPolicyGrammar(program);
   registerImportGrammar(program);
   registerPlanGrammar(program);

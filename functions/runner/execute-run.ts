@@ -147,7 +147,7 @@ async function runSteps(ctx: RunContext, claimed: ClaimedRun, workspace: string,
   const project = join(checkout, source.repoDir ?? '');
   if (!existsSync(project) || !statSync(project).isDirectory()) throw new StepFailed(`clone failed: the repository has no folder '${source.repoDir}'`);
 
-  if (existsSync(join(project, 'package.json'))) {
+  if (!claimed.skipInstallDependencies && existsSync(join(project, 'package.json'))) {
     line('$ npm ci');
     await step('install failed', 'npm', ['ci', '--no-audit', '--no-fund'], project);
   }

@@ -130,6 +130,39 @@ describe('deployment runs on serve --runners 1', () => {
     expect(history.updates[0]!.environment['stackyard.deployment.id']).toBe(id);
   }, 150_000);
 
+  it('is driven by stackyard deployment settings edit|get|destroy, run, ls and log', async () => {
+    await api('POST', '/api/stacks/admin/runapp', { stackName: 'cli' });
+    const cli = (...args: string[]) => service.sandbox.run(service.sandbox.root, [...args, '--stack', 'admin/runapp/cli']);
+    const edit = await cli('deployment', 'settings', 'edit', '--git-url', repoUrl, '--branch', 'main', '--env', `NODE_PATH=${join(REPO, 'node_modules')}`,
+      '--env', `TESTPROV_WORLD=${world}`, '--secret-env', 'API_KEY=kept-secret');
+    expect(edit.stderr).toBe('');
+    expect(edit.stdout).toContain("Deployment settings of 'admin/runapp/cli' updated.");
+    const settings = JSON.parse((await cli('deployment', 'settings', 'get')).stdout);
+    expect(settings.sourceContext.git).toEqual({ repoUrl, branch: 'main' });
+    expect(Object.keys(settings.operationContext.environmentVariables.API_KEY)).toEqual(['ciphertext']);
+
+    const run = await cli('deployment', 'run', 'update', '--suppress-stream-logs=false');
+
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^Preparing deployment\.\.\.\n\nView Live: http:\/\/127\.0\.0\.1:\d+\/admin\/runapp\/cli\/deployments\/1\n/);
+    expect(run.stdout).toContain('$ npm ci');
+    expect(run.stdout).toMatch(/\+ +testprov:index:Thing +deployed +created/);
+    const listed = await cli('deployment', 'ls');
+    expect(listed.stdout).toMatch(/^1 +[0-9a-f-]{36} +update +succeeded /m);
+    expect(listed.stdout).toContain('Showing 1 of 1 deployment(s)');
+    expect((await cli('deployment', 'log', '#1')).stdout).toContain('$ stackyard up --yes --wait --stack admin/runapp/cli --non-interactive');
+    const failed = await cli('deployment', 'run', 'update', `${git.url}/missing.git`, '--inherit-settings=false', '--git-branch', 'main', '--suppress-stream-logs=false');
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toMatch(/deployment failed/);
+    expect(failed.stderr).toMatch(/clone failed/);
+    const refused = await cli('deployment', 'run', 'update', '--git-auth-password', 'x');
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('git credentials are not used yet');
+    expect((await cli('deployment', 'settings', 'destroy', '--yes')).status).toBe(0);
+    expect(JSON.parse((await cli('deployment', 'settings', 'get')).stdout)).toEqual({});
+  }, 200_000);
+
   it('fails a run whose repository cannot be cloned with clone failed', async () => {
     const { id } = await queue({ operation: 'update', sourceContext: { git: { repoUrl: `${git.url}/missing.git`, branch: 'main' } } });
 

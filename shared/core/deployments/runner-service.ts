@@ -38,6 +38,8 @@ export interface ClaimedRun {
   environment: Record<string, string>;
   source: RunSource;
   preRunCommands: string[];
+  /** `operationContext.options.skipInstallDependencies`: no `npm ci`. */
+  skipInstallDependencies: boolean;
 }
 
 /** How a run ended, as the runner saw it. */
@@ -196,8 +198,9 @@ export function createRunnerService(deps: ServiceDeps, options: RunnerOptions = 
       const environment = await openSettingsSecrets(deps.keys, stack, claimed.settings);
       const token = await mintToken(claimed);
       const run = await mutate(runner, claimed, () => ({ status: 'running' }));
-      const operation = (claimed.settings.operationContext ?? {}) as { preRunCommands?: string[] };
-      return { run, token, environment, source, preRunCommands: operation.preRunCommands ?? [] };
+      const operation = (claimed.settings.operationContext ?? {}) as { preRunCommands?: string[]; options?: { skipInstallDependencies?: unknown } };
+      const skipInstallDependencies = operation.options?.skipInstallDependencies === true;
+      return { run, token, environment, source, preRunCommands: operation.preRunCommands ?? [], skipInstallDependencies };
     },
 
     heartbeat(runner, run) {

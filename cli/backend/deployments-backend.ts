@@ -1,0 +1,77 @@
+/**
+ * Deployment settings and runs of a stack on a service, called as the `pulumi` CLI's client calls them
+ * (pkg/backend/httpstate/client: GetStackDeploymentSettings, PatchStackDeploymentSettings, CreateDeployment,
+ * ListStackDeployments, GetDeployment, CancelDeployment, GetDeploymentLogs); docs/deployments.md.
+ */
+import type { StackRef } from '../../shared/core/names.js';
+import type { DeploymentLogsView, DeploymentRunView } from '../../shared/core/deployments/views.js';
+import type { ApiClient } from '../api-client/api-client.js';
+import { UserError } from '../output/errors.js';
+
+/** Pulumi's `CreateDeploymentRequest`. */
+export interface RunRequest {
+  operation: string;
+  inheritSettings: boolean;
+  sourceContext?: Record<string, unknown>;
+  operationContext?: Record<string, unknown>;
+}
+
+/** What `stackyard deployment …` asks of a backend. */
+export interface DeploymentsBackend {
+  getSettings(ref: StackRef): Promise<Record<string, unknown>>;
+  /** Merges `patch` into the stored settings (RFC 7396) and returns the result, secrets sealed. */
+  patchSettings(ref: StackRef, patch: Record<string, unknown>): Promise<Record<string, unknown>>;
+  deleteSettings(ref: StackRef): Promise<void>;
+  run(ref: StackRef, request: RunRequest): Promise<{ id: string; consoleUrl: string; version: number }>;
+  list(ref: StackRef): Promise<DeploymentRunView[]>;
+  get(ref: StackRef, id: string): Promise<DeploymentRunView>;
+  cancel(ref: StackRef, id: string): Promise<DeploymentRunView>;
+  /** A page of the run's log from `offset`; `nextToken` is where to read on while more may come. */
+  logs(ref: StackRef, id: string, page: { offset: number; count?: number }): Promise<DeploymentLogsView>;
+}
+
+const path = (ref: StackRef, rest = '') =>
+  `/api/stacks/${encodeURIComponent(ref.org)}/${encodeURIComponent(ref.project)}/${encodeURIComponent(ref.stack)}/deployments${rest}`;
+const seg = encodeURIComponent;
+
+/** The deployment routes of the service. */
+export function httpDeploymentsBackend(client: ApiClient): DeploymentsBackend {
+  return {
+    async getSettings(ref) {
+      return (await client.request<Record<string, unknown>>({ method: 'GET', path: path(ref, '/settings'), operation: 'get deployment settings' })) ?? {};
+    },
+    patchSettings(ref, patch) {
+      return client.request({ method: 'POST', path: path(ref, '/settings'), body: patch, operation: 'update deployment settings' });
+    },
+    async deleteSettings(ref) {
+      await client.request({ method: 'DELETE', path: path(ref, '/settings'), operation: 'delete deployment settings' });
+    },
+    run(ref, request) {
+      return client.request({ method: 'POST', path: path(ref), body: request, operation: 'create deployment' });
+    },
+    async list(ref) {
+      const answer = await client.request<{ deployments?: DeploymentRunView[] }>({ method: 'GET', path: path(ref), operation: 'list deployments' });
+      return answer?.deployments ?? [];
+    },
+    get(ref, id) {
+      return client.request({ method: 'GET', path: path(ref, `/${seg(id)}`), operation: 'get deployment' });
+    },
+    cancel(ref, id) {
+      return client.request({ method: 'POST', path: path(ref, `/${seg(id)}/cancel`), operation: 'cancel deployment' });
+    },
+    logs(ref, id, page) {
+      return client.request({ method: 'GET', path: path(ref, `/${seg(id)}/logs`), query: { offset: page.offset, count: page.count }, operation: 'get deployment logs' });
+    },
+  };
+}
+
+/** The local backend has no runners: every call says so. */
+export function localDeploymentsBackend(): DeploymentsBackend {
+  const refuse = async (): Promise<never> => {
+    throw new UserError(
+      'the local backend does not support deployments',
+      'Deployments run on a stackyard service (`stackyard serve --runners N`, then `stackyard login <url>`).',
+    );
+  };
+  return { getSettings: refuse, patchSettings: refuse, deleteSettings: refuse, run: refuse, list: refuse, get: refuse, cancel: refuse, logs: refuse };
+}

@@ -1,0 +1,105 @@
+/**
+ * `deployment`: a stack's deployment settings and runs, in `pulumi deployment`'s grammar (pkg/cmd/pulumi/deployment:
+ * run, list, get, cancel, log, settings get|edit|destroy); docs/deployments.md.
+ */
+import type { Command } from 'commander';
+import { boolValue } from '../engine-flags.js';
+import { positiveInteger, type FlagSpec } from '../pulumi-flags.js';
+import { STACK_FLAG, YES_FLAG, group, integer, leaf } from './tree.js';
+
+const commands = {
+  run: () => import('../deployment-run.js'),
+  list: () => import('../deployment-list.js'),
+  get: () => import('../deployment-get.js'),
+  cancel: () => import('../deployment-cancel.js'),
+  log: () => import('../deployment-log.js'),
+  settingsGet: () => import('../deployment-settings-get.js'),
+  settingsEdit: () => import('../deployment-settings-edit.js'),
+  settingsDestroy: () => import('../deployment-settings-destroy.js'),
+};
+
+const OUTPUT_FLAG: FlagSpec = { flags: '-o, --output <format>', description: 'output format: default or json' };
+const NO_GIT_AUTH = 'the runner clones repositories readable without credentials; git credentials are not used yet (docs/deployments.md)';
+const NO_EXECUTOR = 'stackyard runs deployments in serve\'s runner processes, not in executor images or agent pools';
+
+/** `pulumi deployment run`'s remote flags (remote.go, ApplyFlagsForDeploymentCommand). */
+const RUN_FLAGS: FlagSpec[] = [
+  STACK_FLAG,
+  { flags: '--inherit-settings [bool]', description: 'inherit deployment settings from the current stack (default: true)', parse: boolValue },
+  { flags: '--suppress-stream-logs [bool]', description: 'suppress log streaming of the deployment job (default: true)', parse: boolValue },
+  { flags: '--suppress-permalink [bool]', description: 'suppress display of the deployment permalink', parse: boolValue },
+  { flags: '--env <NAME=value>', description: 'environment variables to use in the remote operation of the form NAME=value', repeatable: true },
+  { flags: '--env-secret <NAME=value>', description: 'environment variables with secret values to use in the remote operation of the form NAME=value', repeatable: true },
+  { flags: '--pre-run-command <command>', description: 'commands to run before the remote operation', repeatable: true },
+  { flags: '--skip-install-dependencies', description: 'whether to skip the default dependency installation step' },
+  { flags: '--git-branch <branch>', description: 'git branch to deploy; this is mutually exclusive with --git-commit' },
+  { flags: '--git-commit <sha>', description: 'git commit hash of the commit to deploy; this is mutually exclusive with --git-branch' },
+  { flags: '--git-repo-dir <dir>', description: 'the directory to work from in the project\'s source repository where Pulumi.yaml is located' },
+  { flags: '--git-auth-access-token <token>', description: 'git personal access token', refused: NO_GIT_AUTH },
+  { flags: '--git-auth-ssh-private-key <key>', description: 'git SSH private key', refused: NO_GIT_AUTH },
+  { flags: '--git-auth-ssh-private-key-path <path>', description: 'git SSH private key path', refused: NO_GIT_AUTH },
+  { flags: '--git-auth-password <password>', description: 'git password', refused: NO_GIT_AUTH },
+  { flags: '--git-auth-username <name>', description: 'git username', refused: NO_GIT_AUTH },
+  { flags: '--executor-image <image>', description: 'the image to use for the remote executor', refused: NO_EXECUTOR },
+  { flags: '--executor-image-username <name>', description: 'the username for the credentials with access to the executor image', refused: NO_EXECUTOR },
+  { flags: '--executor-image-password <password>', description: 'the password for the credentials with access to the executor image', refused: NO_EXECUTOR },
+  { flags: '--agent-pool-id <id>', description: 'the agent pool to use to run the deployment job', refused: NO_EXECUTOR },
+];
+
+/** `pulumi deployment settings edit`'s flags that stackyard applies; the rest are refused with why. */
+const EDIT_FLAGS: FlagSpec[] = [
+  STACK_FLAG,
+  OUTPUT_FLAG,
+  { flags: '--git-url <url>', description: 'the git repository URL (http or https)' },
+  { flags: '--branch <branch>', description: 'source branch' },
+  { flags: '--commit <sha>', description: 'source commit hash' },
+  { flags: '--folder <path>', description: 'path to the Pulumi.yaml folder within the source repo' },
+  { flags: '--pre-run-command <command>', description: 'a command to run before the operation (repeatable; replaces the stored list)', repeatable: true },
+  { flags: '--env <NAME=value>', description: 'an environment variable (repeatable)', repeatable: true },
+  { flags: '--secret-env <NAME=value>', description: 'a secret environment variable, sealed under the stack\'s key (repeatable)', repeatable: true },
+  { flags: '--remove-env <names>', description: 'environment variables to remove (comma-separated, repeatable)', repeatable: true },
+  { flags: '--skip-install-deps [bool]', description: 'skip the dependency installation step', parse: boolValue },
+  ...['--github-repo <repo>', '--preview-prs', '--push-to-deploy', '--pr-template', '--path-filter <paths>'].map((flags) => ({
+    flags,
+    description: 'GitHub app integration',
+    refused: 'stackyard has no GitHub app; use --git-url (push-to-deploy webhooks are to come, docs/deployments.md)',
+  })),
+  ...['--runner-pool <id>', '--executor-image <image>', '--executor-root-path <path>'].map((flags) => ({ flags, description: 'executor', refused: NO_EXECUTOR })),
+  { flags: '--shell <shell>', description: 'shell to use for pre-run commands', refused: 'pre-run commands run with sh -c' },
+  { flags: '--skip-intermediate-deployments', description: 'skip intermediate deployments', refused: 'every queued run runs' },
+  { flags: '--delete-after-destroy', description: 'delete the stack after a destroy', refused: 'TTL stacks are to come (docs/deployments.md)' },
+  ...['--oidc-aws-role-arn <arn>', '--oidc-azure-client-id <id>', '--oidc-gcp-project-number <n>'].map((flags) => ({
+    flags,
+    description: 'cloud OIDC',
+    refused: 'runs on serve use the serve process\'s own cloud credentials (docs/deployments.md)',
+  })),
+];
+
+export function registerDeploymentGrammar(program: Command): void {
+  group(program, 'deployment', "Manage stack deployments run by the service's runners (docs/deployments.md)", (deployment) => {
+    leaf(deployment, 'run <operation> [url]', 'Launch a deployment job (update, preview, destroy, refresh, detect-drift or remediate-drift)', RUN_FLAGS, async () => (await commands.run()).deploymentRun);
+    leaf(deployment, 'list', 'List deployments for a stack', [
+      STACK_FLAG,
+      OUTPUT_FLAG,
+      { flags: '--count <n>', description: 'the number of deployments to show', parse: positiveInteger },
+      { flags: '--all', description: 'show every deployment' },
+    ], async () => (await commands.list()).deploymentList).alias('ls');
+    leaf(deployment, 'get <deployment-id>', 'Show a deployment (by id or per-stack version) as JSON', [STACK_FLAG], async () => (await commands.get()).deploymentGet);
+    leaf(deployment, 'cancel <deployment-id>', 'Cancel a queued or in-progress deployment', [STACK_FLAG, YES_FLAG, OUTPUT_FLAG], async () => (await commands.cancel()).deploymentCancel);
+    leaf(deployment, 'log <deployment-version>', 'Retrieve execution logs for a deployment (by per-stack version or id)', [
+      STACK_FLAG,
+      OUTPUT_FLAG,
+      { flags: '--offset <n>', description: 'the line to start from (0 to leave unset)', parse: integer },
+      { flags: '--count <n>', description: 'the number of log lines to fetch', parse: positiveInteger },
+      { flags: '--all', description: 'fetch every available log line' },
+      { flags: '-f, --follow', description: 'print lines as they come until the deployment ends (stackyard\'s own)' },
+      { flags: '--job <n>', description: 'the job index (stackyard runs have one job)', parse: integer },
+      { flags: '--step <n>', description: 'the step index (stackyard runs have no steps)', parse: integer },
+    ], async () => (await commands.log()).deploymentLog).alias('logs');
+    group(deployment, 'settings', 'Manage stack deployment settings', (settings) => {
+      leaf(settings, 'get', 'Retrieve the deployment settings for a stack (JSON; secrets as ciphertext)', [STACK_FLAG, OUTPUT_FLAG], async () => (await commands.settingsGet()).deploymentSettingsGet);
+      leaf(settings, 'edit', 'Create or update deployment settings for a stack', EDIT_FLAGS, async () => (await commands.settingsEdit()).deploymentSettingsEdit).aliases(['update', 'modify']);
+      leaf(settings, 'destroy', "Delete all the stack's deployment settings", [STACK_FLAG, YES_FLAG], async () => (await commands.settingsDestroy()).deploymentSettingsDestroy).aliases(['down', 'dn', 'clear']);
+    });
+  });
+}
