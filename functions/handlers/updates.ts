@@ -7,6 +7,7 @@ import {
   hookTable,
   identityTable,
   leaseTable,
+  policyTable,
   scheduleTable,
   stackTable,
   updateTable,
@@ -15,6 +16,7 @@ import { createApprovalService } from '../../shared/core/approvals/approval-serv
 import { createConsoleAuth } from '../../shared/core/console/console-auth.js';
 import { createDeploymentService } from '../../shared/core/deployments/deployment-service.js';
 import { createDriftService } from '../../shared/core/drift/drift-service.js';
+import { createPolicyService } from '../../shared/core/policy/policy-service.js';
 import { createScheduleService } from '../../shared/core/schedules/schedule-service.js';
 import { createHookService } from '../../shared/core/hooks/hook-service.js';
 import { createIdentityService } from '../../shared/core/identity/identity-service.js';
@@ -25,7 +27,7 @@ import { kmsParts } from '../storage-parts/kms.js';
 import { s3Parts } from '../storage-parts/s3.js';
 
 /**
- * API Gateway entry point of the updates routes (an update's lifecycle, webhooks), on the table, S3 and KMS
+ * API Gateway entry point of the updates routes (an update's lifecycle with the policy packs it must run, webhooks), on the table, S3 and KMS
  * (docs/deploy.md, "What each function bundles").
  */
 export const updatesFunction: LambdaFunction = {
@@ -43,6 +45,7 @@ export const updatesFunction: LambdaFunction = {
     driftTable,
     approvalTable,
     scheduleTable,
+    policyTable,
   ],
   storage: [s3Parts, kmsParts],
   services: (deps, audited) => {
@@ -56,6 +59,7 @@ export const updatesFunction: LambdaFunction = {
       drift: audited(createDriftService(deps)),
       approvals: audited(createApprovalService(deps)),
       schedules: audited(createScheduleService(deps)),
+      policies: audited(createPolicyService(deps)),
     };
   },
 };

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { npmPack, PUBLISHED_PACK_POLICIES } from '../support/policy-pack-tarball.js';
 import { failed, ok, PulumiWire, type WireResponse } from './pulumi-wire.js';
 import { startServe, type ServeProcess } from './serve-process.js';
-import { createStack } from './wire-fixtures.js';
+import { createStack, programRequest } from './wire-fixtures.js';
 
 const PACKS = '/api/orgs/acme/policypacks';
 const DEFAULT_GROUP = '/api/orgs/acme/policygroups/default-policy-group';
@@ -115,7 +115,7 @@ describe('policy packs and groups through `stackyard serve`', () => {
     failed(await call('GET', `${PACKS}/required-tags/versions/2.0.0`), 404);
   });
 
-  it('enables a version with its config on the default group, which every stack is in, and lists it as the stacks’ required policies', async () => {
+  it('enables a version with its config on the default group, which every stack is in, and lists it as the stacks’ required policies, in the create-update answer too', async () => {
     const patch = { addPolicyPack: { name: 'required-tags', versionTag: '1.0.0', config: { 'has-owner-tag': { tag: 'owner' } } } };
 
     failed(await call('PATCH', DEFAULT_GROUP, patch, member), 403);
@@ -144,6 +144,8 @@ describe('policy packs and groups through `stackyard serve`', () => {
         },
       ],
     });
+    const update = ok(await call('POST', '/api/stacks/acme/app/dev/update', programRequest({ org: 'acme', project: 'app', stack: 'dev' }, true)));
+    expect(update.requiredPolicies).toEqual(required.requiredPolicies);
     expect(ok(await call('GET', '/api/orgs/acme/policygroups', undefined, member)).policyGroups).toEqual([
       { name: 'default-policy-group', isOrgDefault: true, numStacks: 2, entityType: 'stacks', mode: 'preventative', numEnabledPolicyPacks: 1 },
     ]);

@@ -28,8 +28,9 @@ function createRoute(kind: 'update' | 'preview' | 'refresh' | 'destroy'): Route 
         environment: body.metadata?.environment ?? undefined,
         config: body.config ?? undefined,
       });
-      // Policies stay empty: anything listed would make the CLI download policy packs from /api/orgs/….
-      return jsonResponse(200, { updateID: updateId, requiredPolicies: [], messages: [] });
+      // The packs of every policy group holding the stack: the CLI downloads and runs each (docs/policy.md).
+      const { requiredPolicies } = await ctx.services.policies.stackPolicyPacks(principal, ref);
+      return jsonResponse(200, { updateID: updateId, requiredPolicies, messages: [] });
     },
   };
 }
