@@ -81,6 +81,7 @@ export const hookAdd: CommandHandler = async (ctx, args, opts) => {
     ...(eventList(opts.events) ? { events: eventList(opts.events) } : {}),
     ...(opts.gate === true ? { gate: true } : {}),
     ...(opts.failOpen === true ? { failOpen: true } : {}),
+    ...(typeof opts.format === 'string' ? { format: opts.format } : {}),
   });
   const events = hook.events.length > 0 ? hook.events.join(', ') : 'all';
   const role = hook.gate ? `gate (${describeGate(hook)}) before every update` : `events: ${events}`;

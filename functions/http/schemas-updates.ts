@@ -54,4 +54,5 @@ export const addHookSchema = z.object({
   active: z.optional(z.boolean()),
   gate: z.optional(z.boolean()),
   failOpen: z.optional(z.boolean()),
+  format: z.optional(z.string('must be raw, slack or ms_teams')),
 });

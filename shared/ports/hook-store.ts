@@ -74,6 +74,9 @@ export type HookEventKind =
   | 'plan_approved'
   | 'plan_rejected';
 
+/** Pulumi Cloud's webhook formats. */
+export type HookFormat = 'raw' | 'slack' | 'ms_teams';
+
 export type HookDestination =
   | {
       kind: 'https';
@@ -83,6 +86,8 @@ export type HookDestination =
        * the plaintext is never stored, returned or logged.
        */
       sealedSecret?: string;
+      /** How deliveries are written: Pulumi's raw JSON (absent), a Slack message or a Microsoft Teams card. */
+      format?: HookFormat;
     }
   | { kind: 'lambda'; arn: string };
 

@@ -48,6 +48,8 @@ describe('drift runs through `stackyard serve`', () => {
     });
     succeeded(await cli('stack', 'init', 'dev'));
     succeeded(await cli('hook', 'add', 'drift', '--url', `${receiver.url}/ok/drift`, '--events', 'drift_detected'));
+    succeeded(await cli('hook', 'add', 'slack', '--url', `${receiver.url}/ok/slack`, '--events', 'drift_detected', '--format', 'slack'));
+    succeeded(await cli('hook', 'add', 'teams', '--url', `${receiver.url}/ok/teams`, '--events', 'drift_detected', '--format', 'ms_teams'));
     succeeded(await cli('up', '--yes', '--skip-preview'));
   });
 
@@ -99,6 +101,22 @@ describe('drift runs through `stackyard serve`', () => {
     expect(delivery!.headers['pulumi-webhook-kind']).toBe('drift_detection');
     expect(payload).toMatchObject({ event: 'drift_detected', projectName: 'app', stackName: 'dev', driftRunId: run.id, resourceCount: 2 });
     expect(payload.resources).toEqual(run.resources);
+  });
+
+  it('writes the drift_detected delivery as a Slack message and a Microsoft Teams card for hooks of those formats', async () => {
+    const bodyAt = (path: string) =>
+      eventually(`the delivery at ${path}`, async () => (await receiver.received()).find((request) => request.path === path)?.body);
+
+    const slack = JSON.parse(await bodyAt('/ok/slack'));
+    const teams = JSON.parse(await bodyAt('/ok/teams'));
+
+    expect(slack.text).toMatch(/^\*<http:\/\/[^|]+\/admin\/app\/dev\/drift\|admin\/app\/dev: drift detected \(admin\)>\*\n/);
+    expect(slack.text).toContain('• changed: one (testprov:index:Thing) — label');
+    expect(slack.text).toContain('• deleted: two (testprov:index:Thing)');
+    expect(teams).toMatchObject({ '@type': 'MessageCard', title: 'admin/app/dev: drift detected (admin)' });
+    expect(teams.text).toBe('changed: one (testprov:index:Thing) — label<br>deleted: two (testprov:index:Thing)');
+    const hooks = JSON.parse(succeeded(await cli('hook', 'ls', '--json')).stdout) as { name: string; destination: { format?: string } }[];
+    expect(Object.fromEntries(hooks.map((h) => [h.name, h.destination.format ?? 'raw']))).toEqual({ drift: 'raw', slack: 'slack', teams: 'ms_teams' });
   });
 
   it('refuses a page size out of range with a 400 that names it', async () => {

@@ -45,6 +45,7 @@ export function registerPluginAndHookGrammar(program: Command): void {
       { flags: '--events <list>', description: 'comma-separated events to receive (default: all)' },
       { flags: '--gate', description: 'ask the hook before every update (not previews); it may refuse the update' },
       { flags: '--fail-open', description: 'let updates start when the gate fails or times out (default: refuse them)' },
+      { flags: '--format <format>', description: 'write deliveries to --url as raw JSON (default), a slack message or an ms_teams card' },
     ], async () => (await hook()).hookAdd);
     leaf(hookCmd, 'ls', 'List the hooks of a stack (with its organization\'s) or of an organization', [...HOOK_SCOPE_FLAGS, JSON_FLAG], async () => (await hook()).hookLs);
     leaf(hookCmd, 'rm <name>', 'Remove a hook', HOOK_SCOPE_FLAGS, async () => (await hook()).hookRm);

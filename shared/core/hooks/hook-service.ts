@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import { validateStackRef, type StackRef } from '../names.js';
-import type { DeliveryRecord, HookDestination, HookEventKind, HookRecord, HookScope, NewDelivery } from '../../ports/hook-store.js';
+import type { DeliveryRecord, HookDestination, HookEventKind, HookFormat, HookRecord, HookScope, NewDelivery } from '../../ports/hook-store.js';
 import { audited } from '../audit/audit.js';
 import { loadStack, requireOrgAction } from '../kernel/authorization.js';
 import type { ServiceDeps } from '../kernel/deps.js';
@@ -11,6 +11,7 @@ import { type RetryPolicy } from '../kernel/options.js';
 import { HOOK_EVENT_KINDS, isHookEventKind, newEventId } from './outbox-events.js';
 import { pingPayload } from './payloads.js';
 import { sealHookSecret } from './hook-secrets.js';
+import { validateHookFormat } from './formats.js';
 import { hookRuntime, type HookRuntime } from './runtime.js';
 import { isForbiddenAddress } from './ssrf.js';
 
@@ -27,6 +28,8 @@ export interface AddHookRequest {
   active?: boolean;
   gate?: boolean;
   failOpen?: boolean;
+  /** `raw` (default), `slack` or `ms_teams`: how deliveries to `url` are written. */
+  format?: string;
 }
 
 /** A hook as shown to users: never its secret, only whether it has one. */
@@ -36,7 +39,7 @@ export interface HookView {
   /** `org/project/stack` for stack hooks (current name). */
   stack?: string;
   events: HookEventKind[];
-  destination: { kind: 'https'; url: string; hasSecret: boolean } | { kind: 'lambda'; arn: string };
+  destination: { kind: 'https'; url: string; hasSecret: boolean; format?: HookFormat } | { kind: 'lambda'; arn: string };
   active: boolean;
   gate: boolean;
   failOpen: boolean;
@@ -131,7 +134,7 @@ export function validateEvents(events: unknown): HookEventKind[] {
 function view(hook: HookRecord, stackName?: string): HookView {
   const destination: HookView['destination'] =
     hook.destination.kind === 'https'
-      ? { kind: 'https', url: hook.destination.url, hasSecret: Boolean(hook.destination.sealedSecret) }
+      ? { kind: 'https', url: hook.destination.url, hasSecret: Boolean(hook.destination.sealedSecret), ...(hook.destination.format ? { format: hook.destination.format } : {}) }
       : { kind: 'lambda', arn: hook.destination.arn };
   return {
     name: hook.name,
@@ -204,9 +207,17 @@ export function createHookService(deps: ServiceDeps, runtime: HookRuntime = hook
           throw new InvalidInputError('The signing secret must be 8 to 256 characters.');
         }
         const url = validateHookUrl(request.url, runtime.allowPrivate);
-        destination = { kind: 'https', url, ...(secret ? { sealedSecret: await sealHookSecret(deps.storage.keys, scope, name, secret) } : {}) };
+        const format = validateHookFormat(request.format);
+        if (format !== 'raw' && request.gate === true) throw new InvalidInputError('A gate answers Stackyard\'s JSON: --format applies to event hooks only.');
+        destination = {
+          kind: 'https',
+          url,
+          ...(secret ? { sealedSecret: await sealHookSecret(deps.storage.keys, scope, name, secret) } : {}),
+          ...(format !== 'raw' ? { format } : {}),
+        };
       } else {
         if (request.secret !== undefined) throw new InvalidInputError('--secret only applies to --url hooks.');
+        if (request.format !== undefined && request.format !== 'raw') throw new InvalidInputError('--format only applies to --url hooks.');
         destination = { kind: 'lambda', arn: validateLambdaArn(request.lambdaArn, runtime.allowedLambdaArns) };
       }
       const gate = request.gate === true;

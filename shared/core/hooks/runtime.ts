@@ -1,4 +1,5 @@
 import type { HookRecord, HookScope } from '../../ports/hook-store.js';
+import { renderHookBody } from './formats.js';
 import type { KeyService } from '../../ports/key-service.js';
 import { hookSecretOpener } from './hook-secrets.js';
 import { sdkLambdaInvoker } from './lambda.js';
@@ -58,7 +59,7 @@ export async function sendToHook(
     const body = JSON.stringify({ id: message.id, kind: message.kind, payload: message.payload });
     return runtime.lambda.invoke(hook.destination.arn, body, mode === 'gate' ? 'RequestResponse' : 'Event', timeoutMs);
   }
-  const body = JSON.stringify(message.payload);
+  const body = renderHookBody(hook.destination.format, message.payload);
   const headers: Record<string, string> = { [HEADER_ID]: message.id, [HEADER_KIND]: message.kind };
   const sealed = hook.destination.sealedSecret;
   if (sealed) headers[HEADER_SIGNATURE] = signBody(await runtime.openSecret(hook, hook.name, sealed), body);
