@@ -27,7 +27,15 @@ function tableStoresIn(inputs: readonly string[]): string[] {
   return inputs.flatMap((path) => /shared\/adapters\/aws\/dynamodb-([a-z-]+)-store\.ts$/.exec(path)?.[1] ?? []).sort();
 }
 
-const SDK_CLIENTS = ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'];
+const SDK_CLIENTS = [
+  '@aws-sdk/client-dynamodb',
+  '@aws-sdk/client-s3',
+  '@aws-sdk/client-kms',
+  '@aws-sdk/client-lambda',
+  '@aws-sdk/client-sts',
+  '@aws-sdk/client-secrets-manager',
+  '@aws-sdk/client-ssm',
+];
 const UNUSED_IN_LAMBDA = [
   '@aws-sdk/credential-provider-node',
   '@aws-sdk/credential-provider-ini',
@@ -77,8 +85,8 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
     expect(clients).toEqual({
       'hook-dispatcher': ['@aws-sdk/client-dynamodb', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'],
       identity: ['@aws-sdk/client-dynamodb'],
-      // Environment definitions are objects in the bucket.
-      secrets: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms'],
+      // Environment definitions are objects in the bucket; opening one runs the providers (STS, Secrets Manager, SSM).
+      secrets: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-sts', '@aws-sdk/client-secrets-manager', '@aws-sdk/client-ssm'],
       stacks: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms'],
       updates: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'],
     });

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assumeRoleWithWebIdentity, AwsCallError, callJson } from '../../shared/core/environments/providers/aws-api.js';
+import { assumeRoleWithWebIdentity, AwsCallError, getSecretValue } from '../../shared/core/environments/providers/aws-api.js';
 import { TestIssuer } from '../../shared/testing/oidc-issuer.js';
 import { createAwsIdentityServer } from './aws-identity-protocol-server.js';
 
@@ -61,11 +61,11 @@ describe('the STS stand-in', () => {
   it('issues credentials for a token its issuer signed that the trust policy matches, and they sign calls', async () => {
     const credentials = await assume(await issuer.sign({ sub: SUBJECT, aud: 'aws:acme' }));
 
-    const secret = await callJson('secretsManager', 'secretsmanager.GetSecretValue', 'us-east-1', credentials, { SecretId: 'db' }, env);
+    const secret = await getSecretValue({ region: 'us-east-1', credentials, secretId: 'db' }, env);
 
     expect(credentials.accessKeyId).toMatch(/^ASIA/);
     expect(Date.parse(credentials.expiration) - Date.now()).toBeLessThanOrEqual(900_000);
-    expect(secret.SecretString).toBe('db-secret');
+    expect(secret.secretString).toBe('db-secret');
   });
 
   it('refuses a token for another audience or subject, an expired one and one signed with a key the issuer does not publish', async () => {
@@ -81,7 +81,7 @@ describe('the STS stand-in', () => {
 
   it('refuses a call signed with any other secret key, or without the session token', async () => {
     const credentials = await assume(await issuer.sign({ sub: SUBJECT, aud: 'aws:acme' }));
-    const get = (signing: typeof credentials) => callJson('secretsManager', 'secretsmanager.GetSecretValue', 'us-east-1', signing, { SecretId: 'db' }, env);
+    const get = (signing: typeof credentials) => getSecretValue({ region: 'us-east-1', credentials: signing, secretId: 'db' }, env);
 
     expect(await refusal(get({ ...credentials, secretAccessKey: `${credentials.secretAccessKey}x` }))).toBe('InvalidSignatureException');
     expect(await refusal(get({ ...credentials, sessionToken: undefined }))).toBe('UnrecognizedClientException');

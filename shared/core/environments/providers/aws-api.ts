@@ -1,12 +1,14 @@
 /**
- * The three AWS calls the environment providers make, over HTTPS with Signature Version 4: STS
- * `AssumeRoleWithWebIdentity` (the query protocol; unsigned, the ID token is the credential), Secrets Manager
- * `GetSecretValue` and SSM `GetParameter` (the JSON 1.1 protocol, signed with the credentials STS issued).
- * Endpoints follow the AWS SDK's own settings: `AWS_ENDPOINT_URL_<SERVICE>`, then `AWS_ENDPOINT_URL`, then the
- * regional public endpoint. AWS errors become {@link AwsCallError}s carrying AWS's code and message, never the
- * request (which holds the token or the signature).
+ * The three AWS calls the environment providers make, through the AWS SDK's own clients: STS
+ * `AssumeRoleWithWebIdentity` (unsigned; the ID token is the credential), Secrets Manager `GetSecretValue` and SSM
+ * `GetParameter` (signed with the credentials STS issued). Endpoints follow the SDK's own settings,
+ * `AWS_ENDPOINT_URL_<SERVICE>` then `AWS_ENDPOINT_URL`, read from the `env` given (tests and `serve` pass their
+ * own) and else the regional public endpoint. This file is the boundary: SDK errors become {@link AwsCallError}s
+ * carrying AWS's code and message, never the request (which holds the token or the signature).
  */
-import { createHash, createHmac } from 'node:crypto';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { AssumeRoleWithWebIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 
 /** Short-lived AWS credentials, as STS returns them. */
 export interface AwsCredentials {
@@ -27,119 +29,52 @@ export class AwsCallError extends Error {
   }
 }
 
-/** The services the providers call: the SDK's env-var suffix and the SigV4 signing name of each. */
+/** The services the providers call: the SDK's endpoint env-var suffix and the public host of each. */
 export const AWS_SERVICES = {
-  sts: { envSuffix: 'STS', signingName: 'sts', host: (region: string) => `sts.${region}.amazonaws.com` },
-  secretsManager: { envSuffix: 'SECRETS_MANAGER', signingName: 'secretsmanager', host: (region: string) => `secretsmanager.${region}.amazonaws.com` },
-  ssm: { envSuffix: 'SSM', signingName: 'ssm', host: (region: string) => `ssm.${region}.amazonaws.com` },
+  sts: { envSuffix: 'STS', name: 'sts', host: (region: string) => `sts.${region}.amazonaws.com` },
+  secretsManager: { envSuffix: 'SECRETS_MANAGER', name: 'secretsmanager', host: (region: string) => `secretsmanager.${region}.amazonaws.com` },
+  ssm: { envSuffix: 'SSM', name: 'ssm', host: (region: string) => `ssm.${region}.amazonaws.com` },
 } as const;
 export type AwsService = keyof typeof AWS_SERVICES;
 
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 const CALL_TIMEOUT_MS = 10_000;
-const MAX_RESPONSE_CHARS = 1024 * 1024;
 
 /** Where a service is reached: the SDK's endpoint variables win; a region that is not one is refused (it names a host). */
 export function awsEndpoint(service: AwsService, region: string, env: NodeJS.ProcessEnv = process.env): string {
   const configured = env[`AWS_ENDPOINT_URL_${AWS_SERVICES[service].envSuffix}`]?.trim() || env.AWS_ENDPOINT_URL?.trim();
   if (configured) return configured.replace(/\/+$/, '');
-  if (!REGION.test(region)) throw new AwsCallError(AWS_SERVICES[service].signingName, 'InvalidRegion', `'${region.slice(0, 40)}' is not an AWS region (e.g. us-east-1)`, 400);
+  if (!REGION.test(region)) throw new AwsCallError(AWS_SERVICES[service].name, 'InvalidRegion', `'${region.slice(0, 40)}' is not an AWS region (e.g. us-east-1)`, 400);
   return `https://${AWS_SERVICES[service].host(region)}`;
 }
 
-function sha256Hex(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
-function hmac(key: string | Buffer, data: string): Buffer {
-  return createHmac('sha256', key).update(data, 'utf8').digest();
-}
-
-/**
- * The SigV4 `Authorization` header of a request (AWS General Reference, "Signature Version 4 signing process"):
- * canonical request → string to sign → HMAC chain of date, region and service. `headers` are lower-case and all
- * signed; the request has no query string.
- */
-export function signV4(input: {
-  method: string;
-  url: URL;
-  headers: Record<string, string>;
-  body: string;
-  credentials: AwsCredentials;
-  region: string;
-  service: string;
-  amzDate: string;
-}): string {
-  const names = Object.keys(input.headers).sort();
-  const canonicalHeaders = names.map((name) => `${name}:${input.headers[name]!.trim().replace(/\s+/g, ' ')}\n`).join('');
-  const signedHeaders = names.join(';');
-  const canonicalRequest = [input.method, input.url.pathname || '/', '', canonicalHeaders, signedHeaders, sha256Hex(input.body)].join('\n');
-  const date = input.amzDate.slice(0, 8);
-  const scope = `${date}/${input.region}/${input.service}/aws4_request`;
-  const stringToSign = ['AWS4-HMAC-SHA256', input.amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
-  const signingKey = hmac(hmac(hmac(hmac(`AWS4${input.credentials.secretAccessKey}`, date), input.region), input.service), 'aws4_request');
-  const signature = createHmac('sha256', signingKey).update(stringToSign, 'utf8').digest('hex');
-  return `AWS4-HMAC-SHA256 Credential=${input.credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
-}
-
-/** `20261128T061500Z`, the form SigV4 dates take. */
-export function amzDate(at: number): string {
-  return new Date(at).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-}
-
-async function send(service: string, url: string, init: RequestInit): Promise<{ status: number; text: string }> {
-  let response: Response;
-  try {
-    response = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
-  } catch (error) {
-    throw new AwsCallError(service, 'Unreachable', `could not reach ${new URL(url).origin}: ${(error as Error).message}`, 503);
-  }
-  const text = (await response.text()).slice(0, MAX_RESPONSE_CHARS);
-  return { status: response.status, text };
-}
-
-/** A signed JSON 1.1 call (`X-Amz-Target: <prefix>.<operation>`); AWS's `__type`/`message` become an {@link AwsCallError}. */
-export async function callJson(
-  service: 'secretsManager' | 'ssm',
-  target: string,
-  region: string,
-  credentials: AwsCredentials,
-  payload: object,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<Record<string, unknown>> {
-  const url = new URL(awsEndpoint(service, region, env));
-  const body = JSON.stringify(payload);
-  const when = amzDate(Date.now());
-  const headers: Record<string, string> = {
-    'content-type': 'application/x-amz-json-1.1',
-    host: url.host,
-    'x-amz-date': when,
-    'x-amz-target': target,
-    ...(credentials.sessionToken ? { 'x-amz-security-token': credentials.sessionToken } : {}),
+/** The client settings every call shares: its endpoint, one retry, a bounded wait. */
+function clientConfig(service: AwsService, region: string, env: NodeJS.ProcessEnv) {
+  return {
+    region,
+    endpoint: awsEndpoint(service, region, env),
+    maxAttempts: 2,
+    requestHandler: { requestTimeout: CALL_TIMEOUT_MS, connectionTimeout: CALL_TIMEOUT_MS },
   };
-  const signingName = AWS_SERVICES[service].signingName;
-  const authorization = signV4({ method: 'POST', url, headers, body, credentials, region, service: signingName, amzDate: when });
-  const { host: _host, ...sent } = headers;
-  const { status, text } = await send(signingName, url.href, { method: 'POST', headers: { ...sent, authorization }, body });
-  let parsed: Record<string, unknown> = {};
-  try {
-    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  } catch {
-    throw new AwsCallError(signingName, 'InvalidResponse', `answered ${status} with a body that is not JSON`, status);
-  }
-  if (status >= 300) {
-    const code = String(parsed.__type ?? parsed.code ?? `HTTP${status}`).split('#').pop()!;
-    throw new AwsCallError(signingName, code, String(parsed.message ?? parsed.Message ?? 'no message'), status);
-  }
-  return parsed;
 }
 
-const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+/** An SDK failure as an {@link AwsCallError}: a service answer keeps AWS's code; a network failure says what was not reached. */
+function callError(service: AwsService, endpoint: string, error: unknown): AwsCallError {
+  // The query protocol (STS) keeps AWS's own code in `Code`; the SDK's class name adds `Exception` to it.
+  const failure = error as { Code?: string; name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+  const status = failure.$metadata?.httpStatusCode;
+  if (status === undefined) return new AwsCallError(AWS_SERVICES[service].name, 'Unreachable', `could not reach ${endpoint}: ${failure.message ?? String(error)}`, 503);
+  const code = failure.Code ?? failure.name ?? `HTTP${status}`;
+  return new AwsCallError(AWS_SERVICES[service].name, code, failure.message || 'no message', status);
+}
 
-/** The text of the first `<tag>` in an AWS query-protocol answer, entities decoded. */
-export function xmlText(xml: string, tag: string): string | undefined {
-  const match = new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml);
-  return match?.[1]!.replace(/&(amp|lt|gt|quot|apos);/g, (_, name: string) => XML_ENTITIES[name]!);
+async function call<T>(service: AwsService, region: string, env: NodeJS.ProcessEnv, send: (config: ReturnType<typeof clientConfig>) => Promise<T>): Promise<T> {
+  const config = clientConfig(service, region, env);
+  try {
+    return await send(config);
+  } catch (error) {
+    throw callError(service, config.endpoint, error);
+  }
 }
 
 /** STS `AssumeRoleWithWebIdentity`: the role's credentials for a web identity token, valid `durationSeconds`. */
@@ -148,29 +83,54 @@ export async function assumeRoleWithWebIdentity(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<AwsCredentials & { expiration: string }> {
   const region = env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || 'us-east-1';
-  const form = new URLSearchParams({
-    Action: 'AssumeRoleWithWebIdentity',
-    Version: '2011-06-15',
-    RoleArn: request.roleArn,
-    RoleSessionName: request.sessionName,
-    WebIdentityToken: request.webIdentityToken,
-    DurationSeconds: String(request.durationSeconds),
-  });
-  (request.policyArns ?? []).forEach((arn, index) => form.set(`PolicyArns.member.${index + 1}.arn`, arn));
-  const { status, text } = await send('sts', `${awsEndpoint('sts', region, env)}/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-    body: form.toString(),
-  });
-  if (status >= 300) {
-    throw new AwsCallError('sts', xmlText(text, 'Code') ?? `HTTP${status}`, xmlText(text, 'Message') ?? 'no message', status);
+  const answer = await call('sts', region, env, (config) =>
+    // No credentials: the ID token is the credential, and the service's own must not be looked for or sent.
+    new STSClient({ ...config, credentials: { accessKeyId: '', secretAccessKey: '' } }).send(
+      new AssumeRoleWithWebIdentityCommand({
+        RoleArn: request.roleArn,
+        RoleSessionName: request.sessionName,
+        WebIdentityToken: request.webIdentityToken,
+        DurationSeconds: request.durationSeconds,
+        ...(request.policyArns?.length ? { PolicyArns: request.policyArns.map((arn) => ({ arn })) } : {}),
+      }),
+    ),
+  );
+  const issued = answer.Credentials;
+  if (!issued?.AccessKeyId || !issued.SecretAccessKey || !issued.SessionToken || !issued.Expiration) {
+    throw new AwsCallError('sts', 'InvalidResponse', 'the answer carries no complete credentials', 200);
   }
-  const accessKeyId = xmlText(text, 'AccessKeyId');
-  const secretAccessKey = xmlText(text, 'SecretAccessKey');
-  const sessionToken = xmlText(text, 'SessionToken');
-  const expiration = xmlText(text, 'Expiration');
-  if (!accessKeyId || !secretAccessKey || !sessionToken || !expiration) {
-    throw new AwsCallError('sts', 'InvalidResponse', 'the answer carries no complete credentials', status);
-  }
-  return { accessKeyId, secretAccessKey, sessionToken, expiration };
+  return { accessKeyId: issued.AccessKeyId, secretAccessKey: issued.SecretAccessKey, sessionToken: issued.SessionToken, expiration: issued.Expiration.toISOString() };
+}
+
+/** The three fields the SDK signs with (a caller's credentials may carry more, such as STS's expiration as text). */
+function signingCredentials(credentials: AwsCredentials): AwsCredentials {
+  return { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, ...(credentials.sessionToken ? { sessionToken: credentials.sessionToken } : {}) };
+}
+
+/** Secrets Manager `GetSecretValue` by name or ARN: the secret's string (`undefined` for a binary secret). */
+export async function getSecretValue(
+  request: { region: string; credentials: AwsCredentials; secretId: string; versionId?: string; versionStage?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ secretString?: string }> {
+  const answer = await call('secretsManager', request.region, env, (config) =>
+    new SecretsManagerClient({ ...config, credentials: signingCredentials(request.credentials) }).send(
+      new GetSecretValueCommand({
+        SecretId: request.secretId,
+        ...(request.versionId ? { VersionId: request.versionId } : {}),
+        ...(request.versionStage ? { VersionStage: request.versionStage } : {}),
+      }),
+    ),
+  );
+  return { secretString: answer.SecretString };
+}
+
+/** SSM `GetParameter`: the parameter's value and type (`SecureString` values decrypted when asked). */
+export async function getParameter(
+  request: { region: string; credentials: AwsCredentials; name: string; decrypt: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ value?: string; type?: string }> {
+  const answer = await call('ssm', request.region, env, (config) =>
+    new SSMClient({ ...config, credentials: signingCredentials(request.credentials) }).send(new GetParameterCommand({ Name: request.name, WithDecryption: request.decrypt })),
+  );
+  return { value: answer.Parameter?.Value, type: answer.Parameter?.Type };
 }

@@ -5,7 +5,7 @@
  * `StringList` values are plain strings, as SSM returns them.
  */
 import { escValue, type EscProvider } from '../../../esc/index.js';
-import { AwsCallError, callJson } from './aws-api.js';
+import { AwsCallError, getParameter } from './aws-api.js';
 import { loginCredentials, plainInputs, readerInputSchema } from './provider-inputs.js';
 
 const INPUT_SCHEMA = readerInputSchema({ name: { type: 'string' }, decrypt: { type: 'boolean' } }, ['name']);
@@ -23,10 +23,9 @@ export function awsParameterStoreProvider(env: NodeJS.ProcessEnv = process.env):
       const values = await Promise.all(
         wanted.map(async ([key, entry]) => {
           try {
-            const answer = await callJson('ssm', 'AmazonSSM.GetParameter', region, credentials, { Name: entry.name, WithDecryption: entry.decrypt === true }, env);
-            const parameter = (answer.Parameter ?? {}) as { Type?: string; Value?: unknown };
-            if (typeof parameter.Value !== 'string') throw new Error(`aws-parameter-store: parameter '${entry.name}' came back without a value`);
-            return [key, escValue(parameter.Value, { secret: parameter.Type === 'SecureString' })] as const;
+            const parameter = await getParameter({ region, credentials, name: entry.name, decrypt: entry.decrypt === true }, env);
+            if (typeof parameter.value !== 'string') throw new Error(`aws-parameter-store: parameter '${entry.name}' came back without a value`);
+            return [key, escValue(parameter.value, { secret: parameter.type === 'SecureString' })] as const;
           } catch (error) {
             if (error instanceof AwsCallError) throw new Error(`aws-parameter-store: could not read parameter '${entry.name}' (${key}) in ${region}: ${error.code}: ${error.awsMessage}`);
             throw error;

@@ -4,7 +4,7 @@
  * aws-login); the result maps each name to the secret's string, secret.
  */
 import { escValue, type EscProvider } from '../../../esc/index.js';
-import { AwsCallError, callJson } from './aws-api.js';
+import { AwsCallError, getSecretValue } from './aws-api.js';
 import { loginCredentials, plainInputs, readerInputSchema } from './provider-inputs.js';
 
 const INPUT_SCHEMA = readerInputSchema({ secretId: { type: 'string' }, versionId: { type: 'string' }, versionStage: { type: 'string' } }, ['secretId']);
@@ -22,13 +22,9 @@ export function awsSecretsProvider(env: NodeJS.ProcessEnv = process.env): EscPro
       const values = await Promise.all(
         wanted.map(async ([name, entry]) => {
           try {
-            const answer = await callJson('secretsManager', 'secretsmanager.GetSecretValue', region, credentials, {
-              SecretId: entry.secretId,
-              ...(entry.versionId ? { VersionId: entry.versionId } : {}),
-              ...(entry.versionStage ? { VersionStage: entry.versionStage } : {}),
-            }, env);
-            if (typeof answer.SecretString !== 'string') throw new Error(`aws-secrets: secret '${entry.secretId}' holds binary data; only string secrets can be read`);
-            return [name, escValue(answer.SecretString, { secret: true })] as const;
+            const answer = await getSecretValue({ region, credentials, secretId: entry.secretId, versionId: entry.versionId, versionStage: entry.versionStage }, env);
+            if (typeof answer.secretString !== 'string') throw new Error(`aws-secrets: secret '${entry.secretId}' holds binary data; only string secrets can be read`);
+            return [name, escValue(answer.secretString, { secret: true })] as const;
           } catch (error) {
             if (error instanceof AwsCallError) throw new Error(`aws-secrets: could not read secret '${entry.secretId}' (${name}) in ${region}: ${error.code}: ${error.awsMessage}`);
             throw error;
