@@ -3,6 +3,7 @@
  * bundled CLI, `npm run build` first), with stacks and updates made by the bundled CLI (console-harness.ts). The
  * screenshots docs/console.md shows are among the ones taken here.
  */
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliSandbox, until } from '../cli/cli-harness.js';
@@ -261,5 +262,24 @@ describe('the web console in Chromium', () => {
     await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe('Not found');
     expect(await page.content()).not.toContain('site/dev');
     await shot(page, 'not-found');
+  });
+
+  it("lists the stack's update plans with their status and shows a plan's operations as a diff", async () => {
+    // earlier tests leave the site at 5 things (web-r0 … web-r4); one more is a create
+    const saved = await project.cli('preview', '--save-plan', join(project.dir, 'plan.json'), '-c', 'count=6');
+    const id = /Plan (\S+) uploaded/.exec(saved.stdout)?.[1];
+    const page = await browser();
+    await signInWithToken(page, aliceToken);
+
+    const plans = page.getByTestId('plans');
+    await expect.poll(() => plans.innerText()).toContain(`${id}\tapproved`);
+    await plans.getByRole('button', { name: id }).click();
+    const operations = page.getByTestId('plan-operations');
+
+    expect(saved.status, saved.stderr).toBe(0);
+    await expect.poll(() => page.getByTestId('plan-details').innerText()).toContain(`Plan ${id}: approved`);
+    await expect.poll(() => operations.innerText()).toMatch(/^\+ testprov:index:Thing web-r5 \(create\)$/m);
+    expect(await operations.innerText()).not.toMatch(/\(same\)/);
+    await shot(page, 'plans');
   });
 });

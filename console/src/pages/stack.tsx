@@ -8,24 +8,27 @@ import type { Deployment, LeaseView, StackOverview, UpdateInfo, UpdateSummary } 
 import { usePoll } from '../use-poll.js';
 import { LoadError } from './not-found.js';
 import { AbandonedNote, LeaseBadge, Outcome, Tags } from './parts.js';
+import { Plans, type PlanView } from './plans.js';
 import { CompareVersions } from './version-diff.js';
 
 interface StackData {
   overview: StackOverview;
   history: UpdateInfo[];
+  plans: PlanView[];
 }
 
-/** `/<org>/<project>/<stack>`: outputs, tags, the lease (with cancel) and the history; live while an update runs. */
+/** `/<org>/<project>/<stack>`: outputs, tags, the lease (with cancel), the history and the update plans; live while an update runs. */
 export function StackPage() {
   const { org, project, stack } = useRoute().params as { org: string; project: string; stack: string };
   const base = stackApi(org, project, stack);
   const loaded = usePoll<StackData>(
     async () => {
-      const [overview, history] = await Promise.all([
+      const [overview, history, plans] = await Promise.all([
         api<StackOverview>(`/api/console/stacks/${encodeURIComponent(org)}/${encodeURIComponent(project)}/${encodeURIComponent(stack)}`),
         api<{ updates: UpdateInfo[] }>(`${base}/updates?page=1&pageSize=50`),
+        api<{ plans: PlanView[] }>(`${base}/plans`),
       ]);
-      return { overview, history: history.updates };
+      return { overview, history: history.updates, plans: plans.plans };
     },
     [base],
     // Quick while an update runs; often enough when idle to notice one starting.
@@ -33,7 +36,7 @@ export function StackPage() {
   );
   if (loaded.error && !loaded.data) return <LoadError error={loaded.error} />;
   if (!loaded.data) return <p aria-busy="true">Loading…</p>;
-  const { overview, history } = loaded.data;
+  const { overview, history, plans } = loaded.data;
   const page = stackPage(org, project, stack);
   // Cancelling and revealing a secret need write; a reader is not offered what the API would refuse.
   const mayWrite = overview.permission !== 'read';
@@ -64,6 +67,8 @@ export function StackPage() {
       <h2>History</h2>
       <History history={history} page={page} />
       <CompareVersions base={base} versions={history.filter((u) => u.version !== undefined && !u.dryRun).map((u) => u.version!)} />
+      <h2>Update plans</h2>
+      <Plans base={base} plans={plans} />
     </section>
   );
 }
