@@ -15,8 +15,10 @@ import {
 } from '../project/stack-config.js';
 import type { CommandContext, ResolvedStack } from './context.js';
 import { table } from './format.js';
+import { environmentOnly, environmentVariablesTable, openTargetEnvironments, shownValue } from './config-open.js';
 import { prettyKey } from './history-config.js';
 import type { CommandHandler } from './types.js';
+import type { ConfigValue } from '../engine/config/program-config.js';
 
 /** A stack of the current project, which exists, with its config file. */
 export interface ConfigTarget extends ResolvedStack {
@@ -55,12 +57,21 @@ const text = (value: unknown) => (typeof value === 'string' ? value : value !== 
 
 export const configList: CommandHandler = async (ctx, args, opts) => {
   if (opts.version !== undefined) return (await import('./config-version.js')).configAtVersion(ctx, args, opts);
-  const { backend, ref, project, file, fileName } = await configTarget(ctx, opts);
+  const target = await configTarget(ctx, opts);
+  const { backend, ref, project, file, fileName } = target;
   const entries = effectiveConfig(project, file);
   const showSecrets = opts.showSecrets === true;
   const plaintexts = showSecrets ? await decryptConfig(backend, ref, entries, fileName) : undefined;
+  // As Pulumi: the environments are opened with --open, or by default when secrets are shown.
+  const opened = (opts.open ?? showSecrets) === true ? await openTargetEnvironments(target) : undefined;
+  const fromEnvironments = Object.entries(opened ? environmentOnly(opened, new Set(entries.map(([key]) => key))) : {});
+  const keys = [...entries.map(([key]) => key), ...fromEnvironments.map(([key]) => key)].sort();
   if (opts.json === true) {
     const out: Record<string, { value?: string; objectValue?: unknown; secret: boolean }> = {};
+    for (const [key, value] of fromEnvironments) {
+      const plain = value.object ? JSON.parse(value.value) : value.value;
+      out[key] = value.secret && !showSecrets ? { secret: true } : { value: value.value, ...(value.object ? { objectValue: plain } : {}), secret: value.secret };
+    }
     for (const [key, value] of entries) {
       const secret = collectCiphertexts(value).length > 0;
       // Key order as Pulumi's struct: value, objectValue, secret.
@@ -73,15 +84,25 @@ export const configList: CommandHandler = async (ctx, args, opts) => {
       entry.secret = secret;
       out[key] = entry;
     }
-    return ctx.json(out);
+    return ctx.json(Object.fromEntries(keys.map((key) => [key, out[key]])));
   }
-  ctx.out(table(['KEY', 'VALUE'], entries.map(([key, value]) => [prettyKey(key, project), text(reveal(value, plaintexts))])));
+  const rows = new Map<string, string>([
+    ...entries.map(([key, value]) => [key, text(reveal(value, plaintexts))] as const),
+    ...fromEnvironments.map(([key, value]) => [key, shownValue(value, showSecrets)] as const),
+  ]);
+  ctx.out(table(['KEY', 'VALUE'], keys.map((key) => [prettyKey(key, project), rows.get(key)!])) + (opened ? environmentVariablesTable(opened, showSecrets) : ''));
 };
 
 export const configGet: CommandHandler = async (ctx, args, opts) => {
-  const { backend, ref, project, file, fileName } = await configTarget(ctx, opts);
+  const target = await configTarget(ctx, opts);
+  const { backend, ref, project, file, fileName } = target;
   const key = parseConfigKey(args[0]!, project.name, opts.path === true);
   const top = Object.fromEntries(effectiveConfig(project, file))[key.key];
+  // As Pulumi (`--open` defaults to true here): a key the stack does not set comes from its environments.
+  if (top === undefined && opts.open !== false) {
+    const fromEnvironment = (await openTargetEnvironments(target))?.config[key.key];
+    if (fromEnvironment) return printEnvironmentValue(ctx, fromEnvironment, key.path, opts.json === true);
+  }
   let value: unknown = top;
   for (const segment of key.path) {
     value = value !== null && typeof value === 'object' && !isSecureValue(value) ? (value as Record<string | number, unknown>)[segment] : undefined;
@@ -100,6 +121,15 @@ export const configGet: CommandHandler = async (ctx, args, opts) => {
   }
   ctx.out(text(plain));
 };
+
+/** A value from the stack's environments, as `config get` prints one (decrypted, marked secret in JSON). */
+function printEnvironmentValue(ctx: CommandContext, found: ConfigValue, path: (string | number)[], json: boolean): void {
+  let value: unknown = found.object ? JSON.parse(found.value) : found.value;
+  for (const segment of path) value = value !== null && typeof value === 'object' ? (value as Record<string | number, unknown>)[segment] : undefined;
+  if (value === undefined) throw new UserError(`configuration key not found at path ${path.join('.')}`);
+  if (json) return ctx.json({ value: text(value), ...(value !== null && typeof value === 'object' ? { objectValue: value } : {}), secret: found.secret });
+  ctx.out(text(value));
+}
 
 async function readValue(ctx: CommandContext, given: string | undefined, secret: boolean): Promise<string> {
   if (given !== undefined) return given;

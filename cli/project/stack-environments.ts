@@ -18,6 +18,8 @@ export interface StackEnvironment {
   config: StackConfig;
   /** Environment variables from `environmentVariables`, for the program and its providers. */
   variables: Record<string, string>;
+  /** The names of the variables whose values are secret. */
+  secretVariables: string[];
 }
 
 /** `[project/]env[@version]` in the stack's organization; an environment without a project is in project `default`, as in ESC. */
@@ -74,6 +76,7 @@ export async function openStackEnvironments(
     const { text, object } = programText(toJSON(value, false));
     config[key.includes(':') ? key : `${context.project}:${key}`] = { value: text, secret: hasSecret(value), ...(object ? { object } : {}) };
   }
-  const variables = Object.fromEntries(Object.entries(environmentVariables(merged)).map(([name, value]) => [name, String(value.value)]));
-  return { config, variables };
+  const exported = Object.entries(environmentVariables(merged));
+  const variables = Object.fromEntries(exported.map(([name, value]) => [name, String(value.value)]));
+  return { config, variables, secretVariables: exported.filter(([, value]) => value.secret).map(([name]) => name) };
 }

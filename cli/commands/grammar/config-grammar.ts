@@ -1,10 +1,18 @@
 /** `config` and its subcommands, in Pulumi's grammar. */
 import type { Command } from 'commander';
 import { addFlags, positiveInteger } from '../pulumi-flags.js';
+import { InvalidArgumentError } from 'commander';
 import { registerConfigEnvGrammar } from './env-grammar.js';
 import { COMMAND_GLOBALS, JSON_FLAG, STACK_FLAG, group, leaf, run } from './tree.js';
 
 const config = () => import('../config.js');
+
+/** A cobra bool flag's value: `--open`, `--open=true`, `--open=false`. */
+function cobraBool(value: string | undefined): boolean {
+  if (value === undefined || value === 'true') return true;
+  if (value === 'false') return false;
+  throw new InvalidArgumentError('must be true or false');
+}
 
 export function registerConfigGrammar(program: Command): void {
   group(program, 'config', 'Manage configuration', (configCmd) => {
@@ -13,7 +21,7 @@ export function registerConfigGrammar(program: Command): void {
       JSON_FLAG,
       { flags: '--show-secrets', description: 'show secret values instead of [secret]' },
       { flags: '--version <n>', description: 'show the config recorded with this version\'s update (see `stack history`)', parse: positiveInteger },
-      { flags: '--open', description: 'open environments listed in the stack configuration', refused: 'stackyard does not show the values of a stack\'s environments in `config` yet' },
+      { flags: '--open [bool]', description: 'open and resolve the environments listed in the stack configuration (default: as --show-secrets)', parse: cobraBool },
       { flags: '--config-file <file>', description: 'use this file instead of Pulumi.<stack>.yaml', refused: 'config commands always use Pulumi.<stack>.yaml' },
       ...COMMAND_GLOBALS,
     ]);
@@ -23,7 +31,7 @@ export function registerConfigGrammar(program: Command): void {
       STACK_FLAG,
       JSON_FLAG,
       { flags: '--path', description: 'the key contains a path to a property in a map or list' },
-      { flags: '--open', description: 'open environments', refused: 'stackyard does not show the values of a stack\'s environments in `config` yet' },
+      { flags: '--open [bool]', description: 'open and resolve the environments listed in the stack configuration (default true)', parse: cobraBool },
     ], async () => (await config()).configGet);
 
     leaf(configCmd, 'set <key> [value]', 'Set a configuration value', [

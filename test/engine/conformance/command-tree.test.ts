@@ -155,6 +155,8 @@ const EXERCISED: Record<string, string> = {
   'config set-all --json': CONFIG_COMMANDS,
   'config refresh --force': CONFIG_COMMANDS,
   'config env list --output': 'test/cli/config-env.test.ts',
+  'config --open': 'test/cli/config-open.test.ts',
+  'config get --open': 'test/cli/config-open.test.ts',
   // state
   'state delete --all': COMMAND_FLAGS,
   'state delete --force': LOCAL_BACKEND,
