@@ -113,6 +113,8 @@ export async function executeRun(ctx: RunContext, claimed: ClaimedRun, shutdown:
     outcome = { status: 'failed', failure: 'runner stopped: the runner shut down before the run ended' };
   }
   log.line(outcome.status === 'succeeded' ? `The ${run.operation} succeeded.` : `The run failed: ${outcome.failure}`);
+  // Said, not skipped in silence: what a schedule asked for that this runner does not do yet (docs/deployments.md).
+  for (const option of claimed.unsupportedOptions) log.line(`Not done: the run asks for ${option}, which stackyard's runner does not act on yet.`);
   await log.close();
   if (stopped === 'lost') return;
   await ctx.runner.finish(ctx.name, run, outcome).catch((error: unknown) => {

@@ -54,6 +54,11 @@ export interface DeploymentRun {
   updates: DeploymentRunUpdate[];
 }
 
+/** A run a runner holds: claimed (`accepted` or `running`) and not yet finished. */
+export function isClaimedRun(run: Pick<DeploymentRun, 'status'>): boolean {
+  return run.status === 'accepted' || run.status === 'running';
+}
+
 /** A line of a run's log, as Pulumi's `DeploymentLogLine`. */
 export interface DeploymentLogLine {
   /** Epoch ms. */

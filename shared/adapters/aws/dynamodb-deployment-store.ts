@@ -15,6 +15,7 @@ import type {
   DeploymentSettingsRecord,
   DeploymentStore,
 } from '../../ports/deployment-store.js';
+import { isClaimedRun } from '../../ports/deployment-store.js';
 import { errorName, translateDynamoDbError } from './errors.js';
 import { KEY, putNew } from './table.js';
 
@@ -40,11 +41,6 @@ const RUN_STILL_QUEUED = '#status = :queued AND #revision = :expected';
 function strip<T>(item: Record<string, unknown>): T {
   const { [KEY.partition]: _pk, [KEY.sort]: _sk, ...rest } = item;
   return rest as T;
-}
-
-/** A run a runner holds: claimed and not yet finished. */
-function isLive(run: Pick<DeploymentRun, 'status'>): boolean {
-  return run.status === 'accepted' || run.status === 'running';
 }
 
 function conditionFailed(error: unknown): boolean {
@@ -124,7 +120,7 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
       },
     };
     const dequeue = { Delete: { TableName: this.table, Key: { [KEY.partition]: QUEUE_PK, [KEY.sort]: queueSk(run) } } };
-    const live = isLive(run) ? this.livePut(run) : { Delete: { TableName: this.table, Key: { [KEY.partition]: LIVE_PK, [KEY.sort]: run.id } } };
+    const live = isClaimedRun(run) ? this.livePut(run) : { Delete: { TableName: this.table, Key: { [KEY.partition]: LIVE_PK, [KEY.sort]: run.id } } };
     try {
       await this.documents.send(new TransactWriteCommand({ TransactItems: run.status === 'not-started' ? [update] : [update, dequeue, live] }));
       return run;
@@ -178,7 +174,7 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
       for (const entry of page.Items ?? []) {
         if (Number(entry.claimedUntil ?? 0) >= now) continue;
         const run = await this.getRunByVersion(String(entry.stackId), Number(entry.version));
-        if (!run || !isLive(run) || (run.claimedUntil ?? 0) >= now) continue;
+        if (!run || !isClaimedRun(run) || (run.claimedUntil ?? 0) >= now) continue;
         try {
           return await this.updateRun({ ...run, claimedBy: runner, claimedUntil, modified: now, revision: run.revision + 1 }, run.revision);
         } catch (error) {

@@ -5,6 +5,7 @@ import type {
   DeploymentSettingsRecord,
   DeploymentStore,
 } from '../../ports/deployment-store.js';
+import { isClaimedRun } from '../../ports/deployment-store.js';
 import { safeSegment, type DataDir } from './files.js';
 
 /** Where a queued run lives, indexed under `deployments/queue/` so a runner need not walk every stack. */
@@ -83,7 +84,7 @@ export class LocalDeploymentStore implements DeploymentStore {
       for (const name of await this.dir.list(this.dir.path('deployments', 'live'))) {
         const entry = await this.dir.readJson<QueueEntry>(this.dir.path('deployments', 'live', name));
         const run = entry && (await this.dir.readJson<DeploymentRun>(this.runPath(entry.stackId, entry.version)));
-        if (!run || !isLive(run)) {
+        if (!run || !isClaimedRun(run)) {
           await this.dir.remove(this.dir.path('deployments', 'live', name));
           continue;
         }
@@ -116,7 +117,7 @@ export class LocalDeploymentStore implements DeploymentStore {
     }
     await this.dir.writeJson(this.runPath(run.stackId, run.version), run);
     if (run.status !== 'not-started') await this.dir.remove(this.queuePath(run));
-    if (isLive(run)) await this.dir.writeJson(this.livePath(run), { stackId: run.stackId, version: run.version });
+    if (isClaimedRun(run)) await this.dir.writeJson(this.livePath(run), { stackId: run.stackId, version: run.version });
     else await this.dir.remove(this.livePath(run));
     return run;
   }
@@ -150,11 +151,6 @@ export class LocalDeploymentStore implements DeploymentStore {
   private logPath(runId: string): string {
     return this.dir.path('deployments', 'logs', `${safeSegment(runId, 'run id')}.json`);
   }
-}
-
-/** A run a runner holds: claimed and not yet finished. */
-function isLive(run: Pick<DeploymentRun, 'status'>): boolean {
-  return run.status === 'accepted' || run.status === 'running';
 }
 
 function settingsChanged(): ConflictError {

@@ -50,6 +50,16 @@ describe('RunnerService.claim', () => {
     expect(principal).toMatchObject({ login: 'alice', orgs: ['acme'], admin: false, token: { kind: 'deployment', runId: id } });
     expect(JSON.stringify(await fx.snapshot())).not.toContain(claimed!.token);
     expect(await runner.claim('runner-2')).toBeUndefined();
+    expect(claimed?.unsupportedOptions).toEqual([]);
+  });
+
+  it('names the options of a scheduled run it does not act on yet', async () => {
+    await deployments.createRun(alice, REF, { operation: 'destroy', operationContext: { options: { deleteAfterDestroy: true, skipInstallDependencies: true } } }, 'schedule');
+
+    const claimed = await runner.claim('runner-1');
+
+    expect(claimed?.unsupportedOptions).toEqual(['deleteAfterDestroy']);
+    expect(claimed?.skipInstallDependencies).toBe(true);
   });
 
   it("lets the run's token run its stack's updates and read it, and nothing else", async () => {

@@ -40,7 +40,12 @@ export interface ClaimedRun {
   preRunCommands: string[];
   /** `operationContext.options.skipInstallDependencies`: no `npm ci`. */
   skipInstallDependencies: boolean;
+  /** The run's `operationContext.options` this runner does not act on yet (`remediateIfDriftDetected`, `deleteAfterDestroy`). */
+  unsupportedOptions: string[];
 }
+
+/** Options of Pulumi's `OperationContextOptions` a run may carry (schedules set them) that the runner does not act on yet. */
+const UNSUPPORTED_OPTIONS = ['remediateIfDriftDetected', 'deleteAfterDestroy'] as const;
 
 /** How a run ended, as the runner saw it. */
 export interface RunOutcome {
@@ -198,9 +203,10 @@ export function createRunnerService(deps: ServiceDeps, options: RunnerOptions = 
       const environment = await openSettingsSecrets(deps.keys, stack, claimed.settings);
       const token = await mintToken(claimed);
       const run = await mutate(runner, claimed, () => ({ status: 'running' }));
-      const operation = (claimed.settings.operationContext ?? {}) as { preRunCommands?: string[]; options?: { skipInstallDependencies?: unknown } };
+      const operation = (claimed.settings.operationContext ?? {}) as { preRunCommands?: string[]; options?: Record<string, unknown> };
       const skipInstallDependencies = operation.options?.skipInstallDependencies === true;
-      return { run, token, environment, source, preRunCommands: operation.preRunCommands ?? [], skipInstallDependencies };
+      const unsupportedOptions = UNSUPPORTED_OPTIONS.filter((option) => operation.options?.[option] === true);
+      return { run, token, environment, source, preRunCommands: operation.preRunCommands ?? [], skipInstallDependencies, unsupportedOptions };
     },
 
     heartbeat(runner, run) {
