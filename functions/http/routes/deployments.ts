@@ -15,7 +15,8 @@ const RUN = `${DEPLOYMENTS}/{deploymentId}`;
 const MAX_LOG_LINES = 1000;
 const INITIATOR = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-function wholeQuery(query: URLSearchParams, name: string, fallback: number, max: number): number {
+/** A whole-number query parameter (`fallback` when absent), at most `max`; anything else is a 400 naming it. */
+export function wholeQuery(query: URLSearchParams, name: string, fallback: number, max: number): number {
   const text = query.get(name);
   if (text === null || text === '') return fallback;
   if (!/^[0-9]{1,9}$/.test(text)) throw new InvalidInputError(`${name} must be a whole number, got '${text.slice(0, 20)}'.`);

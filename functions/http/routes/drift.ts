@@ -1,19 +1,12 @@
-import { InvalidInputError } from '../../../shared/core/errors.js';
 import { jsonResponse } from '../respond.js';
 import type { Route } from '../router.js';
+import { wholeQuery } from './deployments.js';
 
 /**
  * Drift detection's routes as the `pulumi` CLI's client calls them (`ListDriftRuns`, `GetDriftStatus`): a stack's
  * drift runs and whether it has drifted (docs/deployments.md, "Drift"). They run on the updates function.
  */
 const DRIFT = '/api/stacks/{orgName}/{projectName}/{stackName}/drift';
-
-function wholeQuery(query: URLSearchParams, name: string, fallback: number): number {
-  const text = query.get(name);
-  if (text === null || text === '') return fallback;
-  if (!/^[0-9]{1,9}$/.test(text)) throw new InvalidInputError(`${name} must be a whole number, got '${text.slice(0, 20)}'.`);
-  return Number(text);
-}
 
 export const driftRoutes: Route[] = [
   {
@@ -22,8 +15,8 @@ export const driftRoutes: Route[] = [
     group: 'updates',
     async handle(ctx) {
       const principal = await ctx.principal();
-      const page = wholeQuery(ctx.request.query, 'page', 1);
-      const pageSize = wholeQuery(ctx.request.query, 'pageSize', 10);
+      const page = wholeQuery(ctx.request.query, 'page', 1, 1e9);
+      const pageSize = wholeQuery(ctx.request.query, 'pageSize', 10, 1e9);
       return jsonResponse(200, await ctx.services.drift.listRuns(principal, ctx.stackRef(), page, pageSize));
     },
   },
