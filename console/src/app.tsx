@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { api, ApiError, rememberCsrf, type Session } from './api.js';
+import { DeploymentRunPage, DeploymentsPage } from './pages/deployments.js';
+import { DriftPage } from './pages/drift.js';
 import { HomePage } from './pages/home.js';
 import { HooksPage } from './pages/hooks.js';
 import { NotFound } from './pages/not-found.js';
@@ -42,6 +44,9 @@ function SignedIn() {
           <Route path="/:org/:project" component={OrgPage} />
           <Route path="/:org/:project/:stack" component={StackPage} />
           <Route path="/:org/:project/:stack/resources" component={ResourcesPage} />
+          <Route path="/:org/:project/:stack/deployments" component={DeploymentsPage} />
+          <Route path="/:org/:project/:stack/deployments/:ref" component={DeploymentRunPage} />
+          <Route path="/:org/:project/:stack/drift" component={DriftPage} />
           <Route path="/:org/:project/:stack/updates/:ref" component={UpdatePage} />
           <Route path="/:org/:project/:stack/previews/:ref" component={UpdatePage} />
           <NotFound default />

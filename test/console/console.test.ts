@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliSandbox, until } from '../cli/cli-harness.js';
 import type { E2eProject } from '../e2e/e2e-harness.js';
 import { fastHookEnv, startReceiver, type Receiver } from '../hooks/hook-fixtures.js';
+import { changeInWorld, worldIds, worldResource } from '../support/testprov-world.js';
 import { ConsoleWorld, historyRows, LEASE, shot, type Api } from './console-harness.js';
 
 const STACK = 'acme/site/dev';
@@ -281,5 +282,57 @@ describe('the web console in Chromium', () => {
     await expect.poll(() => operations.innerText()).toMatch(/^\+ testprov:index:Thing web-r5 \(create\)$/m);
     expect(await operations.innerText()).not.toMatch(/\(same\)/);
     await shot(page, 'plans');
+  });
+
+  it("lists a stack's deployment runs and follows a queued run's page live until it is cancelled, with why it failed", async () => {
+    const settings = await api('POST', `/api/stacks/${STACK}/deployments/settings`, { sourceContext: { git: { repoUrl: 'http://127.0.0.1:9/site.git', branch: 'main' } } });
+    expect(settings.status, JSON.stringify(settings.json)).toBe(200);
+    // No runner runs on this serve: the run stays queued until it is cancelled.
+    const queued = await api('POST', `/api/stacks/${STACK}/deployments`, { operation: 'update' }, aliceToken);
+    expect(queued.status, JSON.stringify(queued.json)).toBe(200);
+    const page = await browser();
+    await signInWithToken(page, viewerToken);
+
+    await page.getByRole('navigation', { name: 'Stack' }).getByRole('link', { name: 'Deployments' }).click();
+    await page.waitForURL(`${url}/${STACK}/deployments`);
+    const rows = page.getByTestId('deployments').locator('tbody tr');
+    await expect.poll(() => rows.allInnerTexts()).toEqual([expect.stringMatching(/^1\tupdate\talice\tNot started\t/)]);
+    await rows.first().getByRole('link', { name: '1' }).click();
+    await page.waitForURL(`${url}${queued.json.consoleUrl}`);
+    const status = page.getByTestId('deployment-status');
+    await expect.poll(() => status.innerText()).toBe('Not started');
+    expect(await page.getByRole('heading', { level: 2, name: /Log/ }).innerText()).toMatch(/live/);
+    const cancelled = await api('POST', `/api/stacks/${STACK}/deployments/${queued.json.id}/cancel`, undefined, aliceToken);
+    expect(cancelled.status, JSON.stringify(cancelled.json)).toBe(200);
+
+    await expect.poll(() => status.innerText(), { timeout: 10_000 }).toMatch(/^Failed cancelled.*alice/);
+    await expect.poll(() => page.getByRole('heading', { level: 2, name: /Log/ }).innerText()).toBe('Log');
+    await page.goto(`${url}/${STACK}/deployments`);
+    await expect.poll(() => rows.allInnerTexts()).toEqual([expect.stringMatching(/^1\tupdate\talice\tFailed\t.*cancelled.*alice/s)]);
+    await shot(page, 'deployments');
+  });
+
+  it('shows the drift a refresh --preview-only found: which resources changed behind Pulumi and which properties', async () => {
+    const [id] = worldIds(project.world);
+    changeInWorld(project.world, id!, { ...worldResource(project.world, id!)!, value: 99 });
+    const refresh = await project.cli('refresh', '--preview-only');
+    expect(refresh.status, refresh.stderr).toBe(0);
+    const page = await browser();
+
+    await signInWithToken(page, viewerToken, `/${STACK}/drift`);
+
+    await expect.poll(() => page.getByTestId('drift-status').innerText()).toMatch(/^Drift detected: the last drift run \(.*\) found 1 resource changed outside Pulumi\.$/);
+    const drifted = page.getByTestId('drift-runs').locator('tbody tr');
+    expect(await drifted.allInnerTexts()).toEqual([expect.stringMatching(/^web-r\d\ttestprov:index:Thing\tchanged outside Pulumi\tvalue$/)]);
+    await shot(page, 'drift');
+  });
+
+  it('says "you may not see this" where the API refuses a read with 403 (a member on the hooks page)', async () => {
+    const page = await browser();
+
+    await signInWithToken(page, aliceToken, '/acme/settings/hooks');
+
+    await expect.poll(() => page.getByTestId('forbidden').innerText()).toMatch(/^You may not see this: .+/);
+    expect(await page.getByRole('heading', { level: 1 }).count()).toBe(0);
   });
 });

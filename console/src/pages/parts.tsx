@@ -7,6 +7,9 @@ const RESULT_TEXT: Record<string, string> = {
   cancelled: 'Cancelled',
   'in-progress': 'Running',
   'not-started': 'Not started',
+  accepted: 'Accepted',
+  running: 'Running',
+  skipped: 'Skipped',
 };
 
 /** A result as text and colour; the text alone carries the meaning (colour is never the only cue). */

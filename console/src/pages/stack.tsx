@@ -9,6 +9,7 @@ import { usePoll } from '../use-poll.js';
 import { LoadError } from './not-found.js';
 import { AbandonedNote, LeaseBadge, Outcome, Tags } from './parts.js';
 import { Plans, type PlanView } from './plans.js';
+import { StackTabs } from './stack-tabs.js';
 import { CompareVersions } from './version-diff.js';
 
 interface StackData {
@@ -42,15 +43,12 @@ export function StackPage() {
   const mayWrite = overview.permission !== 'read';
   return (
     <section>
-      <nav aria-label="Breadcrumb" class="crumbs">
-        <a href={`/${encodeURIComponent(org)}`}>{org}</a> / <a href={`/${encodeURIComponent(org)}/${encodeURIComponent(project)}`}>{project}</a> /{' '}
-        {stack}
-      </nav>
+      <StackTabs org={org} project={project} stack={stack} current="Overview" />
       <h1>
         {project}/{stack}
       </h1>
       <p class="muted">
-        Version {overview.version} · {overview.resourceCount ?? 0} resources · <a href={`${page}/resources`}>Resources</a>
+        Version {overview.version} · {overview.resourceCount ?? 0} resources
       </p>
       <div aria-live="polite" data-testid="lease-panel">
         {overview.lease ? (
