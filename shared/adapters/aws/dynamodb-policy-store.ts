@@ -2,14 +2,14 @@ import {
   DeleteCommand,
   GetCommand,
   PutCommand,
-  QueryCommand,
   TransactWriteCommand,
   type DynamoDBDocumentClient,
   type PutCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../../core/errors.js';
 import type { PolicyGroupRecord, PolicyPackVersionRecord, PolicyStore } from '../../ports/policy-store.js';
-import { errorName, translateDynamoDbError } from './errors.js';
+import { translateDynamoDbError } from './errors.js';
+import { failedOnCondition, queryByPrefix, withoutKeys } from './queries.js';
 import { KEY } from './table.js';
 
 const policyPk = (org: string) => `POLICY#${org}`;
@@ -22,16 +22,6 @@ const groupSk = (name: string) => `${GROUP_PREFIX}${name}`;
 
 const ABSENT = 'attribute_not_exists(#pk)';
 const AT_REVISION = '#revision = :expected';
-
-function strip<T>(item: Record<string, unknown>): T {
-  const { [KEY.partition]: _pk, [KEY.sort]: _sk, ...rest } = item;
-  return rest as T;
-}
-
-function conditionFailed(error: unknown): boolean {
-  const name = errorName(error);
-  return name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException';
-}
 
 /**
  * Pack versions and groups as items of the Stackyard table, one partition per organization (`POLICY#<org>`):
@@ -127,36 +117,19 @@ export class DynamoDbPolicyStore implements PolicyStore {
     const result = await this.call(what, () =>
       this.documents.send(new GetCommand({ TableName: this.table, Key: { [KEY.partition]: pk, [KEY.sort]: sk }, ConsistentRead: true })),
     );
-    return result.Item ? strip<T>(result.Item) : undefined;
+    return result.Item ? withoutKeys<T>(result.Item) : undefined;
   }
 
   private async queryPrefix<T>(what: string, pk: string, prefix: string): Promise<T[]> {
-    const items: T[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.call(what, () =>
-        this.documents.send(
-          new QueryCommand({
-            TableName: this.table,
-            KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-            ExpressionAttributeNames: { '#pk': KEY.partition, '#sk': KEY.sort },
-            ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      items.push(...(page.Items ?? []).map((item) => strip<T>(item)));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
+    const items = await this.call(what, () => queryByPrefix(this.documents, this.table, pk, prefix));
+    return items.map((item) => withoutKeys<T>(item));
   }
 
   private async conditional<T>(conflict: string, send: () => Promise<T>): Promise<T> {
     try {
       return await send();
     } catch (error) {
-      if (conditionFailed(error)) throw new ConflictError(conflict, {}, { cause: error });
+      if (failedOnCondition(error)) throw new ConflictError(conflict, {}, { cause: error });
       throw translateDynamoDbError(error, 'The policy store');
     }
   }

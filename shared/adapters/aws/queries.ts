@@ -1,4 +1,5 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { errorName } from './errors.js';
 import { KEY } from './table.js';
 
 export interface PrefixQuery {
@@ -41,4 +42,16 @@ export async function queryByPrefix(
     startKey = page.LastEvaluatedKey;
   } while (startKey && (limit === undefined || items.length < limit));
   return items;
+}
+
+/** An item as its store's record: the table's key attributes left out. */
+export function withoutKeys<T>(item: Record<string, unknown>): T {
+  const { [KEY.partition]: _pk, [KEY.sort]: _sk, ...rest } = item;
+  return rest as T;
+}
+
+/** Whether a write failed on its condition (a single write's or a transaction's). */
+export function failedOnCondition(error: unknown): boolean {
+  const name = errorName(error);
+  return name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException';
 }
