@@ -34,6 +34,8 @@ function finalRefusal(id: string, state: ServicePlanState): string | undefined {
       return `plan ${id} was rejected${by}: ${AGAIN}`;
     }
     case 'void':
+      // the service's reason may already say what to do
+      if (state.voidReason?.includes(AGAIN)) return `plan ${id} is void: ${state.voidReason}`;
       return `plan ${id} is void${state.voidReason ? ` (${state.voidReason})` : ''}: ${AGAIN}`;
     case 'applied':
       return `plan ${id} was already applied; a plan starts one update: ${AGAIN}`;
