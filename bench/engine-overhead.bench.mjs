@@ -2,20 +2,14 @@
 // test provider, divided by the time of the same program against a null monitor that answers at once (the program's
 // own cost), measured in the same run. Saves go where a default run sends them: journal entries (gzipped, as the HTTP
 // client sends them). BENCH_ENGINE_CHECKPOINTS=1 saves whole checkpoints instead, as a run with journaling turned off.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { launchProgram } from '../cli/engine/program/language-host.ts';
 import { startNullMonitor } from '../cli/engine/program/null-monitor.ts';
-import { runOperation } from '../cli/engine/operation.ts';
+import { benchProgram, upOnTestprov } from './testprov-up.mjs';
 
 const COUNT = Number(process.env.BENCH_ENGINE_COUNT ?? 600);
 const CHECKPOINTS = process.env.BENCH_ENGINE_CHECKPOINTS === '1';
-const root = resolve(import.meta.dirname, '..');
-const programDir = join(root, 'test/fixtures/programs/bench');
-const program = { rootDir: programDir, project: 'bench', stack: 'bench' };
-const config = { 'bench:count': { value: String(COUNT), secret: false } };
+const { program, config } = benchProgram(COUNT);
 
 async function nullRun() {
   const monitor = await startNullMonitor(program.stack, program.project);
@@ -29,7 +23,6 @@ async function nullRun() {
 }
 
 async function engineRun() {
-  const world = mkdtempSync(join(tmpdir(), 'stackyard-bench-'));
   let saves = 0;
   let created = 0;
   const backend = {
@@ -44,19 +37,7 @@ async function engineRun() {
       };
     },
   };
-  const started = performance.now();
-  const code = await runOperation({
-    command: 'up',
-    flags: { yes: true, skipPreview: true },
-    program,
-    config,
-    backend,
-    write: () => {},
-    env: { ...process.env, TESTPROV_WORLD: world },
-    projectPlugins: [{ name: 'testprov', path: join(root, 'test/fixtures/providers/testprov') }],
-  });
-  const ms = performance.now() - started;
-  rmSync(world, { recursive: true, force: true });
+  const { code, ms } = await upOnTestprov({ count: COUNT, flags: { skipPreview: true }, backend });
   if (code !== 0 || created < COUNT) throw new Error(`engine run failed (exit ${code}, ${created} created)`);
   return { ms, saves };
 }

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { npmPack } from '../../cli/policy/npm-commands.js';
 import { REPO } from '../cli/cli-harness.js';
 
-/** The tarball of `test/fixtures/policy/packs/publishable` with offline-installable dependencies. */
-export async function publishableTarball(): Promise<Buffer> {
+/** A copy of `test/fixtures/policy/packs/publishable` whose dependencies install offline, ready to publish. */
+export function publishablePackDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'stackyard-pack-'));
   cpSync(join(REPO, 'test/fixtures/policy/packs/publishable'), dir, { recursive: true });
   const modules = realpathSync(join(REPO, 'node_modules'));
@@ -21,5 +21,10 @@ export async function publishableTarball(): Promise<Buffer> {
     dependencies: { '@pulumi/policy': `file:${join(modules, '@pulumi/policy')}`, '@pulumi/pulumi': `file:${join(modules, '@pulumi/pulumi')}` },
   };
   writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg));
-  return npmPack(dir, process.env, () => undefined);
+  return dir;
+}
+
+/** The tarball of the publishable pack with offline-installable dependencies. */
+export function publishableTarball(): Promise<Buffer> {
+  return npmPack(publishablePackDir(), process.env, () => undefined);
 }
