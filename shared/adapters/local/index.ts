@@ -1,15 +1,10 @@
 import { promises as fs } from 'node:fs';
 import { resolve } from 'node:path';
 import { UnavailableError } from '../../core/errors.js';
-import type { EnvironmentStore, Storage } from '../../ports/index.js';
+import type { ApprovalStore, DeploymentStore, DriftStore, EnvironmentStore, PolicyPackageStore, PolicyStore, ScheduleStore, Storage } from '../../ports/index.js';
 import { lazyStore } from '../lazy-store.js';
 import { DataDir } from './files.js';
 import { LocalCheckpointStore } from './local-checkpoint-store.js';
-import { LocalApprovalStore } from './local-approval-store.js';
-import { LocalDeploymentStore } from './local-deployment-store.js';
-import { LocalDriftStore } from './local-drift-store.js';
-import { LocalScheduleStore } from './local-schedule-store.js';
-import { LocalPolicyStore } from './local-policy-store.js';
 import { LocalConsoleSessionStore } from './local-console-session-store.js';
 import { LocalAuditStore } from './local-audit-store.js';
 import { LocalHookStore } from './local-hook-store.js';
@@ -54,7 +49,7 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
   }
   const now = options.now ?? Date.now;
   const outbox = new LocalOutbox(dir);
-  const policies = new LocalPolicyStore(dir);
+  const policies = lazyStore<PolicyStore & PolicyPackageStore>(async () => new (await import('./local-policy-store.js')).LocalPolicyStore(dir));
   return {
     checkpoints: new LocalCheckpointStore(dir),
     stacks: new LocalStackStore(dir, outbox),
@@ -65,12 +60,13 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
     hooks: new LocalHookStore(dir, outbox),
     consoleSessions: new LocalConsoleSessionStore(dir, now),
     audit: new LocalAuditStore(dir),
-    // Loaded on first use: most commands never read an environment, and start-up pays for every module it compiles.
+    // Loaded on first use: most commands never read an environment, a deployment, a drift run, a plan's approvals, a
+    // schedule or a policy pack, and start-up pays for every module it compiles.
     environments: lazyStore<EnvironmentStore>(async () => new (await import('./local-environment-store.js')).LocalEnvironmentStore(dir, now)),
-    deployments: new LocalDeploymentStore(dir),
-    drift: new LocalDriftStore(dir),
-    approvals: new LocalApprovalStore(dir, outbox),
-    schedules: new LocalScheduleStore(dir),
+    deployments: lazyStore<DeploymentStore>(async () => new (await import('./local-deployment-store.js')).LocalDeploymentStore(dir)),
+    drift: lazyStore<DriftStore>(async () => new (await import('./local-drift-store.js')).LocalDriftStore(dir)),
+    approvals: lazyStore<ApprovalStore>(async () => new (await import('./local-approval-store.js')).LocalApprovalStore(dir, outbox)),
+    schedules: lazyStore<ScheduleStore>(async () => new (await import('./local-schedule-store.js')).LocalScheduleStore(dir)),
     policies,
     policyPackages: policies,
     close: async () => undefined,
