@@ -2,23 +2,15 @@ import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, type Dynam
 import { ConflictError } from '../../core/errors.js';
 import type { ApprovalRule, ApprovalStore, OutboxEvent, PlanRecord } from '../../ports/index.js';
 import { outboxPuts } from './dynamodb-hook-store.js';
-import { errorName, translateDynamoDbError } from './errors.js';
+import { translateDynamoDbError } from './errors.js';
 import { APPROVALS_REQUIRED_SK, approvalRuleSk, approvalRulesPk, approvalsPk, PLAN_PREFIX, planSk } from './keys.js';
-import { queryByPrefix } from './queries.js';
+import { failedOnCondition, queryByPrefix, withoutKeys } from './queries.js';
 import { KEY, putNew } from './table.js';
 
 /** A plan write applies only at the revision its writer read: of two approvals of the last slot, one commits. */
 const PLAN_AT_REVISION = '#revision = :expected';
 
-function strip<T>(item: Record<string, unknown>): T {
-  const { [KEY.partition]: _pk, [KEY.sort]: _sk, ...rest } = item;
-  return rest as T;
-}
 
-function conditionFailed(error: unknown): boolean {
-  const name = errorName(error);
-  return name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException';
-}
 
 /**
  * Requirements and plans as items of the Stackyard table: `APPROVALS#<stackId>` holds `REQUIRED` and `PLAN#<id>`;
@@ -82,7 +74,7 @@ export class DynamoDbApprovalStore implements ApprovalStore {
     try {
       await this.documents.send(new TransactWriteCommand({ TransactItems: [put, ...outboxPuts(this.table, events)] }));
     } catch (error) {
-      if (conditionFailed(error)) throw new ConflictError(`Plan ${plan.id} already exists.`, {}, { cause: error });
+      if (failedOnCondition(error)) throw new ConflictError(`Plan ${plan.id} already exists.`, {}, { cause: error });
       throw translateDynamoDbError(error, 'The plan');
     }
   }
@@ -91,12 +83,12 @@ export class DynamoDbApprovalStore implements ApprovalStore {
     const result = await this.call('The plan', () =>
       this.documents.send(new GetCommand({ TableName: this.table, Key: { [KEY.partition]: approvalsPk(stackId), [KEY.sort]: planSk(id) }, ConsistentRead: true })),
     );
-    return result.Item ? strip<PlanRecord>(result.Item) : undefined;
+    return result.Item ? withoutKeys<PlanRecord>(result.Item) : undefined;
   }
 
   async listPlans(stackId: string, limit: number): Promise<PlanRecord[]> {
     const items = await this.queryAll('The plans', approvalsPk(stackId), PLAN_PREFIX, false, limit);
-    return items.map((item) => strip<PlanRecord>(item));
+    return items.map((item) => withoutKeys<PlanRecord>(item));
   }
 
   async updatePlan(plan: PlanRecord, expectedRevision: number, events?: readonly OutboxEvent[]): Promise<PlanRecord> {
@@ -113,7 +105,7 @@ export class DynamoDbApprovalStore implements ApprovalStore {
       await this.documents.send(new TransactWriteCommand({ TransactItems: [put, ...outboxPuts(this.table, events)] }));
       return plan;
     } catch (error) {
-      if (conditionFailed(error)) throw new ConflictError(`Plan ${plan.id} changed since it was read: read it again and retry.`, {}, { cause: error });
+      if (failedOnCondition(error)) throw new ConflictError(`Plan ${plan.id} changed since it was read: read it again and retry.`, {}, { cause: error });
       throw translateDynamoDbError(error, 'The plan');
     }
   }

@@ -16,8 +16,9 @@ import type {
   DeploymentStore,
 } from '../../ports/deployment-store.js';
 import { isClaimedRun } from '../../ports/deployment-store.js';
-import { errorName, translateDynamoDbError } from './errors.js';
+import { translateDynamoDbError } from './errors.js';
 import { KEY, putNew } from './table.js';
+import { failedOnCondition, withoutKeys } from './queries.js';
 
 const deploymentsPk = (stackId: string) => `DEPLOY#${stackId}`;
 const SETTINGS_SK = 'SETTINGS';
@@ -38,15 +39,7 @@ const RUN_AT_REVISION = '#revision = :expected';
 /** A claim takes only a run still queued: of racing claimers, the first commit moves it out of `not-started`. */
 const RUN_STILL_QUEUED = '#status = :queued AND #revision = :expected';
 
-function strip<T>(item: Record<string, unknown>): T {
-  const { [KEY.partition]: _pk, [KEY.sort]: _sk, ...rest } = item;
-  return rest as T;
-}
 
-function conditionFailed(error: unknown): boolean {
-  const name = errorName(error);
-  return name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException';
-}
 
 /**
  * Settings, runs and logs as items of the Stackyard table: `DEPLOY#<stackId>` holds `SETTINGS` and `RUN#<version>`;
@@ -65,7 +58,7 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
         new GetCommand({ TableName: this.table, Key: { [KEY.partition]: deploymentsPk(stackId), [KEY.sort]: SETTINGS_SK }, ConsistentRead: true }),
       ),
     );
-    return result.Item ? strip<DeploymentSettingsRecord>(result.Item) : undefined;
+    return result.Item ? withoutKeys<DeploymentSettingsRecord>(result.Item) : undefined;
   }
 
   async putSettings(record: DeploymentSettingsRecord, expectedVersion: number | undefined): Promise<void> {
@@ -77,7 +70,7 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
     try {
       await this.documents.send(new PutCommand({ TableName: this.table, Item: item, ...condition }));
     } catch (error) {
-      if (conditionFailed(error)) {
+      if (failedOnCondition(error)) {
         throw new ConflictError('The deployment settings changed since they were read: read them again and retry.', {}, { cause: error });
       }
       throw translateDynamoDbError(error, 'The deployment settings');
@@ -96,7 +89,7 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
     try {
       await this.documents.send(new TransactWriteCommand({ TransactItems: run.status === 'not-started' ? [runPut, queuePut] : [runPut] }));
     } catch (error) {
-      if (conditionFailed(error)) throw new ConflictError(`Run ${run.version} of the stack already exists.`, {}, { cause: error });
+      if (failedOnCondition(error)) throw new ConflictError(`Run ${run.version} of the stack already exists.`, {}, { cause: error });
       throw translateDynamoDbError(error, 'The run');
     }
   }
@@ -125,7 +118,7 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
       await this.documents.send(new TransactWriteCommand({ TransactItems: run.status === 'not-started' ? [update] : [update, dequeue, live] }));
       return run;
     } catch (error) {
-      if (conditionFailed(error)) throw new ConflictError('The run changed since it was read: read it again and retry.', {}, { cause: error });
+      if (failedOnCondition(error)) throw new ConflictError('The run changed since it was read: read it again and retry.', {}, { cause: error });
       throw translateDynamoDbError(error, 'The run');
     }
   }
@@ -156,7 +149,7 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
         );
         return claimed;
       } catch (error) {
-        if (conditionFailed(error)) continue;
+        if (failedOnCondition(error)) continue;
         throw translateDynamoDbError(error, 'The run queue');
       }
     }
@@ -196,7 +189,7 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
         await this.documents.send(new PutCommand(putNew(this.table, { [KEY.partition]: logPk(runId), [KEY.sort]: logSk(next), chunk: next, lines })));
         return;
       } catch (error) {
-        if (conditionFailed(error)) continue;
+        if (failedOnCondition(error)) continue;
         throw translateDynamoDbError(error, 'The run log');
       }
     }
@@ -224,7 +217,7 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
         new GetCommand({ TableName: this.table, Key: { [KEY.partition]: deploymentsPk(stackId), [KEY.sort]: runSk(version) }, ConsistentRead: true }),
       ),
     );
-    return result.Item ? strip<DeploymentRun>(result.Item) : undefined;
+    return result.Item ? withoutKeys<DeploymentRun>(result.Item) : undefined;
   }
 
   /** A stack's runs newest first; `limit` undefined reads them all. */
@@ -246,7 +239,7 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
           }),
         ),
       );
-      runs.push(...(page.Items ?? []).map((item) => strip<DeploymentRun>(item)));
+      runs.push(...(page.Items ?? []).map((item) => withoutKeys<DeploymentRun>(item)));
       start = page.LastEvaluatedKey;
     } while (start && (limit === undefined || runs.length < limit));
     return limit === undefined ? runs : runs.slice(0, limit);

@@ -1,8 +1,9 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../../core/errors.js';
 import type { ScheduleRecord, ScheduleStore } from '../../ports/schedule-store.js';
-import { errorName, translateDynamoDbError } from './errors.js';
+import { translateDynamoDbError } from './errors.js';
 import { KEY, putNew } from './table.js';
+import { failedOnCondition } from './queries.js';
 
 const schedulesPk = (stackId: string) => `SCHED#${stackId}`;
 const scheduleSk = (id: string) => `SCHEDULE#${id}`;
@@ -15,10 +16,6 @@ const AT_REVISION = '#revision = :expected';
 
 const inIndex = (schedule: ScheduleRecord) => !schedule.paused && schedule.nextExecution !== undefined;
 
-function conditionFailed(error: unknown): boolean {
-  const name = errorName(error);
-  return name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException';
-}
 
 /**
  * Schedules as items of the Stackyard table: `SCHED#<stackId>` / `SCHEDULE#<id>`, and for each one that will fire an
@@ -142,7 +139,7 @@ export class DynamoDbScheduleStore implements ScheduleStore {
     try {
       await this.documents.send(new TransactWriteCommand({ TransactItems: items as never }));
     } catch (error) {
-      if (conditionFailed(error)) throw new ConflictError(conflict, {}, { cause: error });
+      if (failedOnCondition(error)) throw new ConflictError(conflict, {}, { cause: error });
       throw translateDynamoDbError(error, 'The schedule');
     }
   }
