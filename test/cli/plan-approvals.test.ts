@@ -2,7 +2,8 @@
  * Approvals of update plans end to end: the bundled CLI (needs `npm run build`) of four users against one
  * `stackyard serve` on local storage. A stack that needs two approvals refuses `up` without a plan; `preview
  * --save-plan` uploads the plan; its author cannot approve it; after two others approve, `up --plan <id>` runs it;
- * a plan made stale by another update is refused, also with --allow-stale-plan (the service made it void); and
+ * a plan made stale by another update is refused, also with --allow-stale-plan (the service made it void); a plan
+ * whose program changed after approval is refused by the CLI and, past that check, by the plan itself; and
  * `--wait-for-approval` returns when another user approves during the wait (docs/plans.md).
  */
 import { spawn } from 'node:child_process';
@@ -122,6 +123,27 @@ describe('approvals of update plans through stackyard serve', () => {
     expect(refusedByService.stderr).toMatch(new RegExp(`error: plan ${stale} is void: the plan was made at version \\d+; the stack is at version \\d+: run preview --save-plan again\\n`));
     expect(versionsAfter).toBe(versionsBefore);
     expect(shown.status).toBe('void');
+  }, 240_000);
+
+  it('refuses an approved plan once the program changed: in the CLI, and with --allow-stale-plan by the plan itself; nothing runs', async () => {
+    const { id } = await uploadPlan(5, 'changed.json');
+    await approveByOthers(id);
+    writeFileSync(join(project, 'index.js'), program(6));
+    const versionsBefore = await versions();
+    const refused = await alice('up', '--yes', '--plan', id);
+    const refusedByPlan = await alice('up', '--yes', '--plan', id, '--allow-stale-plan');
+    const versionsAfter = await versions();
+    const shown = JSON.parse((await alice('plan', 'show', id, '--json')).stdout) as { status: string; voidReason?: string };
+
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('the program changed since the plan was made: run preview --save-plan again');
+    // past the digest check, the update's own preview runs under the plan and stops at the changed input, before the
+    // service is asked to start it (API tests cover the service voiding a start with another program digest)
+    expect(refusedByPlan.status).not.toBe(0);
+    expect(refusedByPlan.stdout).toContain('violates plan: properties changed: ~~value[{5}!={6}]');
+    expect(refusedByPlan.stdout).toContain('error: preview failed');
+    expect(versionsAfter).toBe(versionsBefore);
+    expect(shown.status).toBe('approved');
   }, 240_000);
 
   it('waits with --wait-for-approval until another user approves, then runs the plan', async () => {
