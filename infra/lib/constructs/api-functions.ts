@@ -185,6 +185,11 @@ export class ApiFunctions extends Construct {
             'is scoped to this one bucket and these two object actions, not to fixed keys.',
           appliesTo: [{ regex: '/^Resource::<.*\\.Arn>\\/\\*$/' }],
         },
+        {
+          id: 'AwsSolutions-IAM5',
+          reason: 'Policy pack tarballs are named by organization, pack and version at publish time; deleting a pack version may remove only objects under the policypacks/ prefix.',
+          appliesTo: [{ regex: '/^Resource::<.*\\.Arn>\\/v1\\/policypacks\\/\\*$/' }],
+        },
       ],
       true,
     );
@@ -196,6 +201,15 @@ export class ApiFunctions extends Construct {
         // one PutObject, so no multipart upload is ever started or aborted.
         actions: ['s3:GetObject', 's3:PutObject'],
         resources: [bucket.arnForObjects('*')],
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'PolicyPackObjectsDelete',
+        // Deleting a policy pack version removes its tarball: the one delete the functions may make, and only under
+        // the pack prefix, so state and history objects stay write-once.
+        actions: ['s3:DeleteObject'],
+        resources: [bucket.arnForObjects('v1/policypacks/*')],
       }),
     );
     // Without ListBucket a missing object reads as 403 instead of 404, and the adapter could not tell "absent".

@@ -167,10 +167,10 @@ describe('pulumi operation flags through the CLI (--local)', () => {
   it('refuses a flag it does not implement with exit 2 and the reason, before anything runs', async () => {
     writeFileSync(log, '');
 
-    const up = await cli(['up', '--yes', '--strict']);
+    const up = await cli(['up', '--yes', '--ignore-protect']);
 
     expect(up.status).toBe(2);
-    expect(up.stderr).toContain('error: --strict is not supported by stackyard: stackyard constrains an update to a plan only with --plan');
+    expect(up.stderr).toContain('error: --ignore-protect is not supported by stackyard: unprotect them first with `stackyard state unprotect`');
     expect(up.stdout).toBe('');
     expect(calls(log)).toEqual([]);
   });
