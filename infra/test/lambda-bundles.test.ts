@@ -98,20 +98,21 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
       'hook-dispatcher': ['hook'],
       identity: sessions,
       secrets: ['audit', 'console-session', 'environment', 'identity', 'stack'],
-      stacks: ['audit', 'console-session', 'identity', 'lease', 'stack', 'update'],
+      // Policy packs and groups are served by the stacks function; updates reads a stack's required packs.
+      stacks: ['audit', 'console-session', 'identity', 'lease', 'policy', 'stack', 'update'],
       // Deployment settings, runs, drift runs (the drift store is under 1 KB) and schedules, and approvals (whose rules
       // `start` applies), are served by the updates function.
-      updates: ['approval', 'audit', 'console-session', 'deployment', 'hook', 'identity', 'lease', 'schedule', 'stack', 'update'],
+      updates: ['approval', 'audit', 'console-session', 'deployment', 'hook', 'identity', 'lease', 'policy', 'schedule', 'stack', 'update'],
     });
   });
 
   it("carries only its own route families' request schemas (identity also the others, which the OpenAPI document loads)", () => {
     expect(Object.fromEntries(schemaModules)).toEqual({
       'hook-dispatcher': [],
-      identity: ['approvals', 'deployments', 'environments', 'identity', 'secrets', 'stacks', 'updates'],
+      identity: ['approvals', 'deployments', 'environments', 'identity', 'policy', 'secrets', 'stacks', 'updates'],
       secrets: ['environments', 'secrets'],
       // The access routes (members, teams, stack grants) are split between identity and stacks.
-      stacks: ['identity', 'stacks'],
+      stacks: ['identity', 'policy', 'stacks'],
       updates: ['approvals', 'deployments', 'updates'],
     });
   });

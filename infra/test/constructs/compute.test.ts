@@ -98,6 +98,11 @@ describe('ApiFunctions', () => {
             Action: ['s3:GetObject', 's3:PutObject'],
             Resource: { 'Fn::Join': ['', [arnOf('StateBucket'), '/*']] },
           }),
+          Match.objectLike({
+            Sid: 'PolicyPackObjectsDelete',
+            Action: 's3:DeleteObject',
+            Resource: { 'Fn::Join': ['', [arnOf('StateBucket'), '/v1/policypacks/*']] },
+          }),
           Match.objectLike({ Sid: 'BucketList', Action: 's3:ListBucket', Resource: arnOf('StateBucket') }),
           Match.objectLike({
             Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
@@ -109,7 +114,9 @@ describe('ApiFunctions', () => {
     const actions = policyStatements(template).flatMap(actionsOf);
     expect(actions.filter((a) => a.includes('*'))).toEqual([]);
     expect(actions).not.toContain('dynamodb:Scan');
-    expect(actions).not.toContain('s3:DeleteObject');
+    // state, history and secrets stay write-once: the one delete is of policy pack tarballs, under their prefix only
+    const deletes = policyStatements(template).filter((statement) => actionsOf(statement).includes('s3:DeleteObject'));
+    expect(deletes.map((statement) => statement.Sid)).toEqual(['PolicyPackObjectsDelete']);
   });
 
   it('lets the role use the key directly only with the key service encryption context', () => {
