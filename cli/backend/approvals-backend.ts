@@ -5,6 +5,7 @@
  */
 import type { ApiClient } from '../api-client/api-client.js';
 import type { StackRef } from '../../shared/core/names.js';
+import type { PlanOperation, PlanView } from '../../shared/core/approvals/plans.js';
 import { UserError } from '../output/errors.js';
 
 /** A stack's effective requirement: its own setting wins over the organization's rules. */
@@ -22,36 +23,8 @@ export interface OrgApprovalRule {
   tag?: string;
 }
 
-/** One user's approval (or rejection) of a plan; `at` is ISO 8601. */
-export interface PlanDecision {
-  user: string;
-  at: string;
-  comment?: string;
-}
-
-/** Where a plan stands. */
-export type PlanStatus = 'pending' | 'approved' | 'rejected' | 'applied' | 'void';
-
-/** A plan on the service, as `plan ls` lists it. */
-export interface PlanView {
-  id: string;
-  author: string;
-  created: string;
-  stackVersion: number;
-  programDigest: string;
-  status: PlanStatus;
-  requiredApprovals: number;
-  approvals: PlanDecision[];
-  rejection?: PlanDecision;
-  voidReason?: string;
-}
-
-/** One resource's planned operations, as the service reads them from the plan's `resourcePlans`. */
-export interface PlanOperation {
-  urn: string;
-  type: string;
-  ops: string[];
-}
+/** A plan and its verdicts as the service answers them: the service's own view types, shared so the two cannot drift. */
+export type { PlanOperation, PlanView, PlanVerdictView as PlanDecision } from '../../shared/core/approvals/plans.js';
 
 /** A plan with its file (secrets as the plan's ciphertexts) and its operations: `plan show`, `up --plan <id>`. */
 export interface PlanDetails extends PlanView {

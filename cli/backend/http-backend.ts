@@ -4,6 +4,10 @@
  *
  * Sub-backends (access, identity, hooks, environments, state diff) and the lease-conflict reading live in modules
  * of their own beside this one; a new group of routes starts in one too.
+ *
+ * 440 lines: the update-start body (approved plan) and the create-update answer (required policy packs) grew it at
+ * the end of a session with no time left for a tested split. Next: the update lifecycle calls (createUpdate through
+ * completeUpdate) into an update-calls module of their own.
  */
 import type { LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
