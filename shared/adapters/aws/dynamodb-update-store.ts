@@ -9,7 +9,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from '../../core/erro
 import type { OutboxEvent } from '../../ports/hook-store.js';
 import type { HistoryPage, NewUpdate, UpdateChanges, UpdateRecord, UpdateStore } from '../../ports/update-store.js';
 import { updateWithEvents } from './conditional-update.js';
-import { requireStackId } from './dynamodb-stack-store.js';
+import { requireStackId } from './dynamodb-stack-items.js';
 import { translateDynamoDbError } from './errors.js';
 import { queryByPrefix } from './queries.js';
 import { historySk, stackPk, updateSk } from './keys.js';

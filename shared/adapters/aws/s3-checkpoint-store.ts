@@ -11,7 +11,7 @@ import {
   type ObjectKey,
   type PreparedObject,
 } from '../../ports/checkpoint-store.js';
-import { requireStackId } from './dynamodb-stack-store.js';
+import { requireStackId } from './dynamodb-stack-items.js';
 import { errorName, isTransient } from './errors.js';
 
 /**
