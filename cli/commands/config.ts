@@ -57,7 +57,11 @@ const text = (value: unknown) => (typeof value === 'string' ? value : value !== 
 
 export const configList: CommandHandler = async (ctx, args, opts) => {
   if (opts.version !== undefined) return (await import('./config-version.js')).configAtVersion(ctx, args, opts);
-  const target = await configTarget(ctx, opts);
+  await listConfig(ctx, await configTarget(ctx, opts), opts);
+};
+
+/** Prints a stack's configuration as `config` does (`--json`, `--show-secrets`, `--open`), from the target's file as it is in memory. */
+export async function listConfig(ctx: CommandContext, target: ConfigTarget, opts: Record<string, unknown>): Promise<void> {
   const { backend, ref, project, file, fileName } = target;
   const entries = effectiveConfig(project, file);
   const showSecrets = opts.showSecrets === true;
@@ -84,14 +88,15 @@ export const configList: CommandHandler = async (ctx, args, opts) => {
       entry.secret = secret;
       out[key] = entry;
     }
-    return ctx.json(Object.fromEntries(keys.map((key) => [key, out[key]])));
+    ctx.json(Object.fromEntries(keys.map((key) => [key, out[key]])));
+    return;
   }
   const rows = new Map<string, string>([
     ...entries.map(([key, value]) => [key, text(reveal(value, plaintexts))] as const),
     ...fromEnvironments.map(([key, value]) => [key, shownValue(value, showSecrets)] as const),
   ]);
   ctx.out(table(['KEY', 'VALUE'], keys.map((key) => [prettyKey(key, project), rows.get(key)!])) + (opened ? environmentVariablesTable(opened, showSecrets) : ''));
-};
+}
 
 export const configGet: CommandHandler = async (ctx, args, opts) => {
   const target = await configTarget(ctx, opts);

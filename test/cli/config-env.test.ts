@@ -1,6 +1,6 @@
 /**
- * `stackyard config env add|rm|ls`, as `pulumi config env` edits a stack's import list (`environment:` in
- * `Pulumi.<stack>.yaml`), on `login --local` (needs `npm run build`).
+ * `stackyard config env init|add|rm|ls`, as `pulumi config env` edits a stack's import list (`environment:` in
+ * `Pulumi.<stack>.yaml`) and moves its configuration into an environment, on `login --local` (needs `npm run build`).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,5 +51,89 @@ describe('stackyard config env', () => {
     expect(refused.stderr).toContain('--yes must be passed in to proceed when running in non-interactive mode');
     expect(removed.status).toBe(1);
     expect(stackFile()).toBe(before);
+  });
+
+  it('lists the configuration after an edit, secrets shown with --show-secrets', async () => {
+    await cli('config', 'set', '--secret', 'token', 's3cret');
+
+    const hidden = await cli('config', 'env', 'add', 'extra', '--yes');
+    const shown = await cli('config', 'env', 'rm', 'extra', '--yes', '--show-secrets');
+
+    expect(hidden.status, hidden.stderr).toBe(0);
+    expect(hidden.stdout).toBe('KEY    VALUE\na      1\ntoken  [secret]\n');
+    expect(shown.status, shown.stderr).toBe(0);
+    expect(shown.stdout).toBe('KEY    VALUE\na      1\ntoken  s3cret\n');
+    expect(stackFile()).not.toContain('extra');
+    await cli('config', 'rm', 'token');
+  });
+});
+
+describe('stackyard config env init', () => {
+  const sandbox = new CliSandbox();
+  let project: string;
+  const cli = (...args: string[]) => sandbox.run(project, args);
+  const stackFile = () => readFileSync(join(project, 'Pulumi.dev.yaml'), 'utf8');
+
+  beforeAll(async () => {
+    project = sandbox.project('moved', 'name: moved\nruntime: nodejs\n');
+    expect((await cli('login', '--local')).status).toBe(0);
+    expect((await cli('stack', 'init', 'dev')).status).toBe(0);
+    for (const args of [['aws:region', 'us-west-2'], ['--secret', 'password', 'hunter2'], ['--path', 'tags.owners[0]', 'alice'], ['--path', 'tags.env', 'testing'], ['count', '3']]) {
+      expect((await cli('config', 'set', ...args)).status).toBe(0);
+    }
+  });
+
+  afterAll(() => removeSandboxes());
+
+  it('refuses without --yes when it cannot ask, creating nothing', async () => {
+    const before = stackFile();
+
+    const refused = await cli('config', 'env', 'init');
+    const listed = await cli('env', 'ls');
+
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('--yes must be passed in to proceed when running in non-interactive mode');
+    expect(refused.stdout).toBe('');
+    expect(listed.stdout).toBe('');
+    expect(stackFile()).toBe(before);
+  });
+
+  it('moves the configuration into <project>/<stack>, secrets as fn::secret, and imports it', async () => {
+    const init = await cli('config', 'env', 'init', '--yes');
+    const definition = await cli('env', 'get', 'moved/dev', '--definition', '--show-secrets');
+    const password = await cli('config', 'get', 'password');
+
+    expect(init.status, init.stderr).toBe(0);
+    const [value, shown] = init.stdout.split('# Definition\n');
+    expect(value).toBe(
+      'Creating environment moved/dev for stack dev...\n# Value\n```json\n' +
+        '{\n  "pulumiConfig": {\n    "aws:region": "us-west-2",\n    "moved:count": 3,\n    "moved:password": "[secret]",\n' +
+        '    "moved:tags": {\n      "env": "testing",\n      "owners": [\n        "alice"\n      ]\n    }\n  }\n}\n```\n',
+    );
+    expect(shown).toMatch(/^```yaml\nvalues:\n  pulumiConfig:\n    aws:region: us-west-2\n    moved:count: 3\n    moved:password:\n      fn::secret:\n        ciphertext: \S+\n    moved:tags:\n      env: testing\n      owners:\n        - alice\n\n```\n$/);
+    expect(init.stdout).not.toContain('hunter2');
+    expect(definition.stdout).toBe(
+      'values:\n  pulumiConfig:\n    aws:region: us-west-2\n    moved:count: 3\n    moved:password:\n      fn::secret: hunter2\n' +
+        '    moved:tags:\n      env: testing\n      owners:\n        - alice\n',
+    );
+    expect(stackFile()).toBe('environment:\n  - moved/dev\n');
+    expect(password.stdout).toBe('hunter2\n');
+  });
+
+  it('--env names the environment, --keep-config keeps the stack file\'s values, --show-secrets shows them', async () => {
+    await cli('config', 'set', 'moved:extra', 'kept');
+
+    const init = await cli('config', 'env', 'init', '--env', 'shared/base', '--keep-config', '--show-secrets', '-y');
+    const again = await cli('config', 'env', 'init', '--env', 'shared/base', '-y');
+
+    expect(init.status, init.stderr).toBe(0);
+    expect(init.stdout).toBe(
+      'Creating environment shared/base for stack dev...\n# Value\n```json\n{\n  "pulumiConfig": {\n    "moved:extra": "kept"\n  }\n}\n```\n' +
+        '# Definition\n```yaml\nvalues:\n  pulumiConfig:\n    moved:extra: kept\n\n```\n',
+    );
+    expect(stackFile()).toBe('environment:\n  - moved/dev\n  - shared/base\nconfig:\n  moved:extra: kept\n');
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('creating environment:');
+    expect(stackFile()).toBe('environment:\n  - moved/dev\n  - shared/base\nconfig:\n  moved:extra: kept\n');
   });
 });

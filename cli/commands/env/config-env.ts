@@ -1,11 +1,12 @@
 /**
  * `stackyard config env add|rm|ls`: the ESC environments a stack imports (`environment:` in `Pulumi.<stack>.yaml`),
  * as `pulumi config env` edits them (pkg/cmd/pulumi/config/config_env*.go): `add` appends to the import list, `rm`
- * removes the last occurrence of a name (none: nothing changes), `ls` lists them; an edit is shown and then saved on
- * `yes` (or with `--yes`).
+ * removes the last occurrence of a name (none: nothing changes), `ls` lists them; after an edit the stack's
+ * configuration is listed (as `config` lists it, secrets shown with `--show-secrets`), then saved on `yes` (or with
+ * `--yes`).
  */
 import { UserError } from '../../output/errors.js';
-import { configTarget } from '../config.js';
+import { configTarget, listConfig } from '../config.js';
 import type { CommandContext } from '../context.js';
 import { table } from '../format.js';
 import type { CommandHandler } from '../types.js';
@@ -21,7 +22,7 @@ function environmentsTable(ctx: CommandContext, imports: string[]): void {
 function wantsJson(opts: Record<string, unknown>): boolean {
   const output = opts.output as string | undefined;
   if (output !== undefined && output !== 'json' && output !== 'default') {
-    throw new UserError(`unsupported output format "${output}": use default or json`);
+    throw new UserError(`output "${output}" not supported, valid values are: default or json`);
   }
   return opts.json === true || output === 'json';
 }
@@ -36,12 +37,14 @@ export const configEnvLs: CommandHandler = async (ctx, _args, opts) => {
 };
 
 async function editEnvironments(ctx: CommandContext, opts: Record<string, unknown>, edit: (imports: string[]) => string[]): Promise<void> {
-  const { file } = await configTarget(ctx, opts);
-  const imports = edit(file.environments());
-  environmentsTable(ctx, imports);
+  if (!ctx.skipConfirmations(opts.yes) && !ctx.interactive) {
+    throw new UserError('--yes must be passed in to proceed when running in non-interactive mode', 'Re-run with --yes to save the stack configuration.');
+  }
+  const target = await configTarget(ctx, opts);
+  target.file.setEnvironments(edit(target.file.environments()));
+  await listConfig(ctx, target, { showSecrets: opts.showSecrets, open: false });
   await ctx.confirm(opts.yes, 'save the stack configuration', '\nSave?');
-  file.setEnvironments(imports);
-  await file.save();
+  await target.file.save();
 }
 
 /** `config env add <environment-name...> [--yes]`. */

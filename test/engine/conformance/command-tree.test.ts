@@ -155,6 +155,11 @@ const EXERCISED: Record<string, string> = {
   'config set-all --json': CONFIG_COMMANDS,
   'config refresh --force': CONFIG_COMMANDS,
   'config env list --output': 'test/cli/config-env.test.ts',
+  'config env init --env': 'test/cli/config-env.test.ts',
+  'config env init --show-secrets': 'test/cli/config-env.test.ts',
+  'config env init --keep-config': 'test/cli/config-env.test.ts',
+  'config env add --show-secrets': 'test/cli/config-env.test.ts',
+  'config env remove --show-secrets': 'test/cli/config-env.test.ts',
   'config --open': 'test/cli/config-open.test.ts',
   'config get --open': 'test/cli/config-open.test.ts',
   // state
