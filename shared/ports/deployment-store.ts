@@ -77,7 +77,8 @@ export interface DeploymentLogLine {
  *   loser gets `ConflictError` and retries with the next.
  * - A run in `not-started` is in the queue. `claimNext` hands it to exactly one runner (a conditional write on its
  *   status and revision), oldest first across stacks, skipping stacks that already have a live (claimed, unexpired)
- *   run: of any number of runners claiming at once, each run goes to one of them.
+ *   run: of any number of runners claiming at once, each run goes to one of them, and of two runs of one stack at
+ *   most one is claimed until the other ends (or its claim passes), so a stack's runs run one after another.
  * - A claimed run (`accepted` or `running`) whose `claimedUntil` has passed lost its runner: `claimLost` hands it to
  *   exactly one other runner, by the same conditional write on its revision, so it is recovered once.
  * - `updateRun` applies only at the revision the caller read; otherwise `ConflictError` and nothing changes.

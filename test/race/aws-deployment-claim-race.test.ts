@@ -2,9 +2,11 @@
  * The run queue hands each run to one runner: runners with separate AWS clients (separate processes, as CodeBuild
  * launchers and serve workers are) claim at once against DynamoDB Local; every queued run is claimed exactly once,
  * and two runners racing for the one run of a queue end with one claim; a run whose runner's claim lapsed is
- * recovered by exactly one of the runners racing for it.
+ * recovered by exactly one of the runners racing for it; a runner that saw a stack idle just before another claimed
+ * one of its runs claims none of its others.
  */
 import { randomUUID } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAwsClients } from '../../shared/adapters/aws/clients.js';
 import { createAwsStorage } from '../../shared/adapters/aws/index.js';
@@ -26,9 +28,30 @@ async function drain(now: number): Promise<string[][]> {
         const claimed = await storage.deployments.claimNext(`runner-${index}`, now, now + 60_000);
         if (!claimed) return mine;
         mine.push(claimed.id);
+        await storage.deployments.updateRun({ ...claimed, status: 'succeeded', revision: claimed.revision + 1 }, claimed.revision);
       }
     }),
   );
+}
+
+/**
+ * A runner's storage whose DynamoDB client, once it has read the live runs (`DEPLOYLIVE`), waits for `gate` before
+ * it goes on: the interleaving a slow runner meets, made certain. `read` resolves when that read returned.
+ */
+function pausedAfterLiveRead(gate: Promise<void>): { storage: Storage; read: Promise<void> } {
+  const clients = createAwsClients();
+  const send = clients.documents.send.bind(clients.documents) as (command: unknown) => Promise<unknown>;
+  let readDone!: () => void;
+  const read = new Promise<void>((resolve) => (readDone = resolve));
+  (clients.documents as unknown as { send: (command: unknown) => Promise<unknown> }).send = async (command) => {
+    const output = await send(command);
+    if (command instanceof QueryCommand && command.input.ExpressionAttributeValues?.[':pk'] === 'DEPLOYLIVE') {
+      readDone();
+      await gate;
+    }
+    return output;
+  };
+  return { storage: createAwsStorage({ table: standIns.table, bucket: standIns.bucket, kmsKeyId: standIns.kmsKeyId, clients }), read };
 }
 
 beforeAll(async () => {
@@ -56,6 +79,27 @@ describe('racing runners on the DynamoDB run queue', () => {
     expect(winners).toHaveLength(1);
     expect(winners[0]!.id).toBe(run.id);
     expect((await runners[0]!.deployments.getRun(run.stackId, run.id))?.claimedBy).toBe(winners[0]!.claimedBy);
+  });
+
+  it('claims no second run of a stack when a runner read no live run just before another claimed the first', async () => {
+    const stackId = randomUUID();
+    const first = queuedDeploymentRun(stackId, 1, Date.now());
+    const second = queuedDeploymentRun(stackId, 2, Date.now() + 1);
+    for (const run of [first, second]) await runners[0]!.deployments.createRun(run);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = pausedAfterLiveRead(gate);
+
+    // The slow runner reads the live runs (none), then waits while another claims the stack's first run.
+    const late = slow.storage.deployments.claimNext('runner-slow', Date.now(), Date.now() + 60_000);
+    await slow.read;
+    const won = await runners[0]!.deployments.claimNext('runner-0', Date.now(), Date.now() + 60_000);
+    release();
+
+    expect(won?.id).toBe(first.id);
+    expect(await late).toBeUndefined();
+    expect((await runners[0]!.deployments.getRun(stackId, second.id))?.status).toBe('not-started');
+    await slow.storage.close();
   });
 
   it('gives a run whose runner was lost to exactly one of six recovering runners', async () => {

@@ -28,6 +28,8 @@ const QUEUE_PK = 'DEPLOYQUEUE';
 const queueSk = (run: Pick<DeploymentRun, 'created' | 'id'>) => `${String(run.created).padStart(15, '0')}#${run.id}`;
 /** Claimed, unfinished runs: where a runner looks for one whose runner was lost. */
 const LIVE_PK = 'DEPLOYLIVE';
+/** In a stack's partition: the run that last claimed it, so two runs of one stack are never claimed at once. */
+const LIVE_MARKER_SK = 'LIVERUN';
 const logPk = (runId: string) => `DEPLOYLOG#${runId}`;
 const logSk = (chunk: number) => `CHUNK#${String(chunk).padStart(10, '0')}`;
 
@@ -116,43 +118,80 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
     const live = isClaimedRun(run) ? this.livePut(run) : { Delete: { TableName: this.table, Key: { [KEY.partition]: LIVE_PK, [KEY.sort]: run.id } } };
     try {
       await this.documents.send(new TransactWriteCommand({ TransactItems: run.status === 'not-started' ? [update] : [update, dequeue, live] }));
-      return run;
     } catch (error) {
       if (failedOnCondition(error)) throw new ConflictError('The run changed since it was read: read it again and retry.', {}, { cause: error });
       throw translateDynamoDbError(error, 'The run');
     }
+    if (run.status !== 'not-started' && !isClaimedRun(run)) await this.releaseMarker(run);
+    return run;
   }
 
-  async claimNext(runner: string, now: number, claimedUntil: number): Promise<DeploymentRun | undefined> {
-    const queued = await this.queryPartition('The run queue', QUEUE_PK, { Limit: 25 });
-    for (const entry of queued.Items ?? []) {
-      const run = await this.getRunByVersion(String(entry.stackId), Number(entry.version));
-      if (!run) continue;
-      const claimed: DeploymentRun = { ...run, status: 'accepted', claimedBy: runner, claimedUntil, modified: now, revision: run.revision + 1 };
-      try {
-        await this.documents.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName: this.table,
-                  Item: { [KEY.partition]: deploymentsPk(run.stackId), [KEY.sort]: runSk(run.version), ...claimed },
-                  ConditionExpression: RUN_STILL_QUEUED,
-                  ExpressionAttributeNames: { '#status': 'status', '#revision': 'revision' },
-                  ExpressionAttributeValues: { ':queued': 'not-started', ':expected': run.revision },
-                },
-              },
-              { Delete: { TableName: this.table, Key: { [KEY.partition]: QUEUE_PK, [KEY.sort]: entry[KEY.sort] } } },
-              this.livePut(claimed),
-            ],
-          }),
-        );
-        return claimed;
-      } catch (error) {
-        if (failedOnCondition(error)) continue;
-        throw translateDynamoDbError(error, 'The run queue');
-      }
+  /**
+   * Removes the stack's `LIVERUN` marker if it names this finished run, so the stack's next run may be claimed at
+   * once. Not in the run's transaction: a marker naming a newer run must stay, and a marker a crash leaves behind
+   * only blocks the stack until the claim it recorded ends.
+   */
+  private async releaseMarker(run: DeploymentRun): Promise<void> {
+    try {
+      await this.documents.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: { [KEY.partition]: deploymentsPk(run.stackId), [KEY.sort]: LIVE_MARKER_SK },
+          ConditionExpression: '#runId = :id',
+          ExpressionAttributeNames: { '#runId': 'runId' },
+          ExpressionAttributeValues: { ':id': run.id },
+        }),
+      );
+    } catch (error) {
+      // The marker names another run (or none is left): nothing of this run's to remove.
+      if (!failedOnCondition(error)) throw translateDynamoDbError(error, 'The run');
     }
+  }
+
+  /**
+   * Oldest first, skipping stacks with a live run (read from the `DEPLOYLIVE` index). Two runners may both read no
+   * live run for a stack and try two of its runs at once: the claim's transaction also creates the stack's
+   * `LIVERUN` marker, only where none is or the one there has expired, so one of them wins and the other moves on.
+   */
+  async claimNext(runner: string, now: number, claimedUntil: number): Promise<DeploymentRun | undefined> {
+    const busy = await this.busyStacks(now);
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.queryPartition('The run queue', QUEUE_PK, { Limit: 50, ExclusiveStartKey: start });
+      for (const entry of page.Items ?? []) {
+        const stackId = String(entry.stackId);
+        if (busy.has(stackId)) continue;
+        const run = await this.getRunByVersion(stackId, Number(entry.version));
+        if (!run) continue;
+        const claimed: DeploymentRun = { ...run, status: 'accepted', claimedBy: runner, claimedUntil, modified: now, revision: run.revision + 1 };
+        try {
+          await this.documents.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Put: {
+                    TableName: this.table,
+                    Item: { [KEY.partition]: deploymentsPk(run.stackId), [KEY.sort]: runSk(run.version), ...claimed },
+                    ConditionExpression: RUN_STILL_QUEUED,
+                    ExpressionAttributeNames: { '#status': 'status', '#revision': 'revision' },
+                    ExpressionAttributeValues: { ':queued': 'not-started', ':expected': run.revision },
+                  },
+                },
+                { Delete: { TableName: this.table, Key: { [KEY.partition]: QUEUE_PK, [KEY.sort]: entry[KEY.sort] } } },
+                this.livePut(claimed),
+                this.markerPut(claimed, now),
+              ],
+            }),
+          );
+          return claimed;
+        } catch (error) {
+          if (!failedOnCondition(error)) throw translateDynamoDbError(error, 'The run queue');
+          // Another runner took this run, or another run of its stack: that stack is busy now.
+          busy.add(stackId);
+        }
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
     return undefined;
   }
 
@@ -204,6 +243,31 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
       start = page.LastEvaluatedKey;
     } while (start && lines.length < offset + count);
     return lines.slice(offset, offset + count);
+  }
+
+  /** Stacks with a claimed run whose claim has not passed. */
+  private async busyStacks(now: number): Promise<Set<string>> {
+    const busy = new Set<string>();
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.queryPartition('The claimed runs', LIVE_PK, { ExclusiveStartKey: start });
+      for (const entry of page.Items ?? []) if (Number(entry.claimedUntil ?? 0) >= now) busy.add(String(entry.stackId));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return busy;
+  }
+
+  /** The stack's one-live-run marker, created only where none is or the one there expired (see `claimNext`). */
+  private markerPut(run: DeploymentRun, now: number) {
+    return {
+      Put: {
+        TableName: this.table,
+        Item: { [KEY.partition]: deploymentsPk(run.stackId), [KEY.sort]: LIVE_MARKER_SK, runId: run.id, claimedUntil: run.claimedUntil ?? 0 },
+        ConditionExpression: 'attribute_not_exists(#pk) OR #until < :now',
+        ExpressionAttributeNames: { '#pk': KEY.partition, '#until': 'claimedUntil' },
+        ExpressionAttributeValues: { ':now': now },
+      },
+    };
   }
 
   private livePut(run: DeploymentRun) {

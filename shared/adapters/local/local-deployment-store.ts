@@ -65,8 +65,10 @@ export class LocalDeploymentStore implements DeploymentStore {
 
   async claimNext(runner: string, now: number, claimedUntil: number): Promise<DeploymentRun | undefined> {
     return this.dir.withLock(LOCK, async () => {
+      const busy = await this.busyStacks(now);
       for (const name of await this.dir.list(this.dir.path('deployments', 'queue'))) {
         const entry = await this.dir.readJson<QueueEntry>(this.dir.path('deployments', 'queue', name));
+        if (entry && busy.has(entry.stackId)) continue;
         const run = entry && (await this.dir.readJson<DeploymentRun>(this.runPath(entry.stackId, entry.version)));
         if (!run || run.status !== 'not-started') {
           await this.dir.remove(this.dir.path('deployments', 'queue', name));
@@ -107,6 +109,17 @@ export class LocalDeploymentStore implements DeploymentStore {
   async readLog(runId: string, offset: number, count: number): Promise<DeploymentLogLine[]> {
     const lines = (await this.dir.readJson<DeploymentLogLine[]>(this.logPath(runId))) ?? [];
     return lines.slice(offset, offset + count);
+  }
+
+  /** Stacks with a claimed run whose claim has not passed. Call holding the lock. */
+  private async busyStacks(now: number): Promise<Set<string>> {
+    const busy = new Set<string>();
+    for (const name of await this.dir.list(this.dir.path('deployments', 'live'))) {
+      const entry = await this.dir.readJson<QueueEntry>(this.dir.path('deployments', 'live', name));
+      const run = entry && (await this.dir.readJson<DeploymentRun>(this.runPath(entry.stackId, entry.version)));
+      if (run && isClaimedRun(run) && (run.claimedUntil ?? 0) >= now) busy.add(run.stackId);
+    }
+    return busy;
   }
 
   /** Call holding the lock. */

@@ -83,12 +83,34 @@ export function deploymentStoreContract(adapterName: string, setup: ContractSetu
         if (!claimed) break;
         expect(claimed).toMatchObject({ status: 'accepted', claimedBy: 'runner-1', revision: 2 });
         claimedIds.push(claimed.id);
+        await env.storage.deployments.updateRun({ ...claimed, status: 'succeeded', revision: 3 }, 2);
       }
 
       expect(claimedIds.indexOf(older.id)).toBeGreaterThanOrEqual(0);
       expect(claimedIds.indexOf(newer.id)).toBeGreaterThan(claimedIds.indexOf(older.id));
       expect(claimedIds).not.toContain(cancelled.id);
-      expect((await env.storage.deployments.getRun(stackId, older.id))?.status).toBe('accepted');
+      expect((await env.storage.deployments.getRun(stackId, older.id))?.status).toBe('succeeded');
+    });
+
+    it('claims no second run of a stack while one of it is live, and the next as soon as it ends', async () => {
+      const stackId = randomUUID();
+      const now = env.clock.now();
+      const first = run(stackId, 1, now - 9_000_000);
+      const second = run(stackId, 2, now - 8_999_999);
+      const other = run(randomUUID(), 1, now - 8_999_998);
+      for (const r of [first, second, other]) await env.storage.deployments.createRun(r);
+      const claim = () => env.storage.deployments.claimNext('runner-1', now, now + 60_000);
+      const taken: string[] = [];
+      for (let next = await claim(); next; next = await claim()) taken.push(next.id);
+      expect(taken).toContain(first.id);
+      expect(taken).toContain(other.id);
+      expect(taken).not.toContain(second.id);
+
+      await env.storage.deployments.updateRun({ ...first, status: 'succeeded', claimedBy: 'runner-1', claimedUntil: now + 60_000, revision: 3 }, 2);
+
+      expect((await claim())?.id).toBe(second.id);
+      await env.storage.deployments.updateRun({ ...other, status: 'failed', revision: 3 }, 2);
+      await env.storage.deployments.updateRun({ ...second, status: 'failed', revision: 3 }, 2);
     });
 
     it('hands a run whose claim expired to one other runner, and never a live or finished one', async () => {
