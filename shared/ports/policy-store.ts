@@ -57,6 +57,38 @@ export interface PolicyGroupRecord {
   revision: number;
 }
 
+/** One violation a policy pack reported in an update (Pulumi's `policyEvent`), as the service keeps it. */
+export interface RecordedPolicyViolation {
+  policyPack: string;
+  policyPackTag: string;
+  policyName: string;
+  /** `advisory`, `mandatory`, `remediate` or `disabled`, as the event said. */
+  level: string;
+  /** Absent for a stack policy's violation (`validateStack` names no resource). */
+  resourceURN?: string;
+  message: string;
+}
+
+/**
+ * The policy violations of a stack's latest update, recorded when that update completed: what "stacks currently
+ * violating a policy" is read from without reading any update's events again.
+ */
+export interface StackPolicyResultsRecord {
+  org: string;
+  stackId: string;
+  project: string;
+  stack: string;
+  updateId: string;
+  /** The stack version the update made; a record only replaces one of a lower version. */
+  version: number;
+  /** When the update ended (epoch ms). */
+  observedAt: number;
+  /** The first of them in the order they were reported (the core bounds how many, so a record stays small). */
+  violations: RecordedPolicyViolation[];
+  /** How many were reported beyond those kept. */
+  omitted: number;
+}
+
 /**
  * Policy pack versions and policy groups (items of the Stackyard table in AWS, lock-protected files locally); the
  * tarballs are in `PolicyPackageStore`. Design: docs/policy.md, "Packs on the service".
@@ -67,6 +99,8 @@ export interface PolicyGroupRecord {
  * - `updateVersion` and `putGroup` apply only at the revision the caller read (`putGroup` with `undefined`: only when
  *   no such group exists); otherwise `ConflictError` and nothing changes.
  * - `deleteVersion` and `deleteGroup` of something missing are no error.
+ * - `recordStackResults` keeps one record per stack and replaces it only with one of a higher `version`: a retried
+ *   completion, or one arriving after a later update's, changes nothing and is no error.
  */
 export interface PolicyStore {
   createVersion(record: PolicyPackVersionRecord): Promise<void>;
@@ -80,6 +114,10 @@ export interface PolicyStore {
   listGroups(org: string): Promise<PolicyGroupRecord[]>;
   putGroup(record: PolicyGroupRecord, expectedRevision: number | undefined): Promise<void>;
   deleteGroup(org: string, name: string): Promise<void>;
+
+  recordStackResults(record: StackPolicyResultsRecord): Promise<void>;
+  /** Every stack's latest results in the organization (any order). */
+  listStackResults(org: string): Promise<StackPolicyResultsRecord[]>;
 }
 
 /**

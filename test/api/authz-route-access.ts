@@ -203,6 +203,7 @@ export const ROUTE_ACCESS: Record<string, Access> = {
   [`GET ${ORG}/policypacks/{policyPackName}/versions/{versionTag}/schema`]: { org: 'read-policies' },
   [`GET ${ORG}/policypacks/{policyPackName}/versions/{versionTag}/download`]: { org: 'read-policies' },
   [`GET ${STACK}/policypacks`]: { stack: 'view' },
+  [`GET ${ORG}/policyresults/violationsv2`]: { org: 'read-policies' },
   [`GET ${ORG}/policygroups`]: { org: 'read-policies' },
   [`POST ${ORG}/policygroups`]: { org: 'manage-policies' },
   [`GET ${ORG}/policygroups/{policyGroup}`]: { org: 'read-policies' },

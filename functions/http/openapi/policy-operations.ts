@@ -9,7 +9,7 @@ const GROUPS = '/api/orgs/{orgName}/policygroups';
 const GROUP = `${GROUPS}/{policyGroup}`;
 const tag = 'Policy';
 
-/** Policy packs and groups (docs/policy.md, "Packs on the service"). */
+/** Policy packs and groups (docs/policy.md, "Packs on the service"), and policy results. */
 export const POLICY_OPERATIONS: Record<string, OperationDoc> = {
   [`POST ${PACKS}`]: { summary: 'Start publishing a pack version: its upload URI and headers (admin)', tag, auth: 'token', body: createPolicyPackSchema, response: wire.jsonObject },
   [`GET ${PACKS}`]: { summary: "The organization's packs and their published versions", tag, auth: 'token', response: wire.jsonObject },
@@ -26,4 +26,5 @@ export const POLICY_OPERATIONS: Record<string, OperationDoc> = {
   [`GET ${GROUP}`]: { summary: 'A policy group: its stacks and enabled packs', tag, auth: 'token', response: wire.jsonObject },
   [`PATCH ${GROUP}`]: { summary: 'Add or remove stacks, enable or disable pack versions (admin)', tag, auth: 'token', body: updatePolicyGroupSchema },
   [`DELETE ${GROUP}`]: { summary: 'Delete a policy group (admin; not the default group)', tag, auth: 'token', status: 204 },
+  ['GET /api/orgs/{orgName}/policyresults/violationsv2']: { summary: "The violations of each stack's latest update", tag, auth: 'token', response: wire.jsonObject },
 };

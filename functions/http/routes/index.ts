@@ -13,6 +13,7 @@ import { oidcRoutes } from './oidc.js';
 import { oidcIssuerRoutes } from './oidc-issuer.js';
 import { policyGroupRoutes } from './policy-groups.js';
 import { policyPackRoutes } from './policy-packs.js';
+import { policyResultRoutes } from './policy-results.js';
 import { openApiRoutes } from './openapi.js';
 import { restoreRoutes } from './restore.js';
 import { secretRoutes } from './secrets.js';
@@ -39,6 +40,7 @@ export const API_ROUTES: readonly Route[] = [
   ...scheduleRoutes,
   ...policyPackRoutes,
   ...policyGroupRoutes,
+  ...policyResultRoutes,
   ...accessRoutes,
   ...auditRoutes,
   ...oidcRoutes,

@@ -7,7 +7,7 @@ import {
   type PutCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../../core/errors.js';
-import type { PolicyGroupRecord, PolicyPackVersionRecord, PolicyStore } from '../../ports/policy-store.js';
+import type { PolicyGroupRecord, PolicyPackVersionRecord, PolicyStore, StackPolicyResultsRecord } from '../../ports/policy-store.js';
 import { translateDynamoDbError } from './errors.js';
 import { failedOnCondition, queryByPrefix, withoutKeys } from './queries.js';
 import { KEY } from './table.js';
@@ -19,6 +19,8 @@ const versionSk = (name: string, tag: string) => `${VERSION_PREFIX}${name}#${tag
 const numberSk = (name: string, version: number) => `PACKN#${name}#${String(version).padStart(10, '0')}`;
 const GROUP_PREFIX = 'GROUP#';
 const groupSk = (name: string) => `${GROUP_PREFIX}${name}`;
+const RESULTS_PREFIX = 'RESULTS#';
+const resultsSk = (stackId: string) => `${RESULTS_PREFIX}${stackId}`;
 
 const ABSENT = 'attribute_not_exists(#pk)';
 const AT_REVISION = '#revision = :expected';
@@ -26,7 +28,8 @@ const AT_REVISION = '#revision = :expected';
 /**
  * Pack versions and groups as items of the Stackyard table, one partition per organization (`POLICY#<org>`):
  * `PACKV#<name>#<tag>` per version with a `PACKN#<name>#<number>` claim written in the same transaction, and
- * `GROUP#<name>` per group. Every write is conditional (absent, or at the revision read).
+ * `GROUP#<name>` per group, and `RESULTS#<stackId>` per stack for its latest update's violations. Every write is
+ * conditional (absent, at the revision read, or of a higher stack version).
  */
 export class DynamoDbPolicyStore implements PolicyStore {
   constructor(
@@ -111,6 +114,28 @@ export class DynamoDbPolicyStore implements PolicyStore {
     await this.call('The policy group', () =>
       this.documents.send(new DeleteCommand({ TableName: this.table, Key: { [KEY.partition]: policyPk(org), [KEY.sort]: groupSk(name) } })),
     );
+  }
+
+  async recordStackResults(record: StackPolicyResultsRecord): Promise<void> {
+    try {
+      await this.documents.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { [KEY.partition]: policyPk(record.org), [KEY.sort]: resultsSk(record.stackId), ...record },
+          ConditionExpression: 'attribute_not_exists(#pk) OR #version < :version',
+          ExpressionAttributeNames: { '#pk': KEY.partition, '#version': 'version' },
+          ExpressionAttributeValues: { ':version': record.version },
+        }),
+      );
+    } catch (error) {
+      // An equal or later version is recorded already: that one stays (a retried or overtaken completion).
+      if (failedOnCondition(error)) return;
+      throw translateDynamoDbError(error, 'The policy results');
+    }
+  }
+
+  async listStackResults(org: string): Promise<StackPolicyResultsRecord[]> {
+    return this.queryPrefix<StackPolicyResultsRecord>('The policy results', policyPk(org), RESULTS_PREFIX);
   }
 
   private async getItem<T>(what: string, pk: string, sk: string): Promise<T | undefined> {

@@ -1,6 +1,12 @@
 import { promises as fs } from 'node:fs';
 import { ConflictError } from '../../core/errors.js';
-import type { PolicyGroupRecord, PolicyPackageStore, PolicyPackVersionRecord, PolicyStore } from '../../ports/policy-store.js';
+import type {
+  PolicyGroupRecord,
+  PolicyPackageStore,
+  PolicyPackVersionRecord,
+  PolicyStore,
+  StackPolicyResultsRecord,
+} from '../../ports/policy-store.js';
 import { code, safeSegment, type DataDir } from './files.js';
 
 const LOCK = 'policies';
@@ -11,8 +17,8 @@ function pad(n: number): string {
 
 /**
  * `policies/<org>/packs/<name>/<versionTag>.json` with a claim file `numbers/<version>` per version number, the
- * tarball beside it as `<versionTag>.tgz`, and groups at `policies/<org>/groups/<name>.json`. Every
- * read-modify-write holds the `policies` lock.
+ * tarball beside it as `<versionTag>.tgz`, groups at `policies/<org>/groups/<name>.json`, and each stack's latest
+ * policy results at `policies/<org>/results/<stackId>.json`. Every read-modify-write holds the `policies` lock.
  */
 export class LocalPolicyStore implements PolicyStore, PolicyPackageStore {
   constructor(private readonly dir: DataDir) {}
@@ -104,6 +110,30 @@ export class LocalPolicyStore implements PolicyStore, PolicyPackageStore {
 
   async deleteGroup(org: string, name: string): Promise<void> {
     await this.dir.withLock(LOCK, () => this.dir.remove(this.groupPath(org, name)));
+  }
+
+  async recordStackResults(record: StackPolicyResultsRecord): Promise<void> {
+    await this.dir.withLock(LOCK, async () => {
+      const path = this.resultsPath(record.org, record.stackId);
+      const current = await this.dir.readJson<StackPolicyResultsRecord>(path);
+      // An equal or later version is recorded already: that one stays (a retried or overtaken completion).
+      if (current && current.version >= record.version) return;
+      await this.dir.writeJson(path, record);
+    });
+  }
+
+  async listStackResults(org: string): Promise<StackPolicyResultsRecord[]> {
+    const folder = this.dir.path('policies', safeSegment(org, 'organization'), 'results');
+    const records: StackPolicyResultsRecord[] = [];
+    for (const file of await this.dir.list(folder)) {
+      const record = await this.dir.readJson<StackPolicyResultsRecord>(this.dir.path('policies', org, 'results', file));
+      if (record) records.push(record);
+    }
+    return records;
+  }
+
+  private resultsPath(org: string, stackId: string): string {
+    return this.dir.path('policies', safeSegment(org, 'organization'), 'results', `${safeSegment(stackId, 'stack id')}.json`);
   }
 
   private packFolder(org: string, name: string): string[] {

@@ -4,3 +4,4 @@ export { DEFAULT_POLICY_GROUP } from './group-records.js';
 export type { CreatePolicyPackRequest } from './pack-request.js';
 export type { CreatePolicyGroupRequest, PackReference, StackReference, UpdatePolicyGroupRequest } from './group-service.js';
 export type { PackVersionView, PolicyGroupSummaryView, PolicyGroupView, PolicyPackList, RequiredPolicyView } from './views.js';
+export { recordPolicyResults, type PolicyViolationView } from './policy-results.js';

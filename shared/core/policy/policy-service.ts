@@ -6,14 +6,16 @@ import type { Principal } from '../kernel/principal.js';
 import { allGroups, holdsStack } from './group-records.js';
 import { createGroupVerbs } from './group-service.js';
 import { createPackVerbs } from './pack-service.js';
+import { createResultVerbs } from './policy-results.js';
 import { packLocation, packMetadata, type RequiredPolicyView } from './views.js';
 
 /**
  * Policy packs and groups on the service (docs/policy.md, "Packs on the service"): publish, read and delete pack
- * versions; create, change and delete groups; the packs a stack's updates must run.
+ * versions; create, change and delete groups; the packs a stack's updates must run; the violations stacks have now.
  */
 export type PolicyService = ReturnType<typeof createPackVerbs> &
-  ReturnType<typeof createGroupVerbs> & {
+  ReturnType<typeof createGroupVerbs> &
+  ReturnType<typeof createResultVerbs> & {
     /** Pulumi's `GetStackPolicyPacksResponse` for a stack the caller may read. */
     stackPolicyPacks(principal: Principal, ref: StackRef): Promise<{ requiredPolicies: RequiredPolicyView[] }>;
   };
@@ -35,6 +37,7 @@ export function createPolicyService(deps: ServiceDeps): PolicyService {
   return {
     ...createPackVerbs(deps),
     ...createGroupVerbs(deps),
+    ...createResultVerbs(deps),
     async stackPolicyPacks(principal, ref) {
       const stack = await loadStack(deps, principal, ref, 'view');
       return { requiredPolicies: await requiredPolicies(deps, stack) };

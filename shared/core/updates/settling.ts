@@ -12,6 +12,7 @@ import type { ServiceDeps } from '../kernel/deps.js';
 import type { Principal, RequestInfo } from '../kernel/principal.js';
 import type { UpdateRecord } from '../../ports/update-store.js';
 import { isDriftDetection, recordDriftRun } from '../drift/drift-recording.js';
+import { recordPolicyResults } from '../policy/policy-results.js';
 import { recordedEvents } from './recorded-changes.js';
 import { DEPLOYMENT_ID_KEY } from './run-updates.js';
 import { changeUpdate, isTerminal, readSummary, settle, updateOf } from './update-records.js';
@@ -41,7 +42,10 @@ export async function completeUpdate(
     // The token dies with the first complete; a retry with that same token is answered as the first was.
     const update = await storage.updates.get(check.stackId, updateId).catch(() => undefined);
     if (!update?.completedTokenHash || !sameHash(update.completedTokenHash, tokenHash)) throw error;
-    if (!update.dryRun) await settle(deps, check.stackId, updateId, status);
+    if (!update.dryRun) {
+      await settle(deps, check.stackId, updateId, status);
+      await recordPolicyResults(deps, check.stackId, updateId);
+    }
     return;
   }
   const update = await storage.updates.get(check.stackId, updateId);
@@ -62,6 +66,7 @@ export async function completeUpdate(
     const actor = { login: update.requestedBy, tokenId: leaseTokenId(tokenHash), ...(request ? { request } : {}) };
     const spec = { org: ref.org, event: 'update.completed', target: name, description: `${update.kind} ${updateId} of ${name} ${status}` } as const;
     await audited(deps, actor, spec, () => settle(deps, check.stackId, updateId, status, { completedTokenHash: tokenHash }));
+    await recordPolicyResults(deps, check.stackId, updateId);
   }
   await storage.leases.release(check).catch((error: unknown) => {
     // Expired between the check and now: the completion is recorded all the same.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../core/errors.js';
-import type { PolicyGroupRecord, PolicyPackVersionRecord } from '../../ports/index.js';
+import type { PolicyGroupRecord, PolicyPackVersionRecord, StackPolicyResultsRecord } from '../../ports/index.js';
 import { uniqueOrg, type ContractEnv, type ContractSetup } from './setup.js';
 
 /** A pending version of pack `name` in `org`. */
@@ -23,6 +23,20 @@ function pendingVersion(org: string, name: string, versionTag: string, version: 
 
 function group(org: string, name: string): PolicyGroupRecord {
   return { org, name, isOrgDefault: false, mode: 'preventative', stacks: [], excludedStacks: [], packs: [], modifiedAt: 1, modifiedBy: 'alice', revision: 1 };
+}
+
+function results(org: string, stackId: string, version: number, message: string): StackPolicyResultsRecord {
+  return {
+    org,
+    stackId,
+    project: 'web',
+    stack: stackId,
+    updateId: `update-${version}`,
+    version,
+    observedAt: version * 1000,
+    violations: [{ policyPack: 'security', policyPackTag: '1.0.0', policyName: 'tags', level: 'advisory', resourceURN: 'urn:pulumi:dev::web::t:i:R::a', message }],
+    omitted: 0,
+  };
 }
 
 /** PolicyStore guarantees: one version per tag and per number, writes at the revision read, whole packages. */
@@ -103,6 +117,23 @@ export function policyStoreContract(adapterName: string, setup: ContractSetup): 
       await env.storage.policies.deleteGroup(org, 'dev');
       expect(await env.storage.policies.getGroup(org, 'dev')).toBeUndefined();
       expect(await env.storage.policies.getGroup(uniqueOrg(), 'prod')).toBeUndefined();
+    });
+
+    it("keeps each stack's results of its highest version: an equal or lower one changes nothing and is no error", async () => {
+      const org = uniqueOrg();
+      const second = results(org, 'stack-1', 2, 'second');
+      await env.storage.policies.recordStackResults(results(org, 'stack-1', 1, 'first'));
+      await env.storage.policies.recordStackResults(second);
+
+      await env.storage.policies.recordStackResults(results(org, 'stack-1', 2, 'retried'));
+      await env.storage.policies.recordStackResults(results(org, 'stack-1', 1, 'overtaken'));
+      await env.storage.policies.recordStackResults(results(org, 'stack-2', 7, 'other'));
+      await env.storage.policies.putGroup(group(org, 'prod'), undefined);
+
+      const listed = await env.storage.policies.listStackResults(org);
+      expect(listed.sort((a, b) => (a.stackId < b.stackId ? -1 : 1))).toEqual([second, results(org, 'stack-2', 7, 'other')]);
+      expect((await env.storage.policies.listGroups(org)).map((g) => g.name)).toEqual(['prod']);
+      expect(await env.storage.policies.listStackResults(uniqueOrg())).toEqual([]);
     });
   });
 }
