@@ -10,6 +10,8 @@ import type { StateDiffBackend } from './state-diff-backend.js';
 import type { PolicyBackend } from './policy-backend.js';
 import type { RequiredPolicy } from '../policy/policy-types.js';
 import type { DeploymentsBackend } from './deployments-backend.js';
+import type { DriftBackend } from './drift-backend.js';
+import type { SchedulesBackend } from './schedules-backend.js';
 import type { EnvironmentsBackend } from './environments-backend.js';
 import type { ApprovalsBackend } from './approvals-backend.js';
 import type { HooksBackend } from './hooks-backend.js';
@@ -134,6 +136,10 @@ export interface Backend {
   hooks(): HooksBackend;
   /** Deployment settings and runs (`stackyard deployment …`); the local backend refuses every call. */
   deployments(): DeploymentsBackend;
+  /** Scheduled deployments (`stackyard stack schedule …`); the local backend refuses every call. */
+  schedules(): SchedulesBackend;
+  /** Drift runs and drift status (`stackyard stack drift …`). */
+  drift(): DriftBackend;
   /** Policy packs and groups (`stackyard policy …`); the local backend refuses every call. */
   policies(): PolicyBackend;
   /** The organization of stack names given without one. */

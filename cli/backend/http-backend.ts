@@ -24,6 +24,8 @@ import { httpHooksBackend, type HooksBackend } from './hooks-backend.js';
 import { httpIdentityBackend, type IdentityBackend } from './identity-backend.js';
 import { httpPolicyBackend, type PolicyBackend } from './policy-backend.js';
 import { httpDeploymentsBackend, type DeploymentsBackend } from './deployments-backend.js';
+import { httpDriftBackend, type DriftBackend } from './drift-backend.js';
+import { httpSchedulesBackend, type SchedulesBackend } from './schedules-backend.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
 import type { RequiredPolicy } from '../policy/policy-types.js';
 import type { Backend, CarriedHistoryInfo, CreatedUpdate, StackDetails, StackSummary, StartedUpdate, StartOptions, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
@@ -88,6 +90,14 @@ export class HttpBackend implements Backend {
 
   deployments(): DeploymentsBackend {
     return httpDeploymentsBackend(this.client);
+  }
+
+  schedules(): SchedulesBackend {
+    return httpSchedulesBackend(this.client);
+  }
+
+  drift(): DriftBackend {
+    return httpDriftBackend(this.client);
   }
 
   policies(): PolicyBackend {

@@ -15,6 +15,8 @@ import { localHooksBackend, type HooksBackend } from './hooks-backend.js';
 import { localIdentityBackend, type IdentityBackend } from './identity-backend.js';
 import { localPolicyBackend, type PolicyBackend } from './policy-backend.js';
 import { localDeploymentsBackend, type DeploymentsBackend } from './deployments-backend.js';
+import { localDriftBackend, type DriftBackend } from './drift-backend.js';
+import { localSchedulesBackend, type SchedulesBackend } from './schedules-backend.js';
 import { drainHookOutbox } from './local-hook-drain.js';
 import { localServices, type LocalServices } from './local-services.js';
 import type { Principal } from '../../shared/core/kernel/principal.js';
@@ -92,6 +94,14 @@ export class LocalBackend implements Backend {
 
   deployments(): DeploymentsBackend {
     return localDeploymentsBackend();
+  }
+
+  schedules(): SchedulesBackend {
+    return localSchedulesBackend();
+  }
+
+  drift(): DriftBackend {
+    return localDriftBackend(this.services, PRINCIPAL);
   }
 
   policies(): PolicyBackend {

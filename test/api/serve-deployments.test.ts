@@ -85,7 +85,7 @@ describe('deployment settings and runs through `stackyard serve`', () => {
 
     const message = failed(await call('POST', '/api/stacks/acme/app/bare/deployments', { operation: 'update' }), 400);
 
-    expect(message).toContain('deployment settings configure');
+    expect(message).toContain('deployment settings edit --git-url');
   });
 
   it('records settings changes, runs and cancels in the audit log with who made them', async () => {

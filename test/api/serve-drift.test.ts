@@ -119,6 +119,24 @@ describe('drift runs through `stackyard serve`', () => {
     expect(Object.fromEntries(hooks.map((h) => [h.name, h.destination.format ?? 'raw']))).toEqual({ drift: 'raw', slack: 'slack', teams: 'ms_teams' });
   });
 
+  it('shows the runs and the status with stackyard stack drift ls|status, as `pulumi stack drift` does', async () => {
+    const newest = (await get(`${STACK}/drift/runs`)).driftRuns[0];
+
+    const table = succeeded(await cli('stack', 'drift', 'ls', '--count', '1')).stdout;
+    const listed = JSON.parse(succeeded(await cli('stack', 'drift', 'list', '--all', '--output', 'json')).stdout);
+    const status = succeeded(await cli('stack', 'drift', 'status')).stdout;
+    const both = await cli('stack', 'drift', 'ls', '--all', '--count', '2');
+
+    expect(table).toMatch(/^ID +CREATED +STATUS +DRIFT +DETECT +REMEDIATE\n/);
+    expect(table).toMatch(new RegExp(`^${newest.id} +\\S+ +succeeded +yes +succeeded \\(1 delete, 1 update\\) +-$`, 'm'));
+    expect(table).toContain('Showing 1 of 2 drift run(s)');
+    expect(listed).toMatchObject({ count: 2, total: 2 });
+    expect(listed.driftRuns[0].resources.map((r: { properties: string[] }) => r.properties)).toEqual([['label'], []]);
+    expect(status).toBe(`Drift detected:    yes\nLatest drift run:  ${newest.id}\nRun in progress:   no\n`);
+    expect(both.status).toBe(1);
+    expect(both.stderr).toContain('--all and --count are mutually exclusive');
+  });
+
   it('refuses a page size out of range with a 400 that names it', async () => {
     const response = await wire.call('GET', `${STACK}/drift/runs?pageSize=500`, { auth: { token: serve.adminToken } });
 

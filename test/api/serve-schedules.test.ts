@@ -6,6 +6,7 @@
  * within a tick of their time, once, attributed to the schedule in the audit log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliSandbox, removeSandboxes } from '../cli/cli-harness.js';
 import { eventually } from '../hooks/hook-fixtures.js';
 import { failed, ok, PulumiWire } from './pulumi-wire.js';
 import { startServe, type ServeProcess } from './serve-process.js';
@@ -30,6 +31,7 @@ describe('deployment schedules through `stackyard serve`', () => {
   afterAll(async () => {
     wire?.close();
     await serve?.stop();
+    removeSandboxes();
   });
 
   it('refuses a schedule of a stack without deployment settings, saying what to configure', async () => {
@@ -81,6 +83,45 @@ describe('deployment schedules through `stackyard serve`', () => {
     expect(driftOp).toContain('drift/schedules');
     expect(past).toContain('must be in the future');
     expect(ok(await call('GET', SCHEDULES))).toEqual({ schedules: [] });
+  });
+
+  it('is driven by stackyard stack schedule new|ls|get|edit|pause|resume|rm, in `pulumi stack schedule`\'s words', async () => {
+    await createStack(wire, serve.adminToken, { org: 'acme', project: 'app', stack: 'cli' });
+    const sandbox = new CliSandbox({ STACKYARD_BACKEND_URL: serve.url, STACKYARD_ACCESS_TOKEN: serve.adminToken });
+    const cli = (...args: string[]) => sandbox.run(sandbox.root, ['stack', 'schedule', ...args, '--stack', 'acme/app/cli']);
+    const unset = await cli('new', '--kind', 'drift', '--cron', '0 */4 * * *');
+    ok(await call('POST', '/api/stacks/acme/app/cli/deployments/settings', { sourceContext: { git: { repoUrl: 'http://127.0.0.1:9/app.git', branch: 'main' } } }));
+
+    const drift = JSON.parse((await cli('new', '--kind', 'drift', '--cron', '0 */4 * * *', '--auto-remediate', '--output', 'json')).stdout);
+    const ttl = await cli('new', '--kind', 'ttl', '--once', '2099-01-01T01:00:00+01:00', '--delete-after-destroy');
+    const ttlId = /^ID: +(\S+)$/m.exec(ttl.stdout)![1]!;
+    const both = await cli('new', '--kind', 'raw', '--operation', 'refresh', '--cron', '0 * * * *', '--once', '2099-01-01T00:00:00Z');
+    const noOperation = await cli('new', '--kind', 'raw', '--cron', '0 * * * *');
+    const edited = JSON.parse((await cli('edit', drift.id, '--auto-remediate=false', '--cron', '0 3 * * *', '--output', 'json')).stdout);
+    const wrongKind = await cli('edit', ttlId, '--cron', '0 3 * * *');
+    await cli('pause', drift.id);
+    const listed = (await cli('ls')).stdout;
+    const resumed = await cli('resume', drift.id);
+    const unconfirmed = await cli('rm', ttlId);
+    const removed = await cli('remove', ttlId, '--yes');
+
+    expect(unset.status).toBe(1);
+    expect(unset.stderr).toContain('has no deployment settings');
+    expect(unset.stderr).toContain("'stackyard deployment settings edit --git-url <repository> --branch <branch>'");
+    expect(drift).toMatchObject({ type: 'drift', settings: 'detect + auto-remediate', schedule: '0 */4 * * *', paused: false });
+    expect(ttl.stdout).toMatch(/^Type: +ttl\nSettings: +destroy \+ delete stack\nSchedule: +Once\nNext run: +2099-01-01T00:00:00\.000Z\nLast run: +\(never\)$/m);
+    expect(both.stderr).toContain('if any flags in the group [cron once] are set none of the others can be');
+    expect(noOperation.stderr).toContain('--operation is required for --kind=raw');
+    expect(edited).toMatchObject({ id: drift.id, type: 'drift', settings: 'detect', schedule: '0 3 * * *' });
+    expect(wrongKind.stderr).toContain('--cron is not valid for ttl schedules; use --once');
+    expect(listed).toMatch(/^ID +TYPE +SETTINGS +SCHEDULE +NEXT RUN +LAST RUN +CREATED$/m);
+    expect(listed).toMatch(new RegExp(`^${drift.id} +drift +detect \\(paused\\) +0 3 \\* \\* \\* +\\S+T03:00:00\\.000Z`, 'm'));
+    expect(resumed.stdout).toMatch(new RegExp(`^Schedule '${drift.id}' is resumed; next run: \\S+T03:00:00\\.000Z\\.$`, 'm'));
+    expect(unconfirmed.status).toBe(1);
+    expect(unconfirmed.stderr).toContain('--yes must be passed in to proceed');
+    expect(removed.stdout).toBe(`Schedule '${ttlId}' has been removed.\n`);
+    expect((await cli('get', ttlId)).status).toBe(1);
+    expect(JSON.parse((await cli('ls', '--output', 'json')).stdout).schedules.map((s: { id: string }) => s.id)).toEqual([drift.id]);
   });
 
   it('queues the run of a one-time and of a TTL schedule once their time comes, once each, audited as the schedule', async () => {

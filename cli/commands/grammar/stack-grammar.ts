@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { registerStackPermissionCommands } from '../access-register.js';
 import { addFlags, positiveInteger } from '../pulumi-flags.js';
 import { registerStackApprovalsGrammar } from './plan-grammar.js';
+import { registerStackDriftGrammar, registerStackScheduleGrammar } from './schedule-grammar.js';
 import { COMMAND_GLOBALS, JSON_FLAG, SHARED_FLAGS, STACK_FLAG, YES_FLAG, group, leaf, run } from './tree.js';
 
 const stack = () => import('../stack.js');
@@ -116,6 +117,8 @@ export function registerStackGrammar(program: Command): void {
       leaf(tag, 'set <name> <value>', 'Set a stack tag', [STACK_FLAG], async () => (await stack()).tagSet);
     });
     registerStackApprovalsGrammar(stackCmd);
+    registerStackScheduleGrammar(stackCmd);
+    registerStackDriftGrammar(stackCmd);
     registerStackPermissionCommands(stackCmd, { leaf, group }, SHARED_FLAGS);
   });
 }

@@ -44,7 +44,7 @@ export async function queueRun(deps: ServiceDeps, stack: StackRecord, request: C
   if (!gitSource(merged)) {
     throw new InvalidInputError(
       `The stack ${formatStackRef(stack)} has no source to deploy: set sourceContext.git.repoUrl with ` +
-        `'stackyard deployment settings configure' (or POST …/deployments/settings), or pass a source with the run.`,
+        `'stackyard deployment settings edit --git-url <repository> --branch <branch>' (or POST …/deployments/settings), or pass a source with the run.`,
     );
   }
   const settings = await sealSettings(deps.keys, stack, merged);

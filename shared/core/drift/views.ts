@@ -17,6 +17,8 @@ export interface DriftRunView {
   deploymentId?: string;
   deploymentVersion?: number;
   detectUpdate: DriftRunUpdateView;
+  /** The update that remediated the drift, when the run asked for remediation and drift was found. */
+  remediateUpdate?: DriftRunUpdateView;
   resources: DriftedResource[];
 }
 

@@ -42,7 +42,7 @@ export function createScheduleService(deps: ServiceDeps): ScheduleService {
     if (!settings || !gitSource(settings)) {
       throw new InvalidInputError(
         `The stack ${formatStackRef(stack)} has no deployment settings to run a schedule with: set sourceContext.git.repoUrl ` +
-          `with POST …/deployments/settings (or 'stackyard deployment settings configure') first.`,
+          `with 'stackyard deployment settings edit --git-url <repository> --branch <branch>' (or POST …/deployments/settings) first.`,
       );
     }
   }
