@@ -14,6 +14,7 @@ import { validateStackConfig } from '../project/config-schema.js';
 import { stackConfigPath } from '../project/project.js';
 import { StackConfigFile } from '../project/stack-config.js';
 import { openStackEnvironments } from '../project/stack-environments.js';
+import { removeTemporaryFilesOnExit, temporaryFile } from '../environments/temporary-files.js';
 import { applyConfigOverrides } from '../project/config-overrides.js';
 import { CommandContext, type GlobalOptions } from './context.js';
 import type { ResolveEngineStack } from './engine-command.js';
@@ -66,7 +67,7 @@ export function createEngineStackResolver(globals: () => GlobalOptions): Resolve
     });
     const programConfig = { ...opened.config, ...engineConfig(entries, plaintexts) };
     // The program and the provider plugins inherit the CLI's environment.
-    Object.assign(process.env, opened.variables);
+    Object.assign(process.env, opened.variables, await writeEnvironmentFiles(opened.files));
     // As Pulumi: checked when the program runs (refresh and destroy with --run-program only) and before an import,
     // unless skipped.
     if ((command === 'preview' || command === 'up' || command === 'import' || runProgram) && !skipConfigValidation) {
@@ -98,6 +99,20 @@ export function createEngineStackResolver(globals: () => GlobalOptions): Resolve
       }),
     };
   };
+}
+
+/**
+ * Writes each of the environments' `files` to a temporary file (0600) and gives the variables to set to their paths,
+ * as Pulumi's CLI does before a program runs (esc's PrepareEnvironment). The files last until the CLI exits — the
+ * program and its providers read them while the engine runs — and are removed then (Pulumi leaves them).
+ */
+async function writeEnvironmentFiles(files: Record<string, string>): Promise<Record<string, string>> {
+  const names = Object.keys(files).sort();
+  if (names.length === 0) return {};
+  const paths: string[] = [];
+  removeTemporaryFilesOnExit(paths);
+  for (const name of names) paths.push(await temporaryFile(files[name]!));
+  return Object.fromEntries(names.map((name, i) => [name, paths[i]!]));
 }
 
 /**

@@ -2,11 +2,12 @@
  * A stack's ESC environments (`environment:` in `Pulumi.<stack>.yaml`), opened before the program runs as the `pulumi`
  * CLI does: each is opened on the backend (in order, later imports over earlier ones, objects merged key by key, as
  * ESC merges imports), `values.pulumiConfig` becomes configuration under the stack's own (stack values win) and
- * `values.environmentVariables` reach the program and its providers. Secrets stay marked, so the program gets them as
+ * `values.environmentVariables` reach the program and its providers, as do `values.files` (the variable names a
+ * temporary file holding the content). Secrets stay marked, so the program gets them as
  * secret configuration and the engine keeps them encrypted in the state.
  */
 import { formatEnvironmentRef, type EnvironmentRef } from '../../shared/core/names.js';
-import { environmentVariables, pulumiConfig, toJSON, type EscEnvironment, type EscValue } from '../../shared/esc/index.js';
+import { environmentVariables, files, pulumiConfig, toJSON, type EscEnvironment, type EscValue } from '../../shared/esc/index.js';
 import type { EnvironmentsBackend } from '../backend/environments-backend.js';
 import type { StackConfig } from '../engine/config/program-config.js';
 import { UserError } from '../output/errors.js';
@@ -20,6 +21,8 @@ export interface StackEnvironment {
   variables: Record<string, string>;
   /** The names of the variables whose values are secret. */
   secretVariables: string[];
+  /** Temporary files from `files`: the variable to set to each file's path, and the file's content. */
+  files: Record<string, string>;
 }
 
 /** `[project/]env[@version]` in the stack's organization; an environment without a project is in project `default`, as in ESC. */
@@ -78,5 +81,6 @@ export async function openStackEnvironments(
   }
   const exported = Object.entries(environmentVariables(merged));
   const variables = Object.fromEntries(exported.map(([name, value]) => [name, String(value.value)]));
-  return { config, variables, secretVariables: exported.filter(([, value]) => value.secret).map(([name]) => name) };
+  const wanted = Object.entries(files(merged)).map(([name, value]) => [name, String(value.value)]);
+  return { config, variables, secretVariables: exported.filter(([, value]) => value.secret).map(([name]) => name), files: Object.fromEntries(wanted) };
 }

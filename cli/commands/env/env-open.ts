@@ -5,13 +5,11 @@
  * secret replaced by `[secret]` in the command's output.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parsePath, toEscString, type EscEnvironment } from '../../../shared/esc/index.js';
 import { propertyDiagnostics } from '../../environments/diagnostics.js';
 import { OPEN_FORMATS, checkFormat, prepareEnvironment, renderValue, valueAt } from '../../environments/render.js';
 import { redactingWriter } from '../../environments/redact.js';
+import { removeTemporaryFiles, temporaryFile } from '../../environments/temporary-files.js';
 import { UserError } from '../../output/errors.js';
 import type { CommandContext } from '../context.js';
 import type { CommandHandler } from '../types.js';
@@ -46,14 +44,6 @@ async function openOrReport(ctx: CommandContext, opts: Record<string, unknown>, 
     return undefined;
   }
   return { environment, rest };
-}
-
-/** A temporary file (0600) with `content`, named as ESC names them (`esc-*`). */
-async function temporaryFile(content: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'esc-'));
-  const path = join(dir, 'file');
-  await writeFile(path, content, { mode: 0o600 });
-  return path;
 }
 
 /** `env open <env>[@version] [path] [-f format] [-l lifetime]`. */
@@ -121,6 +111,6 @@ export const envRun: CommandHandler = async (ctx, args, opts) => {
     });
     if (status !== 0) process.exitCode = status;
   } finally {
-    await Promise.all(projection.paths.map((p) => rm(join(p, '..'), { recursive: true, force: true })));
+    await removeTemporaryFiles(projection.paths);
   }
 };
