@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseEnvironmentArg, parseRelativeArg } from './refs.js';
 import { goIndentJSON, prepareEnvironment } from './render.js';
-import { unifiedDiff } from './unified-diff.js';
+import { unifiedDiff } from '../../shared/esc/unified-diff.js';
 import { cutAtSeparator, parseEditorCommand } from './editor.js';
 import { redactingWriter } from './redact.js';
 import { PassThrough } from 'node:stream';

@@ -22,7 +22,7 @@ export {
 } from './environment.js';
 export { ANONYMOUS_ENVIRONMENT } from './eval/context.js';
 export { decodeCiphertext, encodeCiphertext } from './eval/crypt.js';
-export { applyValuePatches, decryptSecrets, encryptSecrets, valueToSecretJSON, type Encrypt } from './eval/rewrite.js';
+export { applyValuePatches, decryptSecrets, encryptSecrets, redactSecrets, valueToSecretJSON, type Encrypt } from './eval/rewrite.js';
 export type {
   Decrypt,
   EscExecContext,

@@ -19,6 +19,8 @@ export interface AuditEntry {
   userAgent?: string;
   /** What was acted on: `acme/proj/dev`, `team ops`, … */
   target?: string;
+  /** The environment revision the action read, wrote, opened or revealed (environment events only). */
+  revision?: number;
   description: string;
   /**
    * `unknown` when the request ended without saying whether the change was made: it died midway (the entry was
@@ -51,6 +53,8 @@ export interface AuditQuery {
   before?: number;
   actor?: string;
   event?: string;
+  /** Only entries about this target (`acme/proj/dev`): what one environment's page lists. */
+  target?: string;
   /** At most this many entries (default 100, max 1000). */
   limit?: number;
   /** Opaque, from the previous page of the same query. */

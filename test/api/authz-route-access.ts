@@ -211,4 +211,8 @@ export const ROUTE_ACCESS: Record<string, Access> = {
   [`DELETE ${ORG}/policygroups/{policyGroup}`]: { org: 'manage-policies' },
   ...environmentAccess(`${ESC}/{orgName}/{projectName}/{envName}`),
   ...environmentAccess(`${PREVIEW}/{orgName}/{envName}`),
+  // The console's environment reads: its list takes membership, as ESC's does; an environment's take `read`.
+  'GET /api/console/environments/{orgName}': { project: true },
+  'GET /api/console/environments/{orgName}/{projectName}/{envName}/diff': { environment: 'read' },
+  'GET /api/console/environments/{orgName}/{projectName}/{envName}/audit': { environment: 'read' },
 };

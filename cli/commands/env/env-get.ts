@@ -8,7 +8,7 @@ import type { EnvironmentsBackend } from '../../backend/environments-backend.js'
 import { definitionNodeAt, renderDefinition } from '../../environments/definition.js';
 import { formatEnvironmentArg, type EnvironmentArg } from '../../environments/refs.js';
 import { checkFormat, goIndentJSON, renderValue, valueAt } from '../../environments/render.js';
-import { unifiedDiff } from '../../environments/unified-diff.js';
+import { unifiedDiff } from '../../../shared/esc/unified-diff.js';
 import { UserError } from '../../output/errors.js';
 import type { CommandHandler } from '../types.js';
 import { escSession, existingFromArgs, takeVersionedPath } from './env-context.js';

@@ -57,7 +57,30 @@ function environmentOperations(base: string): Record<string, OperationDoc> {
   };
 }
 
-/** The environment routes (routes/environments.ts), ESC's and the older preview ones. */
+const CONSOLE = '/api/console/environments/{orgName}';
+const CONSOLE_ENV = `${CONSOLE}/{projectName}/{envName}`;
+const version = (name: string, which: string): QueryParameter => ({ name, description: `The ${which} version: a revision number or tag (default latest)`, type: 'string' });
+
+/** The console's reads of environments (routes/environment-console.ts). */
+const CONSOLE_OPERATIONS: Record<string, OperationDoc> = {
+  [`GET ${CONSOLE}`]: { summary: "An organization's environments with their latest revision and author, for the console", tag, auth: 'token', query: [continuation], response: wire.jsonObject },
+  [`GET ${CONSOLE_ENV}/diff`]: {
+    summary: "Two revisions' definitions compared (a unified diff, secrets redacted)",
+    tag,
+    auth: 'token',
+    query: [version('from', 'older'), version('to', 'newer')],
+    response: wire.jsonObject,
+  },
+  [`GET ${CONSOLE_ENV}/audit`]: {
+    summary: "An environment's audit entries (opens, saves, reveals…), newest first",
+    tag,
+    auth: 'token',
+    query: [{ name: 'pageSize', description: 'At most this many (default 100, at most 1000)', type: 'integer' }, continuation],
+    response: wire.jsonObject,
+  },
+};
+
+/** The environment routes (routes/environments.ts), ESC's and the older preview ones, and the console's. */
 export const ENVIRONMENT_OPERATIONS: Record<string, OperationDoc> = {
   [`GET ${ESC}`]: { summary: "The caller's environments in every organization", tag, auth: 'token', query: [continuation], response: wire.jsonObject },
   [`GET ${ESC}/{orgName}`]: { summary: "An organization's environments", tag, auth: 'token', query: [continuation], response: wire.jsonObject },
@@ -70,4 +93,5 @@ export const ENVIRONMENT_OPERATIONS: Record<string, OperationDoc> = {
   'GET /oidc/.well-known/jwks': { summary: "The public signing keys of the environments' token issuer (JWKS)", tag, auth: 'none', response: wire.jsonObject },
   ...environmentOperations(`${ESC}/{orgName}/{projectName}/{envName}`),
   ...environmentOperations(`${PREVIEW}/{orgName}/{envName}`),
+  ...CONSOLE_OPERATIONS,
 };

@@ -26,8 +26,9 @@ function auditQuery(query: URLSearchParams): AuditListQuery {
 }
 
 /**
- * `AuditLogEvent` as the Pulumi CLI decodes it, plus Stackyard's id, request id, user agent, target and outcome, and
- * for a refusal tally its `count`, `lastSeen` (Unix seconds; `timestamp` is the first refusal) and `route`.
+ * `AuditLogEvent` as the Pulumi CLI decodes it, plus Stackyard's id, request id, user agent, target (with the revision
+ * for an environment's), outcome, and for a refusal tally its `count`, `lastSeen` (Unix seconds; `timestamp` is the
+ * first refusal) and `route`.
  */
 function auditLogEvent(entry: AuditEntry) {
   return {
@@ -41,6 +42,7 @@ function auditLogEvent(entry: AuditEntry) {
     ...(entry.requestId !== undefined ? { requestID: entry.requestId } : {}),
     ...(entry.userAgent !== undefined ? { userAgent: entry.userAgent } : {}),
     ...(entry.target !== undefined ? { target: entry.target } : {}),
+    ...(entry.revision !== undefined ? { revision: entry.revision } : {}),
     ...(entry.outcome !== undefined ? { outcome: entry.outcome } : {}),
     ...(entry.count !== undefined ? { count: entry.count } : {}),
     ...(entry.lastSeen !== undefined ? { lastSeen: Math.floor(entry.lastSeen / 1000) } : {}),

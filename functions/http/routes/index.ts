@@ -6,6 +6,7 @@ import { consoleRoutes } from './console.js';
 import { deploymentRoutes } from './deployments.js';
 import { driftRoutes } from './drift.js';
 import { scheduleRoutes } from './schedules.js';
+import { environmentConsoleRoutes } from './environment-console.js';
 import { environmentApiRoutes } from './environments.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
@@ -33,6 +34,7 @@ export const API_ROUTES: readonly Route[] = [
   ...updateRoutes,
   ...secretRoutes,
   ...environmentApiRoutes,
+  ...environmentConsoleRoutes,
   ...hookApiRoutes,
   ...deploymentRoutes,
   ...driftRoutes,

@@ -179,15 +179,11 @@ export class DynamoDbAuditStore implements AuditStore {
     const names: Record<string, string> = { '#pk': KEY.partition, '#sk': KEY.sort };
     const values: Record<string, unknown> = { ':pk': pk, ':low': low, ':high': high };
     const filters: string[] = [];
-    if (query.actor !== undefined) {
-      names['#actor'] = 'actor';
-      values[':actor'] = query.actor;
-      filters.push('#actor = :actor');
-    }
-    if (query.event !== undefined) {
-      names['#event'] = 'event';
-      values[':event'] = query.event;
-      filters.push('#event = :event');
+    for (const field of ['actor', 'event', 'target'] as const) {
+      if (query[field] === undefined) continue;
+      names[`#${field}`] = field;
+      values[`:${field}`] = query[field];
+      filters.push(`#${field} = :${field}`);
     }
     const entries: AuditEntry[] = [];
     let startKey: Record<string, unknown> | undefined;

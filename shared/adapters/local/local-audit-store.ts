@@ -98,7 +98,7 @@ export class LocalAuditStore implements AuditStore {
       if (query.before !== undefined && time >= query.before) continue;
       if (query.since !== undefined && time < query.since) break;
       const entry = await this.dir.readJson<AuditEntry>(this.dir.path(folder, segment, file));
-      if (!entry || (query.actor !== undefined && entry.actor !== query.actor) || (query.event !== undefined && entry.event !== query.event)) continue;
+      if (!entry || !matches(entry, query)) continue;
       if (entries.length === limit) return { entries, more: true };
       entries.push(entry);
     }
@@ -120,6 +120,15 @@ export class LocalAuditStore implements AuditStore {
   private orgSegment(org: string): string {
     return org === '' ? SITE : safeSegment(org, 'organization');
   }
+}
+
+/** The query's filters other than time (those the listing applies by file name). */
+function matches(entry: AuditEntry, query: AuditQuery): boolean {
+  return (
+    (query.actor === undefined || entry.actor === query.actor) &&
+    (query.event === undefined || entry.event === query.event) &&
+    (query.target === undefined || entry.target === query.target)
+  );
 }
 
 function checkId(id: string): void {

@@ -5,11 +5,15 @@ import { requireOrgAction } from '../kernel/authorization.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import type { Principal, RequestInfo } from '../kernel/principal.js';
 
-/** What an audited action is: which organization's log, the event name, what it acts on, and a secret-free text. */
+/**
+ * What an audited action is: which organization's log, the event name, what it acts on (and for an environment, which
+ * revision), and a secret-free text.
+ */
 export interface AuditSpec {
   org: string;
   event: AuditEvent;
   target?: string;
+  revision?: number;
   description: string;
 }
 
@@ -116,6 +120,7 @@ function entryFor(deps: ServiceDeps, actor: AuditActor | undefined, spec: AuditS
     ...(request?.sourceIp ? { sourceIp: request.sourceIp } : {}),
     ...(request?.userAgent ? { userAgent: request.userAgent.slice(0, 300) } : {}),
     ...(spec.target !== undefined ? { target: spec.target } : {}),
+    ...(spec.revision !== undefined ? { revision: spec.revision } : {}),
     description: spec.description,
   };
 }

@@ -104,6 +104,23 @@ export async function environmentPermission(
   return held;
 }
 
+/** One page of an organization's environments, keeping those the caller may read. */
+export async function readableEnvironments(
+  deps: ServiceDeps,
+  principal: Principal,
+  org: string,
+  continuationToken: string | undefined,
+): Promise<{ environments: EnvironmentRecord[]; continuationToken?: string }> {
+  const page = await deps.storage.environments.list(org, { continuationToken });
+  let teams: Promise<Set<string>> | undefined;
+  const mine = () => (teams ??= teamsOf(deps, principal, org));
+  const environments: EnvironmentRecord[] = [];
+  for (const environment of page.environments) {
+    if (await environmentPermission(deps, principal, environment, mine)) environments.push(environment);
+  }
+  return { environments, ...(page.continuationToken ? { continuationToken: page.continuationToken } : {}) };
+}
+
 /** The grant subjects (`team:<name>`) of the teams the caller belongs to in `org`. */
 export async function teamsOf(deps: ServiceDeps, principal: Principal, org: string): Promise<Set<string>> {
   const teams = await deps.storage.identity.listTeams(org);

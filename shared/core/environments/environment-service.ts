@@ -9,8 +9,9 @@ import type { Principal } from '../kernel/principal.js';
 import { formatEnvironmentRef, validateEnvironmentRef, validateOrgName, type EnvironmentRef } from '../names.js';
 import type { EnvironmentRecord } from '../../ports/environment-store.js';
 import { environmentCrypt, newEncryptedDataKey, storeDefinition, type EnvironmentCrypt } from './definitions.js';
-import { environmentNotFound, environmentPermission, loadEnvironment, teamsOf } from './environment-access.js';
+import { environmentNotFound, loadEnvironment, readableEnvironments } from './environment-access.js';
 import { cloneEnvironment } from './clone.js';
+import { createEnvironmentConsoleReads } from './console-reads.js';
 import { definitionAt, evaluationName, evaluationOptions } from './evaluation.js';
 import { createOpenSessions } from './open-sessions.js';
 import { discoveryDocument, issuerKeySet } from './providers/index.js';
@@ -56,8 +57,9 @@ async function checkForSave(deps: ServiceDeps, principal: Principal, environment
 
 export function createEnvironmentService(deps: ServiceDeps): EnvironmentService {
   const store = deps.storage.environments;
-  const spec = (environment: EnvironmentRef, event: 'environment.created' | 'environment.updated' | 'environment.deleted' | 'environment.secrets-revealed', description: string) =>
-    ({ org: environment.org, event, target: formatEnvironmentRef(environment), description }) as const;
+  type Event = 'environment.created' | 'environment.updated' | 'environment.deleted' | 'environment.secrets-revealed';
+  const spec = (environment: EnvironmentRef, event: Event, revision: number, description: string) =>
+    ({ org: environment.org, event, target: formatEnvironmentRef(environment), revision, description }) as const;
 
   async function saveRevision(principal: Principal, ref: EnvironmentRef, yaml: string, etag: string | undefined) {
     for (let attempt = 1; ; attempt += 1) {
@@ -77,7 +79,7 @@ export function createEnvironmentService(deps: ServiceDeps): EnvironmentService 
       const definition = await storeDefinition(deps, environment.id, sealed);
       const description = `saved revision ${expected + 1} of ${formatEnvironmentRef(environment)}`;
       try {
-        const saved = await audited(deps, principal, spec(environment, 'environment.updated', description), () =>
+        const saved = await audited(deps, principal, spec(environment, 'environment.updated', expected + 1, description), () =>
           store.addRevision(environment.id, expected, { definition, createdAt: deps.now(), creatorLogin: principal.login }),
         );
         return { revision: saved.revision, diagnostics };
@@ -89,21 +91,21 @@ export function createEnvironmentService(deps: ServiceDeps): EnvironmentService 
   }
 
   async function summaries(principal: Principal, org: string, token: string | undefined) {
-    const page = await store.list(org, { continuationToken: token });
-    let teams: Promise<Set<string>> | undefined;
-    const mine = () => (teams ??= teamsOf(deps, principal, org));
-    const visible: EnvironmentSummary[] = [];
-    for (const environment of page.environments) {
-      if (await environmentPermission(deps, principal, environment, mine)) {
-        visible.push({ org, project: environment.project, name: environment.name, createdAt: environment.createdAt, modifiedAt: environment.modifiedAt });
-      }
-    }
+    const page = await readableEnvironments(deps, principal, org, token);
+    const visible: EnvironmentSummary[] = page.environments.map((environment) => ({
+      org,
+      project: environment.project,
+      name: environment.name,
+      createdAt: environment.createdAt,
+      modifiedAt: environment.modifiedAt,
+    }));
     return { visible, next: page.continuationToken };
   }
 
   return {
     ...createRevisionUseCases(deps),
     ...createOpenSessions(deps),
+    ...createEnvironmentConsoleReads(deps),
 
     async list(principal, org, continuationToken) {
       const orgs = org === undefined ? [...principal.orgs].sort() : [org];
@@ -122,7 +124,7 @@ export function createEnvironmentService(deps: ServiceDeps): EnvironmentService 
       requireOrgAction(principal, valid.org, 'create-environment');
       const id = randomUUID();
       const createdBy = principal.token?.kind === 'team' && principal.token.team ? teamSubject(principal.token.team) : userSubject(principal.login);
-      await audited(deps, principal, spec(valid, 'environment.created', `created environment ${formatEnvironmentRef(valid)}`), async () => {
+      await audited(deps, principal, spec(valid, 'environment.created', 1, `created environment ${formatEnvironmentRef(valid)}`), async () => {
         const encryptedDataKey = await newEncryptedDataKey(deps, id);
         const definition = await storeDefinition(deps, id, '');
         await store.create({ ...valid, id, encryptedDataKey, createdBy }, { definition, createdAt: deps.now(), creatorLogin: principal.login });
@@ -141,7 +143,7 @@ export function createEnvironmentService(deps: ServiceDeps): EnvironmentService 
       if (!decrypt) return { ...view, yaml: stored };
       const description = `revealed the secrets of revision ${revision} of ${formatEnvironmentRef(environment)}`;
       const crypt = await environmentCrypt(deps, environment);
-      const yaml = await audited(deps, principal, spec(environment, 'environment.secrets-revealed', description), () => decryptSecrets(stored, crypt.decrypt));
+      const yaml = await audited(deps, principal, spec(environment, 'environment.secrets-revealed', revision, description), () => decryptSecrets(stored, crypt.decrypt));
       return { ...view, yaml };
     },
 
@@ -152,7 +154,7 @@ export function createEnvironmentService(deps: ServiceDeps): EnvironmentService 
 
     async delete(principal, ref) {
       const environment = await loadEnvironment(deps, principal, ref, 'delete');
-      await audited(deps, principal, spec(environment, 'environment.deleted', `deleted environment ${formatEnvironmentRef(environment)}`), () =>
+      await audited(deps, principal, spec(environment, 'environment.deleted', environment.revision, `deleted environment ${formatEnvironmentRef(environment)}`), () =>
         store.delete(environment.id, environment.revision),
       );
     },
@@ -165,7 +167,7 @@ export function createEnvironmentService(deps: ServiceDeps): EnvironmentService 
       const check = async () => checkEnvironment(evaluationName(environment), await definitionAt(deps, environment, revision), options);
       if (!showSecrets) return check();
       const description = `revealed the secrets of revision ${revision} of ${formatEnvironmentRef(environment)} (check)`;
-      return audited(deps, principal, spec(environment, 'environment.secrets-revealed', description), check);
+      return audited(deps, principal, spec(environment, 'environment.secrets-revealed', revision, description), check);
     },
 
     async checkYaml(principal, org, yaml, showSecrets) {

@@ -66,7 +66,7 @@ export function createOpenSessions(deps: ServiceDeps) {
       const revision = await resolveRevision(deps, environment, version);
       const name = formatEnvironmentRef(environment);
       const description = `opened revision ${revision} of ${name}`;
-      return audited(deps, principal, { org: environment.org, event: 'environment.opened', target: name, description }, async () => {
+      return audited(deps, principal, { org: environment.org, event: 'environment.opened', target: name, revision, description }, async () => {
         await evaluate(deps, principal, environment, revision);
         const now = deps.now();
         const id = randomBytes(16).toString('hex');

@@ -60,8 +60,8 @@ export function createRevisionUseCases(deps: ServiceDeps) {
     const newest = await store.getRevision(environment.id, environment.revision);
     return { name: LATEST_TAG, revision: environment.revision, createdAt: environment.createdAt, modifiedAt: environment.modifiedAt, editorLogin: newest.creatorLogin };
   };
-  const tagSpec = (environment: EnvironmentRecord, description: string) =>
-    ({ org: environment.org, event: 'environment.tag-changed', target: formatEnvironmentRef(environment), description }) as const;
+  const tagSpec = (environment: EnvironmentRecord, description: string, revision?: number) =>
+    ({ org: environment.org, event: 'environment.tag-changed', target: formatEnvironmentRef(environment), ...(revision ? { revision } : {}), description }) as const;
   const writable = (name: string) => {
     validateTagName(name);
     if (RESERVED_TAGS.has(name)) throw new InvalidInputError(`The tag '${name}' is reserved: choose another name.`);
@@ -100,7 +100,7 @@ export function createRevisionUseCases(deps: ServiceDeps) {
       const environment = await loadEnvironment(deps, principal, ref, 'write');
       const target = targetRevision(environment, revision);
       const now = deps.now();
-      await audited(deps, principal, tagSpec(environment, `tagged revision ${target} of ${formatEnvironmentRef(environment)} '${name}'`), () =>
+      await audited(deps, principal, tagSpec(environment, `tagged revision ${target} of ${formatEnvironmentRef(environment)} '${name}'`, target), () =>
         store.createTag(environment.id, { name, revision: target, createdAt: now, modifiedAt: now, editorLogin: principal.login }),
       );
     },
@@ -108,7 +108,7 @@ export function createRevisionUseCases(deps: ServiceDeps) {
       writable(name);
       const environment = await loadEnvironment(deps, principal, ref, 'write');
       const target = targetRevision(environment, revision);
-      await audited(deps, principal, tagSpec(environment, `moved tag '${name}' of ${formatEnvironmentRef(environment)} to revision ${target}`), () =>
+      await audited(deps, principal, tagSpec(environment, `moved tag '${name}' of ${formatEnvironmentRef(environment)} to revision ${target}`, target), () =>
         store.updateTag(environment.id, name, target, principal.login, deps.now()),
       );
     },

@@ -9,6 +9,37 @@ export interface EnvironmentSummary extends EnvironmentRef {
   modifiedAt: number;
 }
 
+/** One environment as the console lists it: its latest revision, when it was saved and by whom. */
+export interface EnvironmentOverview extends EnvironmentSummary {
+  revision: number;
+  modifiedBy: string;
+}
+
+/** Two revisions compared (a unified diff of their definitions, every secret redacted; empty when equal). */
+export interface EnvironmentDiff {
+  from: number;
+  to: number;
+  diff: string;
+}
+
+/** One audit entry about an environment: who did what (opened, saved, revealed…) to which revision, when. */
+export interface EnvironmentActivity {
+  id: string;
+  /** Epoch milliseconds. */
+  time: number;
+  event: string;
+  user: string;
+  revision?: number;
+  description: string;
+  outcome?: 'unknown';
+}
+
+/** A page of an environment's audit entries, newest first. */
+export interface EnvironmentActivityPage {
+  entries: EnvironmentActivity[];
+  continuationToken?: string;
+}
+
 /** A definition as read: the YAML (secrets as ciphertext, or in plaintext when decrypted) and its revision. */
 export interface DefinitionView {
   yaml: string;
@@ -93,6 +124,12 @@ export interface EnvironmentService {
   listGrants(principal: Principal, ref: EnvironmentRef): Promise<EnvironmentGrantView[]>;
   /** `permission: null` removes the grant. */
   setGrant(principal: Principal, ref: EnvironmentRef, target: { user: string } | { team: string }, permission: EnvironmentPermission | null): Promise<void>;
+  /** The console's list: the organization's environments the caller may read, with their latest revision and author. */
+  overview(principal: Principal, org: string, continuationToken?: string): Promise<{ environments: EnvironmentOverview[]; nextToken?: string }>;
+  /** Two versions' definitions compared, secrets redacted (needs `read`). */
+  diff(principal: Principal, ref: EnvironmentRef, from: EnvironmentVersion, to: EnvironmentVersion): Promise<EnvironmentDiff>;
+  /** The audit entries about this environment since it was created, newest first (needs `read`). */
+  activity(principal: Principal, ref: EnvironmentRef, page: { limit?: number; continuationToken?: string }): Promise<EnvironmentActivityPage>;
   /** The discovery document of the OIDC issuer environments' providers sign with (public: no caller). */
   issuerDiscovery(): Record<string, unknown>;
   /** The issuer's public signing keys (public: no caller); the first call of a new deployment makes the key. */

@@ -66,6 +66,19 @@ export async function encryptSecrets(yamlText: string, encrypt: Encrypt): Promis
 }
 
 /**
+ * Replaces every secret (`fn::secret: {ciphertext: …}`, or a plaintext one) by `label(ciphertext)` (`label('')` for a
+ * plaintext one), keeping the rest: a definition to show to someone who may read it but not reveal its secrets. A
+ * definition without secrets comes back byte for byte.
+ */
+export function redactSecrets(yamlText: string, label: (ciphertext: string) => string): string {
+  const doc = parseStrict(yamlText);
+  const sites = secretSites(doc.contents, []);
+  if (sites.length === 0) return yamlText;
+  for (const site of sites) site.pair.value = new Scalar(label(site.ciphertext ? (site.ciphertext.value as string) : ''));
+  return render(doc);
+}
+
+/**
  * Replaces every `fn::secret: {ciphertext: …}` under `values` by its plaintext, keeping comments; what
  * `env edit` shows. A ciphertext that is not ESC's envelope, or that does not decrypt, fails the whole rewrite.
  */

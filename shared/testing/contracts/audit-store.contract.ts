@@ -62,6 +62,21 @@ export function auditStoreContract(adapterName: string, setup: ContractSetup): v
       await expect(env.storage.audit.list({ org, continuationToken: 'bogus' })).rejects.toBeInstanceOf(InvalidInputError);
     });
 
+    it("filters by target, keeping an entry's revision, and pages within the target", async () => {
+      const org = uniqueOrg();
+      const [dev, prod] = [`${org}/app/dev`, `${org}/app/prod`];
+      const all = [1, 2, 3, 4, 5].map((n) => entry(org, n * 1_000, { event: 'environment.opened', target: n % 2 === 0 ? prod : dev, revision: n }));
+      for (const e of all) await env.storage.audit.append(e);
+
+      const page1 = await env.storage.audit.list({ org, target: dev, limit: 2 });
+      const page2 = await env.storage.audit.list({ org, target: dev, limit: 2, continuationToken: page1.continuationToken });
+
+      expect([...page1.entries, ...page2.entries]).toEqual([all[4], all[2], all[0]]);
+      expect(page2.continuationToken).toBeUndefined();
+      expect((await env.storage.audit.list({ org, target: prod })).entries.map((e) => e.revision)).toEqual([4, 2]);
+      expect((await env.storage.audit.list({ org, target: `${org}/app/none` })).entries).toEqual([]);
+    });
+
     it('publishes a committed intent once, and nothing for a discarded one', async () => {
       const org = uniqueOrg();
       const done = entry(org, 1_000);
