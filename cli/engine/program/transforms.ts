@@ -2,7 +2,6 @@
  * Resource transforms: the engine calls back into the program (`Callbacks.Invoke` with a `TransformRequest`) and
  * applies the returned properties and options to the registration.
  */
-import type * as grpcTypes from '@grpc/grpc-js';
 import { callUnary } from '../rpc/grpc-util.js';
 import { cbproto, cbrpc, grpc, resproto } from '../rpc/proto.js';
 import { toStruct } from '../resource/properties.js';

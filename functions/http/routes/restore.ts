@@ -2,7 +2,6 @@ import type { UpdateKind } from '../../../shared/ports/update-store.js';
 import { validateBody } from '../decode.js';
 import { jsonResponse } from '../respond.js';
 import type { Route } from '../router.js';
-import { untypedDeploymentSchema } from '../schemas.js';
 import { historyEntrySchema, rollbackSchema } from '../schemas-stacks.js';
 
 const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';

@@ -9,61 +9,27 @@ import {
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
 import { validateOrgName } from '../../core/names.js';
 import type { DefaultStackPermission } from '../../core/kernel/permissions.js';
-import { ORG_ROLES, type IdentityStore, type Membership, type OidcPolicyRecord, type OrgRecord, type OrgRole, type TeamRecord, type TokenRecord, type UserRecord } from '../../ports/identity-store.js';
+import { type IdentityStore, type Membership, type OidcPolicyRecord, type OrgRecord, type OrgRole, type TeamRecord, type TokenRecord, type UserRecord } from '../../ports/identity-store.js';
 import { translateDynamoDbError } from './errors.js';
 import { OidcPolicyItems } from './oidc-policy-items.js';
 import { queryByPrefix } from './queries.js';
 import { ORG_SK, TOKEN_HASH_SK, USER_SK, memberSk, orgMemberSk, orgPk, teamSk, tokenHashPk, userPk, userTokenSk } from './keys.js';
 import { KEY, putNew, TTL_ATTRIBUTE } from './table.js';
-
-const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
-const TOKEN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
-const SHA256_HEX = /^[0-9a-f]{64}$/;
-const EXISTS = 'attribute_exists(#pk)';
-const TEAM_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
-
-function requireTeam(name: unknown): string {
-  if (typeof name !== 'string' || !TEAM_NAME.test(name)) throw new InvalidInputError('Invalid team name.');
-  return name;
-}
-
-function requireTokenId(id: unknown): string {
-  if (typeof id !== 'string' || !TOKEN_ID.test(id)) throw new InvalidInputError('Invalid id: expected letters, digits, - or _.');
-  return id;
-}
-
-function requireRole(role: unknown): OrgRole {
-  if (!ORG_ROLES.includes(role as OrgRole)) {
-    throw new InvalidInputError(`Invalid role '${String(role)}': expected ${ORG_ROLES.join(', ')}.`);
-  }
-  return role as OrgRole;
-}
-
-function requireLogin(login: unknown): string {
-  if (typeof login !== 'string' || !LOGIN.test(login)) {
-    throw new InvalidInputError("Invalid user login: expected 1 to 100 letters, digits, '-', '_' or '.'.");
-  }
-  return login;
-}
-
-function requireHash(hash: unknown): string {
-  if (typeof hash !== 'string' || !SHA256_HEX.test(hash)) {
-    throw new InvalidInputError('Invalid token hash: expected SHA-256 hex.');
-  }
-  return hash;
-}
-
-function strip(item: Record<string, unknown>): Record<string, unknown> {
-  const { [KEY.partition]: _pk, [KEY.sort]: _sk, ...rest } = item;
-  return rest;
-}
-
-function isConditionFailure(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (error.name === 'ConditionalCheckFailedException') return true;
-  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-  return error.name === 'TransactionCanceledException' && !!reasons?.some((reason) => reason.Code === 'ConditionalCheckFailed');
-}
+import {
+  EXISTS,
+  SHA256_HEX,
+  TOKEN_ID,
+  isConditionFailure,
+  requireHash,
+  requireLogin,
+  requireRole,
+  requireTeam,
+  requireTokenId,
+  strip,
+  tokenTtl,
+  toTeam,
+  toToken,
+} from './dynamodb-identity-items.js';
 
 /** Users, organizations, memberships and API tokens in the Stackyard table. */
 export class DynamoDbIdentityStore implements IdentityStore {
@@ -418,25 +384,4 @@ export class DynamoDbIdentityStore implements IdentityStore {
       throw translateDynamoDbError(error, what);
     }
   }
-}
-
-/** DynamoDB's TTL reads epoch seconds; a token lives until its `expiresAt` in milliseconds. */
-export function tokenTtl(expiresAt: number): number {
-  return Math.ceil(expiresAt / 1000);
-}
-
-function toToken(item: Record<string, unknown>): TokenRecord {
-  const { [TTL_ATTRIBUTE]: _ttl, ...token } = item;
-  return token as unknown as TokenRecord;
-}
-
-function toTeam(item: Record<string, unknown>): TeamRecord {
-  const members = item.members instanceof Set ? [...(item.members as Set<string>)] : [];
-  return {
-    org: String(item.org),
-    name: String(item.name),
-    description: typeof item.description === 'string' ? item.description : '',
-    members: members.sort(),
-    createdAt: Number(item.createdAt),
-  };
 }

@@ -1,5 +1,5 @@
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { tokenTtl } from './dynamodb-identity-store.js';
+import { tokenTtl } from './dynamodb-identity-items.js';
 import { translateDynamoDbError } from './errors.js';
 import { scanItems } from './table-scan.js';
 import { KEY, TTL_ATTRIBUTE } from './table.js';

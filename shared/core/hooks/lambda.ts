@@ -1,5 +1,5 @@
 import type { InvokeCommand as InvokeCommandType, LambdaClient } from '@aws-sdk/client-lambda';
-import type { LambdaInvoker, SendResult } from '../kernel/options.js';
+import type { LambdaInvoker } from '../kernel/options.js';
 
 /**
  * The SDK is loaded on the first invocation, not with this module: every process that can run hooks imports this, and

@@ -1,6 +1,5 @@
 import type { HookRecord, HookScope } from '../../ports/hook-store.js';
 import { renderHookBody } from './formats.js';
-import type { KeyService } from '../../ports/key-service.js';
 import { hookSecretOpener } from './hook-secrets.js';
 import { sdkLambdaInvoker } from './lambda.js';
 import { HEADER_ID, HEADER_KIND, HEADER_SIGNATURE, signBody } from './signing.js';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PermissionDeniedError, UnauthorizedError } from '../errors.js';
+import { ConflictError, InvalidInputError, NotFoundError, PermissionDeniedError, UnauthorizedError } from '../errors.js';
 import { validateOrgName } from '../names.js';
 import { ORG_ROLES, type OrgRole, type TokenRecord, type UserRecord } from '../../ports/identity-store.js';
 import { requireAdmin, requireOrgAction } from '../kernel/authorization.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
-import { formatStackRef, validateProjectName, validateStackRef, validateTags, type StackRef } from '../names.js';
+import { formatStackRef, validateStackRef, validateTags, type StackRef } from '../names.js';
 import type { StackChanges, StackRecord } from '../../ports/stack-store.js';
 import type { UpdateKind } from '../../ports/update-store.js';
 import {
@@ -28,6 +28,7 @@ import { stackEvent } from '../hooks/payloads.js';
 import { audited } from '../audit/audit.js';
 import type { Principal } from '../kernel/principal.js';
 import type { StackPageView, StackService } from './types.js';
+import { decodeListToken, encodeListToken, listFilter, type ListPosition } from './stack-list-token.js';
 
 export const STILL_HAS_RESOURCES = 'Bad Request: Stack still contains resources.';
 export const DEFAULT_STACK_PAGE_SIZE = 100;
@@ -35,12 +36,6 @@ const MAX_HISTORY_PAGE_SIZE = 100;
 /** Tag writes are idempotent, so losing a race to another write of the record is simply retried. */
 const MAX_TAG_WRITE_ATTEMPTS = 5;
 
-/**
- * Stacks and their stored state outside of updates. Every write of a stack record is conditional on the revision
- * read just before. State written here (import, rename, initial state) is a new immutable checkpoint object written
- * first, then published by one conditional write of the stack record; if that write loses, the object is an
- * unreferenced leftover and nothing visible changed.
- */
 /**
  * The stack with a crashed update folded in first (see `settleAbandonedUpdate`). Settling, and the journal code it
  * brings, is imported only when there is an update to fold, so listing and reading stacks never load it.
@@ -51,6 +46,12 @@ async function settledStack(deps: ServiceDeps, stack: StackRecord): Promise<Stac
   return settleAbandonedUpdate(deps, stack);
 }
 
+/**
+ * Stacks and their stored state outside of updates. Every write of a stack record is conditional on the revision
+ * read just before. State written here (import, rename, initial state) is a new immutable checkpoint object written
+ * first, then published by one conditional write of the stack record; if that write loses, the object is an
+ * unreferenced leftover and nothing visible changed.
+ */
 export function createStackService(deps: ServiceDeps): StackService {
   const { stacks, updates } = deps.storage;
   const pageSize = deps.options.listPageSize ?? DEFAULT_STACK_PAGE_SIZE;
@@ -373,71 +374,4 @@ function pendingOperationsNote(operations: PendingOperationSummary[]): string | 
     `The imported state has ${operations.length} pending operation(s): ${shown.join(', ')}${more}. Run ` +
     `'stackyard refresh' to reconcile them.`
   );
-}
-
-interface ListFilter {
-  org?: string;
-  project?: string;
-  tagName?: string;
-  tagValue?: string;
-}
-
-/** Where the next page of a cross-organization listing starts: an organization and the store's token within it. */
-interface ListPosition {
-  org: string;
-  after?: string;
-}
-
-function listFilter(query: ListFilter): ListFilter {
-  const filter: ListFilter = {};
-  for (const field of ['org', 'project', 'tagName', 'tagValue'] as const) {
-    const value = query[field];
-    if (value === undefined) continue;
-    if (typeof value !== 'string' || value.length === 0 || value.length > 256) {
-      throw new InvalidInputError(`Invalid ${field} filter: give a non-empty name.`);
-    }
-    filter[field] = value;
-  }
-  if (filter.project !== undefined) validateProjectName(filter.project);
-  if (filter.tagValue !== undefined && filter.tagName === undefined) {
-    throw new InvalidInputError('A tag value filter needs a tag name: use --tag name=value.');
-  }
-  return filter;
-}
-
-const LIST_TOKEN_VERSION = 1;
-
-/** base64url JSON of the position and the query it belongs to, so a token cannot be replayed on another query. */
-function encodeListToken(position: ListPosition, filter: ListFilter): string {
-  const body = { v: LIST_TOKEN_VERSION, org: position.org, after: position.after, q: filterKey(filter) };
-  return Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
-}
-
-function decodeListToken(token: string, filter: ListFilter, orgs: readonly string[]): ListPosition {
-  const invalidToken = new InvalidInputError(
-    'The continuation token is not valid for this listing: list again without it.',
-  );
-  if (typeof token !== 'string' || token.length === 0 || token.length > 4096) throw invalidToken;
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Record<string, unknown>;
-  } catch {
-    throw invalidToken;
-  }
-  if (
-    typeof body !== 'object' ||
-    body === null ||
-    body.v !== LIST_TOKEN_VERSION ||
-    typeof body.org !== 'string' ||
-    !orgs.includes(body.org) ||
-    (body.after !== undefined && (typeof body.after !== 'string' || body.after.length === 0)) ||
-    body.q !== filterKey(filter)
-  ) {
-    throw invalidToken;
-  }
-  return { org: body.org, ...(body.after !== undefined ? { after: body.after as string } : {}) };
-}
-
-function filterKey(filter: ListFilter): string {
-  return JSON.stringify([filter.org ?? null, filter.project ?? null, filter.tagName ?? null, filter.tagValue ?? null]);
 }

@@ -1,7 +1,7 @@
 import type { EnvironmentDecl } from '../ast/environment.js';
 import { loadEnvironment } from '../ast/environment.js';
 import { exprError, type Expr, type StringExpr } from '../ast/expr.js';
-import { errorAt, hasErrors, type Diagnostic } from '../diagnostics.js';
+import { errorAt, hasErrors } from '../diagnostics.js';
 import { always, isRotateOnly, itemSchema, propertySchema, recordSchema, tupleSchema, type Schema } from '../schema/schema.js';
 import { evaluatePropertyAccess } from './access.js';
 import { evaluateBuiltin } from './builtins.js';
