@@ -55,8 +55,13 @@ export interface UpdateInfo {
   resourceCount?: number;
   /** Login of whoever cancelled the update (`result` is then `failed`, as Pulumi reports it). */
   cancelledBy?: string;
-  /** `lease-expired`: abandoned by its client (crashed or killed) and recorded as failed once its lease expired. */
-  endReason?: 'lease-expired';
+  /**
+   * `lease-expired`: abandoned by its client (crashed or killed) and recorded as failed once its lease expired;
+   * `policy-bypassed`: completed as succeeded, recorded as failed because required policy packs did not run or were violated.
+   */
+  endReason?: 'lease-expired' | 'policy-bypassed';
+  /** With `policy-bypassed`: which packs, in words. */
+  endMessage?: string;
   /** Login of whoever ran the update (stackyard's service adds it to Pulumi's shape). */
   requestedBy?: string;
 }

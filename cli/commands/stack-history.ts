@@ -31,6 +31,7 @@ export const stackHistory: CommandHandler = async (ctx, _args, opts) => {
           : {}),
         ...(update.cancelledBy !== undefined ? { cancelledBy: update.cancelledBy } : {}),
         ...(update.endReason !== undefined ? { endReason: update.endReason } : {}),
+        ...(update.endMessage !== undefined ? { endMessage: update.endMessage } : {}),
       });
     }
     return ctx.json(out);
@@ -61,10 +62,11 @@ export const stackHistory: CommandHandler = async (ctx, _args, opts) => {
   ctx.out(lines.join('\n'));
 };
 
-/** Beyond `failed` (Pulumi's result for both): who cancelled the update, or that its client abandoned it. */
+/** Beyond `failed` (Pulumi's result for all three): who cancelled the update, that its client abandoned it, or the policy check. */
 function howItEnded(update: UpdateInfo): string {
   if (update.cancelledBy !== undefined) return ` (cancelled by ${update.cancelledBy})`;
   if (update.endReason === 'lease-expired') return ' (abandoned: its lease expired)';
+  if (update.endReason === 'policy-bypassed') return ` (by the service's policy check: ${update.endMessage ?? 'a required policy pack did not run'})`;
   return '';
 }
 

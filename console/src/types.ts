@@ -15,8 +15,8 @@ export interface UpdateSummary {
   status: string;
   requestedBy: string;
   cancelledBy?: string;
-  /** `lease-expired`: its client stopped without ending it, and the service recorded it as failed. */
-  endReason?: 'lease-expired';
+  /** `lease-expired`: its client stopped without ending it; `policy-bypassed`: its required policy packs did not run. Either way recorded as failed. */
+  endReason?: 'lease-expired' | 'policy-bypassed';
   startedAt?: number;
   endedAt?: number;
   message?: string;
@@ -51,7 +51,7 @@ export interface UpdateInfo {
   message: string;
   requestedBy: string;
   cancelledBy?: string;
-  endReason?: 'lease-expired';
+  endReason?: 'lease-expired' | 'policy-bypassed';
   /** Still running on record, but its lease is gone (one update, read by version or id). */
   abandoned?: boolean;
   resourceChanges: Record<string, number>;

@@ -77,9 +77,10 @@ export function updateInfo(update: UpdateRecord) {
     ...(update.resourceCount !== undefined ? { resourceCount: update.resourceCount } : {}),
     requestedBy: update.requestedBy,
     // Beyond Pulumi's UpdateInfo (clients ignore unknown fields): the console shows who cancelled an update, and
-    // that a failed one was abandoned (its lease expired) rather than ended by its client.
+    // that a failed one was abandoned (its lease expired) or refused by the policy check, rather than ended by its client.
     ...(update.cancelledBy !== undefined ? { cancelledBy: update.cancelledBy } : {}),
     ...(update.endReason !== undefined ? { endReason: update.endReason } : {}),
+    ...(update.endMessage !== undefined ? { endMessage: update.endMessage } : {}),
   };
 }
 

@@ -120,6 +120,12 @@ export class LeaseHeldError extends ConflictError {
 }
 
 /**
+ * An update completed as succeeded without the runs of its required policy packs, or past a mandatory violation: the
+ * service recorded it as failed (docs/policy.md, "What the service checks"); the message names the packs.
+ */
+export class PolicyBypassedError extends ConflictError {}
+
+/**
  * An organization already has the most OIDC trust policies it may have. The stores raise it from the same atomic
  * write that would have added the policy, so concurrent adds never pass the cap and a refused add changes nothing.
  */

@@ -40,14 +40,30 @@ export interface UpdateRecord {
    * was killed, its lease ran out, and the service folded it as failed).
    */
   endReason?: UpdateEndReason;
+  /** Why the service ended it as it did, in words for history (`policy-bypassed`: the packs missing or violated). */
+  endMessage?: string;
+  /**
+   * The policy pack versions the stack's groups required when the update was created (the create-update answer's
+   * `requiredPolicies`), which its events must show as run (docs/policy.md, "What the service checks").
+   */
+  requiredPolicies?: RequiredPackRef[];
   /** SHA-256 hex of the token that completed the update, so a retried `complete` with that token is answered OK. */
   completedTokenHash?: string;
   /** Optimistic-concurrency counter: every successful write bumps it by one. */
   revision: number;
 }
 
-/** Why an update ended other than by its client's `complete` or a user's `cancel`. */
-export type UpdateEndReason = 'lease-expired';
+/**
+ * Why an update ended other than as its client's `complete` or a user's `cancel` said: `lease-expired` (abandoned),
+ * `policy-bypassed` (completed as succeeded without the runs of its required policy packs, or past a mandatory violation).
+ */
+export type UpdateEndReason = 'lease-expired' | 'policy-bypassed';
+
+/** A required policy pack version, as an update records it. */
+export interface RequiredPackRef {
+  name: string;
+  versionTag: string;
+}
 
 export type NewUpdate = Omit<UpdateRecord, 'revision' | 'checkpointCount'>;
 
@@ -65,6 +81,7 @@ export type UpdateChanges = Partial<
     | 'completedTokenHash'
     | 'cancelledBy'
     | 'endReason'
+    | 'endMessage'
   >
 >;
 

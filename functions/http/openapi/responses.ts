@@ -88,7 +88,10 @@ export const updateInfoBody = z.object({
   resourceCount: z.optional(z.number().check(z.int())),
   requestedBy: z.optional(z.string()),
   cancelledBy: z.optional(z.string()),
-  endReason: z.optional(z.enum(['lease-expired']).check(z.describe('Set when the update was abandoned: its lease expired'))),
+  endReason: z.optional(
+    z.enum(['lease-expired', 'policy-bypassed']).check(z.describe('Set when the update was abandoned (its lease expired) or completed without its required policy packs')),
+  ),
+  endMessage: z.optional(z.string().check(z.describe('With policy-bypassed: the required packs that did not report, or were violated'))),
 });
 
 export const historyBody = z.object({ updates: z.array(updateInfoBody) });

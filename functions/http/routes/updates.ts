@@ -20,7 +20,9 @@ function createRoute(kind: 'update' | 'preview' | 'refresh' | 'destroy'): Route 
       const principal = await ctx.principal();
       const ref = ctx.stackRef();
       const body = validateBody(updateProgramSchema, (await ctx.jsonBody()) ?? {}, `${kind} request`);
-      const { updateId } = await ctx.services.updates.create(principal, ref, {
+      // `requiredPolicies`: the packs of every policy group holding the stack, which the CLI downloads and runs and
+      // the service checks for when the update completes (docs/policy.md).
+      const { updateId, requiredPolicies } = await ctx.services.updates.create(principal, ref, {
         kind,
         // `pulumi up`, `refresh` and `destroy` first run a dry run of the same kind; previews always are one.
         dryRun: kind === 'preview' || body.options?.dryRun === true,
@@ -28,8 +30,6 @@ function createRoute(kind: 'update' | 'preview' | 'refresh' | 'destroy'): Route 
         environment: body.metadata?.environment ?? undefined,
         config: body.config ?? undefined,
       });
-      // The packs of every policy group holding the stack: the CLI downloads and runs each (docs/policy.md).
-      const { requiredPolicies } = await ctx.services.policies.stackPolicyPacks(principal, ref);
       return jsonResponse(200, { updateID: updateId, requiredPolicies, messages: [] });
     },
   };

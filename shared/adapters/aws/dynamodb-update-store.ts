@@ -17,7 +17,8 @@ import { KEY, putNew } from './table.js';
 
 const KINDS = new Set(['update', 'preview', 'refresh', 'destroy', 'import', 'rename', 'resource-import']);
 const STATUSES = new Set(['not-started', 'in-progress', 'succeeded', 'failed', 'cancelled']);
-const END_REASONS = new Set(['lease-expired']);
+const END_REASONS = new Set(['lease-expired', 'policy-bypassed']);
+const MAX_END_MESSAGE = 4096;
 const CHANGE_FIELDS = [
   'status',
   'startedAt',
@@ -30,6 +31,7 @@ const CHANGE_FIELDS = [
   'completedTokenHash',
   'cancelledBy',
   'endReason',
+  'endMessage',
 ] as const;
 const BATCH_SIZE = 25;
 
@@ -67,6 +69,9 @@ function checkChanges(changes: UpdateChanges): void {
   }
   if (changes.endReason !== undefined && !END_REASONS.has(changes.endReason)) {
     throw new InvalidInputError(`Invalid endReason '${String(changes.endReason)}'.`);
+  }
+  if (changes.endMessage !== undefined && (typeof changes.endMessage !== 'string' || changes.endMessage.length > MAX_END_MESSAGE)) {
+    throw new InvalidInputError(`Invalid endMessage: expected text of at most ${MAX_END_MESSAGE} characters.`);
   }
   if (changes.resourceChanges !== undefined) {
     const entries = Object.entries(changes.resourceChanges ?? {});

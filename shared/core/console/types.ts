@@ -36,7 +36,7 @@ export interface UpdateSummary {
   status: UpdateStatus;
   requestedBy: string;
   cancelledBy?: string;
-  /** `lease-expired`: abandoned by its client, folded as failed. */
+  /** `lease-expired`: abandoned by its client, folded as failed; `policy-bypassed`: failed by the policy check. */
   endReason?: UpdateEndReason;
   startedAt?: number;
   endedAt?: number;

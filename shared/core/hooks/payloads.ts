@@ -75,6 +75,8 @@ export function updateEvent(
     updateId: update.id,
     version: update.version ?? 0,
     ...(update.message !== undefined ? { message: update.message } : {}),
+    // Why the service failed a completion its client called succeeded (the policy check), so a receiver can tell.
+    ...(update.endReason === 'policy-bypassed' ? { endReason: update.endReason, endMessage: update.endMessage } : {}),
   };
   return { id: newEventId(now), kind, org: stack.org, stackId: stack.id, occurredAt: now, payload };
 }

@@ -5,3 +5,4 @@ export type { CreatePolicyPackRequest } from './pack-request.js';
 export type { CreatePolicyGroupRequest, PackReference, StackReference, UpdatePolicyGroupRequest } from './group-service.js';
 export type { PackVersionView, PolicyGroupSummaryView, PolicyGroupView, PolicyPackList, RequiredPolicyView } from './views.js';
 export { recordPolicyResults, type PolicyViolationView } from './policy-results.js';
+export { judgeRequiredPacks, type PolicyBypass } from './enforcement-check.js';

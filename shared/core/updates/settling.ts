@@ -3,7 +3,7 @@
  * `settle` (update-records.ts), ordered so a crash at any point is repaired by repeating the call; a dry run only
  * has its record ended. The lease goes last.
  */
-import { ForbiddenError, InvalidInputError } from '../errors.js';
+import { ForbiddenError, InvalidInputError, PolicyBypassedError } from '../errors.js';
 import { formatStackRef, type StackRef } from '../names.js';
 import { updateEvent } from '../hooks/payloads.js';
 import { audited } from '../audit/audit.js';
@@ -13,6 +13,7 @@ import type { Principal, RequestInfo } from '../kernel/principal.js';
 import type { UpdateRecord } from '../../ports/update-store.js';
 import { isDriftDetection, recordDriftRun } from '../drift/drift-recording.js';
 import { recordPolicyResults } from '../policy/policy-results.js';
+import { judgeRequiredPacks, type PolicyBypass } from '../policy/index.js';
 import { recordedEvents } from './recorded-changes.js';
 import { DEPLOYMENT_ID_KEY } from './run-updates.js';
 import { changeUpdate, isTerminal, readSummary, settle, updateOf } from './update-records.js';
@@ -46,9 +47,11 @@ export async function completeUpdate(
       await settle(deps, check.stackId, updateId, status);
       await recordPolicyResults(deps, check.stackId, updateId);
     }
+    if (update.endReason === 'policy-bypassed') throw bypassedError(updateId, update.endMessage ?? 'a required policy pack did not run');
     return;
   }
   const update = await storage.updates.get(check.stackId, updateId);
+  let bypass: PolicyBypass | undefined;
   if (update.dryRun) {
     const stack = { ...check.stack, id: check.stackId };
     // A preview of a refresh is a drift run: recorded before the update ends, so a retry finds it recorded.
@@ -64,14 +67,38 @@ export async function completeUpdate(
     // Done with the update token: the entry names the update's requester and the lease token's public id.
     const name = formatStackRef(check.stack);
     const actor = { login: update.requestedBy, tokenId: leaseTokenId(tokenHash), ...(request ? { request } : {}) };
-    const spec = { org: ref.org, event: 'update.completed', target: name, description: `${update.kind} ${updateId} of ${name} ${status}` } as const;
-    await audited(deps, actor, spec, () => settle(deps, check.stackId, updateId, status, { completedTokenHash: tokenHash }));
+    bypass = status === 'succeeded' && !isTerminal(update) ? await policyBypass(deps, update) : undefined;
+    const ended = bypass ? 'failed' : status;
+    const spec = { org: ref.org, event: 'update.completed', target: name, description: `${update.kind} ${updateId} of ${name} ${ended}` } as const;
+    const options = { completedTokenHash: tokenHash, ...(bypass ? { policyBypass: bypass.message } : {}) };
+    const settleIt = () => settle(deps, check.stackId, updateId, ended, options);
+    const bypassed = bypass && ({ org: ref.org, event: 'policy.bypassed', target: name, description: `${update.kind} ${updateId} of ${name}: ${bypass.message}` } as const);
+    await audited(deps, actor, spec, () => (bypassed ? audited(deps, actor, bypassed, settleIt) : settleIt()));
     await recordPolicyResults(deps, check.stackId, updateId);
   }
   await storage.leases.release(check).catch((error: unknown) => {
     // Expired between the check and now: the completion is recorded all the same.
     if (!(error instanceof ForbiddenError)) throw error;
   });
+  // Only once the update is recorded (failed) and the stack free: the client learns why its `succeeded` was refused.
+  if (bypass) throw bypassedError(updateId, bypass.message);
+}
+
+function bypassedError(updateId: string, what: string): PolicyBypassedError {
+  return new PolicyBypassedError(
+    `The service recorded update ${updateId} as failed: ${what}. Update with a client that runs the policy packs the service requires (stackyard or pulumi).`,
+  );
+}
+
+/**
+ * The required packs a non-dry-run `update` completing as succeeded did not run, or ran past a mandatory violation
+ * (policy/enforcement-check.ts). Other kinds are not checked: `stackyard` runs required packs on `up` and `preview`
+ * only, and a refresh or destroy registers no resources for a pack to analyze.
+ */
+async function policyBypass(deps: ServiceDeps, update: UpdateRecord): Promise<PolicyBypass | undefined> {
+  const required = update.requiredPolicies ?? [];
+  if (update.kind !== 'update' || required.length === 0) return undefined;
+  return judgeRequiredPacks(required, (await recordedEvents(deps, update.stackId, update.id)) ?? []);
 }
 
 /** `UpdateService.cancel`: kills the token first, so the running client stops at its next call, then settles. */

@@ -3,6 +3,7 @@ import type { UpdateKind, UpdateStatus } from '../../ports/update-store.js';
 import type { Principal, RequestInfo } from '../kernel/principal.js';
 import type { CheckpointUpload, UntypedDeployment } from '../checkpoints/index.js';
 import type { StartPlanRef } from '../approvals/index.js';
+import type { RequiredPolicyView } from '../policy/index.js';
 
 export interface CreateUpdateRequest {
   kind: Exclude<UpdateKind, 'import' | 'rename'>;
@@ -41,7 +42,8 @@ export interface StartedUpdate {
 }
 
 export interface UpdateService {
-  create(principal: Principal, ref: StackRef, request: CreateUpdateRequest): Promise<{ updateId: string }>;
+  /** Records the update with the policy packs its stack's groups require now, and answers them (`requiredPolicies`). */
+  create(principal: Principal, ref: StackRef, request: CreateUpdateRequest): Promise<{ updateId: string; requiredPolicies: RequiredPolicyView[] }>;
   /** Takes the lease (non-dry-run) or issues a token (dry run); `LeaseHeldError` when another update runs. */
   start(principal: Principal, ref: StackRef, updateId: string, request: StartUpdateRequest): Promise<StartedUpdate>;
   renew(ref: StackRef, updateId: string, token: string, durationMs?: number): Promise<{ token: string; tokenExpiration: number }>;

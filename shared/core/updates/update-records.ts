@@ -186,6 +186,8 @@ interface SettleOptions {
   extraEvents?: (stack: StackRecord) => OutboxEvent[];
   /** `lease-expired` when a crashed or abandoned run is folded. */
   cause?: UpdateEventCause;
+  /** Why the service ended a `succeeded` completion as failed: its required policy packs (policy/enforcement-check.ts). */
+  policyBypass?: string;
 }
 
 /**
@@ -197,6 +199,7 @@ function endingFields(options: SettleOptions): UpdateChanges {
     ...(options.completedTokenHash ? { completedTokenHash: options.completedTokenHash } : {}),
     ...(options.cancelledBy ? { cancelledBy: options.cancelledBy } : {}),
     ...(options.cause === 'lease-expired' ? { endReason: 'lease-expired' as const } : {}),
+    ...(options.policyBypass !== undefined ? { endReason: 'policy-bypassed' as const, endMessage: options.policyBypass } : {}),
   };
 }
 

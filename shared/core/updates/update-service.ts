@@ -21,6 +21,7 @@ import type { StackRef } from '../names.js';
 import { loadStack } from '../kernel/authorization.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import type { Principal } from '../kernel/principal.js';
+import { requiredPolicies } from '../policy/index.js';
 import { newUpdateId } from '../state/stack-state.js';
 import { recordEvents, saveCheckpoint, saveDeltaCheckpoint, saveJournalEntries, saveVerbatimCheckpoint } from './saving.js';
 import { stampRun } from './run-updates.js';
@@ -62,6 +63,9 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
         throw new InvalidInputError('The update config must be an object.');
       }
       const id = newUpdateId(stack.id);
+      // The packs answered to the client are the packs its events must show (settling.ts): one snapshot, so a pack
+      // enabled while the update runs does not fail it.
+      const required = await requiredPolicies(deps, stack);
       await storage.updates.create({
         id,
         stackId: stack.id,
@@ -73,8 +77,9 @@ export function createUpdateService(deps: ServiceDeps): UpdateService {
         ...(message ? { message } : {}),
         environment: stampRun(principal, environment),
         config,
+        requiredPolicies: required.map((pack) => ({ name: pack.name, versionTag: pack.versionTag })),
       });
-      return { updateId: id };
+      return { updateId: id, requiredPolicies: required };
     },
 
     start,

@@ -78,6 +78,18 @@ export function updateStoreContract(adapterName: string, setup: ContractSetup): 
       expect((await env.storage.updates.get(stackId, cancelled.id)).endReason).toBeUndefined();
     });
 
+    it('keeps the policy packs an update required and why the policy check failed it, in history too', async () => {
+      const stackId = uniqueId();
+      const requiredPolicies = [{ name: 'tags', versionTag: '1.2.0' }];
+      const u = await env.storage.updates.create(newUpdate(stackId, { requiredPolicies }));
+
+      const failed = await env.storage.updates.update(stackId, u.id, 1, { status: 'failed', version: 1, endReason: 'policy-bypassed', endMessage: 'required policy pack tags@1.2.0 did not report its analysis' });
+      await env.storage.updates.recordHistory(failed);
+
+      expect(await env.storage.updates.get(stackId, u.id)).toMatchObject({ requiredPolicies, endReason: 'policy-bypassed', endMessage: 'required policy pack tags@1.2.0 did not report its analysis' });
+      expect(await env.storage.updates.getHistory(stackId, 1)).toMatchObject({ requiredPolicies, endReason: 'policy-bypassed', endMessage: failed.endMessage });
+    });
+
     it('rejects bad ids with InvalidInputError', async () => {
       await expect(env.storage.updates.get('../etc', 'x')).rejects.toBeInstanceOf(InvalidInputError);
       await expect(env.storage.updates.create(newUpdate(uniqueId(), { id: 'a/b' }))).rejects.toBeInstanceOf(
