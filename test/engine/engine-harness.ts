@@ -18,12 +18,17 @@ export const TESTPROV_DIR = join(FIXTURES, 'providers/testprov');
  */
 export function pulumiHomeWith(name: string, version: string, script: string): string {
   const home = mkdtempSync(join(tmpdir(), 'stackyard-pulumi-home-'));
+  addPlugin(home, name, version, script);
+  return home;
+}
+
+/** Adds resource plugin `name` at `version` (the Node script `script`) to the plugin cache of `home`. */
+export function addPlugin(home: string, name: string, version: string, script: string): void {
   const dir = join(home, 'plugins', `resource-${name}-v${version}`);
   mkdirSync(dir, { recursive: true });
   const bin = join(dir, `pulumi-resource-${name}`);
   writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${script}" "$@"\n`);
   chmodSync(bin, 0o755);
-  return home;
 }
 
 /** AES-256-GCM with a random key: a real crypter whose ciphertexts cannot be read without the key. */

@@ -60,11 +60,14 @@ export async function applyPolicies(
   return remediated;
 }
 
-/** AnalyzeStack's view of the final resources: outputs, parent, dependencies and provider of each. */
-export function stackResources(states: readonly ResourceState[]): AnalyzerStackResource[] {
+/**
+ * AnalyzeStack's view of the final resources: outputs, parent, dependencies and provider of each, and the
+ * `deleteBeforeReplace` its registration gave this run (a state keeps no such option; Pulumi reads it off the goal).
+ */
+export function stackResources(states: readonly ResourceState[], deleteBeforeReplaceOf: (urn: string) => boolean | undefined): AnalyzerStackResource[] {
   const byUrn = new Map(states.map((s) => [s.urn, s]));
   return states.map((s) => ({
-    ...analyzerResource(s, s.outputs ?? {}, undefined, (u) => byUrn.get(u)),
+    ...analyzerResource(s, s.outputs ?? {}, deleteBeforeReplaceOf(s.urn), (u) => byUrn.get(u)),
     parent: s.parent ?? '',
     dependencies: s.dependencies ?? [],
     propertyDependencies: s.propertyDependencies ?? {},

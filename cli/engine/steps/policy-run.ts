@@ -11,7 +11,7 @@ import type { StepExecutor } from './step-executor.js';
 export async function finishPolicies(packs: PolicyPacks, ex: StepExecutor, programErrored: boolean, rootUrn: string): Promise<void> {
   if (!ex.failed && !programErrored) {
     try {
-      await packs.analyzeStack(stackResources(ex.finalStates()), rootUrn);
+      await packs.analyzeStack(stackResources(ex.finalStates(), (urn) => ex.deleteBeforeReplaceOf(urn)), rootUrn);
     } catch (err) {
       ex.fail(undefined, new Error(`failed to analyze resources: ${err instanceof Error ? err.message : String(err)}`));
       return;

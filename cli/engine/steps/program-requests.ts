@@ -58,6 +58,7 @@ export class ProgramRequests {
     try {
       if (parts.ledger.registeredUrns.has(urn)) throw new Error(`Duplicate resource URN '${urn}'; try giving it a unique name`);
       parts.ledger.registeredUrns.add(urn);
+      if (goal.deleteBeforeReplace !== undefined) parts.ledger.deleteBeforeReplace.set(urn, goal.deleteBeforeReplace);
       old = parts.ledger.claimOld(urn, parts.aliases.aliasesOf(goal, urn));
       if (isProviderType(goal.type)) return await parts.providers.register(goal, urn, old);
       if (!goal.custom) return await this.registerComponent(goal, urn, old);

@@ -17,6 +17,8 @@ export class RunLedger {
   readonly pendingDeletes: ResourceState[] = [];
   /** URNs registered (or read) this run, whatever became of them. */
   readonly registeredUrns = new Set<string>();
+  /** The `deleteBeforeReplace` option of each registration that set it (Pulumi's goals), which AnalyzeStack shows. */
+  readonly deleteBeforeReplace = new Map<string, boolean>();
   /** The state each URN has this run. */
   readonly registered = new Map<string, ResourceState>();
   /** New resources not created because they are not targeted (Pulumi's skipped creates). */

@@ -269,6 +269,11 @@ export class StepExecutor {
     return [...this.ledger.registered.values()];
   }
 
+  /** The `deleteBeforeReplace` option `urn`'s registration gave this run, if it gave one. */
+  deleteBeforeReplaceOf(urn: string): boolean | undefined {
+    return this.ledger.deleteBeforeReplace.get(urn);
+  }
+
   /** Everything in the base state that `--target`/`--exclude` allow (destroy). */
   allBase(): ResourceState[] {
     if (!this.verifyTargets(false)) return [];

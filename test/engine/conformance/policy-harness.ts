@@ -8,13 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runOperation, type EngineEvent, type OperationBackend, type OperationCommand, type OperationFlags, type OperationSession } from '../../../cli/engine/operation.js';
 import type { UntypedDeployment } from '../../../cli/engine/state/deployment.js';
-import { FIXTURES, pulumiHomeWith, testCrypter } from '../engine-harness.js';
+import { addPlugin, FIXTURES, pulumiHomeWith, testCrypter } from '../engine-harness.js';
 
 export const POLICY_FIXTURES = join(FIXTURES, 'policy');
 /** The folder of a pack of test/fixtures/policy/packs. */
 export const pack = (name: string) => join(POLICY_FIXTURES, 'packs', name);
 
-const home = pulumiHomeWith('random', '4.16.0', join(POLICY_FIXTURES, 'random-provider/provider.cjs'));
+const RANDOM_PROVIDER = join(POLICY_FIXTURES, 'random-provider/provider.cjs');
+const home = pulumiHomeWith('random', '4.16.0', RANDOM_PROVIDER);
+// the provider scenario's program pins @pulumi/random 4.0.0
+addPlugin(home, 'random', '4.0.0', RANDOM_PROVIDER);
 /** The `$PULUMI_HOME` of every run (its plugin cache, and the required packs installed there). */
 export const POLICY_PULUMI_HOME = home;
 
@@ -35,7 +38,11 @@ export class PolicyStack {
   private readonly createdLog = join(this.dir, 'created.log');
   private readonly crypter = testCrypter();
 
-  constructor(readonly suite: string) {}
+  /** `config` adds stack config (full keys, e.g. `aws:region`) to `suite` and `scenario`, as the Go test's `initialConfig`. */
+  constructor(
+    readonly suite: string,
+    private readonly config: Record<string, string> = {},
+  ) {}
 
   /** Writes a `--policy-pack-config` file and returns its path. */
   configFile(content: unknown): string {
@@ -66,10 +73,19 @@ export class PolicyStack {
       config: {
         'policy-tests:suite': { value: this.suite, secret: false },
         'policy-tests:scenario': { value: String(scenario), secret: false },
+        ...Object.fromEntries(Object.entries(this.config).map(([k, value]) => [k, { value, secret: false }])),
       },
       backend,
       write: (t) => (out += t),
-      env: { ...process.env, PULUMI_HOME: home, RANDOM_LOG: this.createdLog, PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: 'true' },
+      env: {
+        ...process.env,
+        PULUMI_HOME: home,
+        RANDOM_LOG: this.createdLog,
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: 'true',
+        // what the Go test sets for its packs to compare with getProject() and getStack()
+        PULUMI_TEST_PROJECT: 'policy-tests',
+        PULUMI_TEST_STACK: 'dev',
+      },
     });
     const created = readFileSync(this.createdLog, 'utf8').split('\n').filter(Boolean);
     return { code, out, events, created, state: this.state };

@@ -1,0 +1,96 @@
+/**
+ * pulumi-policy's tests/integration scenarios about what the engine hands a pack (TestResourceOptions,
+ * TestUnknownValues, TestParentDependencies, TestProvider, TestRuntimeData, TestDeserialize), run with
+ * `stackyard up --policy-pack`. Each pack asserts inside validateResource, remediateResource and validateStack; a
+ * failed assertion fails the call, so the update fails: a green `up` is the Go test's expectation.
+ */
+import { describe, expect, it } from 'vitest';
+import { stateResources } from './conformance-harness.js';
+import { PolicyStack, upWithPack, type PolicyRun } from './policy-harness.js';
+
+const STACK = 'urn:pulumi:dev::policy-tests::pulumi:pulumi:Stack::policy-tests-dev';
+const created = (run: PolicyRun) => [...run.created].sort();
+
+describe('resource_options (pulumi-policy TestResourceOptions)', () => {
+  const stack = new PolicyStack('resource_options');
+
+  it('scenario 1: each resource\'s options reach validateResource, remediateResource and validateStack as Pulumi passes them', async () => {
+    const run = await upWithPack(stack, 1);
+
+    expect(run.code, run.out).toBe(0);
+    expect(run.created).toEqual(['urn:pulumi:dev::policy-tests::random:index/randomUuid:RandomUuid::uuid']);
+    expect(stateResources(run.state).find((r) => r.urn.endsWith('::protect'))?.protect).toBe(true);
+  }, 120_000);
+
+  it('scenario 2: unprotects, so the stack can be destroyed', async () => {
+    const up = await upWithPack(stack, 2);
+    const destroy = await stack.run('destroy', 2);
+
+    expect(up.code, up.out).toBe(0);
+    expect(destroy.code, destroy.out).toBe(0);
+    expect(stateResources(destroy.state)).toEqual([]);
+  }, 120_000);
+});
+
+describe('unknown_values (pulumi-policy TestUnknownValues)', () => {
+  const stack = new PolicyStack('unknown_values', { 'aws:region': 'us-west-2' });
+
+  it('a policy reading a value unknown in the preview gets an advisory violation; the update runs and creates both', async () => {
+    const run = await upWithPack(stack, 1);
+
+    expect(run.code, run.out).toBe(0);
+    for (const want of [
+      'unknown-values-policy@v0.0.1',
+      '[advisory]  unknown-values-resource-validation  (random:index:RandomPet: pet)',
+      "can't run policy 'unknown-values-resource-validation' from policy pack 'unknown-values-policy@v0.0.1' during preview: string value at .prefix can't be known during preview",
+      '[advisory]  unknown-values-stack-validation',
+      "can't run policy 'unknown-values-stack-validation' from policy pack 'unknown-values-policy@v0.0.1' during preview: string value at .prefix can't be known during preview",
+    ]) expect(run.out).toContain(want);
+    expect(created(run)).toEqual(['urn:pulumi:dev::policy-tests::random:index/randomPet:RandomPet::pet', 'urn:pulumi:dev::policy-tests::random:index/randomString:RandomString::str']);
+  }, 120_000);
+});
+
+describe('parent_dependencies (pulumi-policy TestParentDependencies)', () => {
+  const stack = new PolicyStack('parent_dependencies');
+
+  it('validateStack sees each resource\'s parent, dependencies and property dependencies as resources', async () => {
+    const run = await upWithPack(stack, 1);
+
+    expect(run.code, run.out).toBe(0);
+    expect(created(run)).toHaveLength(2);
+    expect(stateResources(run.state).find((r) => r.urn.endsWith('::b'))?.parent).toBe(STACK);
+  }, 120_000);
+});
+
+describe('provider (pulumi-policy TestProvider)', () => {
+  const stack = new PolicyStack('provider');
+
+  it('each resource\'s provider (default, versioned default, explicit) with its inputs', async () => {
+    const run = await upWithPack(stack, 1);
+
+    expect(run.code, run.out).toBe(0);
+    expect(created(run)).toEqual(['urn:pulumi:dev::policy-tests::random:index/randomString:RandomString::str', 'urn:pulumi:dev::policy-tests::random:index/randomUuid:RandomUuid::uuid']);
+  }, 120_000);
+});
+
+describe('runtime_data (pulumi-policy TestRuntimeData)', () => {
+  const stack = new PolicyStack('runtime_data', { 'policy-tests:aConfigValue': 'this value is a value', 'aws:region': 'us-west-2' });
+
+  it('the pack sees the program\'s config, project, stack and isDryRun() in the preview and in the update', async () => {
+    const run = await upWithPack(stack, 1);
+
+    expect(run.code, run.out).toBe(0);
+    expect(run.out).toContain('✅ runtime-data-policy@v0.0.1');
+  }, 120_000);
+});
+
+describe('deserialize (pulumi-policy TestDeserialize)', () => {
+  const stack = new PolicyStack('deserialize');
+
+  it('secrets, assets and archives reach the pack as values and as the SDK\'s asset classes', async () => {
+    const run = await upWithPack(stack, 1);
+
+    expect(run.code, run.out).toBe(0);
+    expect(run.out).toContain('✅ deserialize-policy@v0.0.1');
+  }, 120_000);
+});
