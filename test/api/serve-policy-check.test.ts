@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js';
 import { npmPack, PUBLISHED_PACK_POLICIES } from '../support/policy-pack-tarball.js';
+import { CliSandbox, removeSandboxes } from '../cli/cli-harness.js';
 import { eventually, fastHookEnv, startReceiver, type Receiver } from '../hooks/hook-fixtures.js';
 import { failed, ok, PulumiWire } from './pulumi-wire.js';
 import { startServe, type ServeProcess } from './serve-process.js';
@@ -69,6 +70,7 @@ describe.each(['local', 'aws'] as const)('the policy check of completed updates 
     await serve?.stop();
     await receiver?.stop();
     await standIns?.stop();
+    removeSandboxes();
   });
 
   it('records an update whose events lack the required pack’s summary as failed, naming the pack; its state stays, the audit log and the hook say so', async () => {
@@ -124,5 +126,15 @@ describe.each(['local', 'aws'] as const)('the policy check of completed updates 
     ok(late.completed);
     expect((await latest(ref('late'))).result).toBe('succeeded');
     expect(ok(await call('GET', `${stackPath(ref('late'))}/policypacks`)).requiredPolicies).toHaveLength(1);
+  });
+
+  it('stackyard stack history says the service’s policy check failed the update, and why', async () => {
+    const sandbox = new CliSandbox({ STACKYARD_BACKEND_URL: serve.url, STACKYARD_ACCESS_TOKEN: serve.adminToken });
+    const project = sandbox.project('app', 'name: app\nruntime: nodejs\n');
+
+    const history = await sandbox.run(project, ['stack', 'history', '--stack', 'acme/skipped']);
+
+    expect(history.status, history.stderr).toBe(0);
+    expect(history.stdout).toContain("Status: failed (by the service's policy check: required policy pack required-tags@1.0.0 did not report its analysis)");
   });
 });
