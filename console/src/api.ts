@@ -36,12 +36,44 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const text = await response.text();
-  const body = text ? (JSON.parse(text) as unknown) : undefined;
-  if (!response.ok) {
-    const message = (body as { message?: string } | undefined)?.message ?? `${response.status} ${response.statusText}`;
-    throw new ApiError(response.status, message);
+  if (!response.ok) throw failure(response, text);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** The API's error (`{code, message}`) as an ApiError; the status alone when the body is not that. */
+function failure(response: Response, text: string): ApiError {
+  let message: string | undefined;
+  try {
+    message = (JSON.parse(text) as { message?: string }).message;
+  } catch {
+    // Not JSON (a proxy's page): the status says it.
   }
-  return body as T;
+  return new ApiError(response.status, message ?? `${response.status} ${response.statusText}`);
+}
+
+/** Calls an API route that answers text (an environment's YAML definition); errors as `api`'s. */
+export async function apiText(path: string): Promise<string> {
+  const response = await fetch(path, { headers: { accept: 'application/x-yaml, application/json' }, credentials: 'same-origin' });
+  const text = await response.text();
+  if (!response.ok) throw failure(response, text);
+  return text;
+}
+
+const encoded = (...names: string[]) => names.map(encodeURIComponent).join('/');
+
+/** ESC's route of an environment (`/api/esc/environments/<org>/<project>/<env>`). */
+export function environmentApi(org: string, project: string, env: string): string {
+  return `/api/esc/environments/${encoded(org, project, env)}`;
+}
+
+/** The console's own reads of an environment (`/api/console/environments/<org>/<project>/<env>`). */
+export function environmentConsoleApi(org: string, project: string, env: string): string {
+  return `/api/console/environments/${encoded(org, project, env)}`;
+}
+
+/** The console page of an environment (Pulumi Cloud's layout: `/<org>/esc/<project>/<env>`). */
+export function environmentPage(org: string, project: string, env: string): string {
+  return `/${encodeURIComponent(org)}/esc/${encoded(project, env)}`;
 }
 
 /** `/api/stacks/<org>/<project>/<stack>` with each name encoded. */

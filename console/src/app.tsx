@@ -3,6 +3,8 @@ import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { api, ApiError, rememberCsrf, type Session } from './api.js';
 import { DeploymentRunPage, DeploymentsPage } from './pages/deployments.js';
 import { DriftPage } from './pages/drift.js';
+import { EnvironmentPage } from './pages/environment.js';
+import { EnvironmentsPage } from './pages/environments.js';
 import { HomePage } from './pages/home.js';
 import { HooksPage } from './pages/hooks.js';
 import { NotFound } from './pages/not-found.js';
@@ -41,12 +43,15 @@ function SignedIn() {
           <Route path="/" component={HomePage} />
           <Route path="/:org" component={OrgPage} />
           <Route path="/:org/settings/hooks" component={HooksPage} />
+          <Route path="/:org/esc" component={EnvironmentsPage} />
           <Route path="/:org/:project" component={OrgPage} />
           <Route path="/:org/:project/:stack" component={StackPage} />
           <Route path="/:org/:project/:stack/resources" component={ResourcesPage} />
           <Route path="/:org/:project/:stack/deployments" component={DeploymentsPage} />
           <Route path="/:org/:project/:stack/deployments/:ref" component={DeploymentRunPage} />
           <Route path="/:org/:project/:stack/drift" component={DriftPage} />
+          {/* After the stack pages of four segments: an environment named resources, deployments or drift in a project named esc would be theirs. */}
+          <Route path="/:org/esc/:project/:env" component={EnvironmentPage} />
           <Route path="/:org/:project/:stack/updates/:ref" component={UpdatePage} />
           <Route path="/:org/:project/:stack/previews/:ref" component={UpdatePage} />
           <NotFound default />

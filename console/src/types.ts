@@ -79,3 +79,33 @@ export interface Deployment {
     pending_operations?: { resource: StateResource; type: string }[];
   };
 }
+
+/** One environment as `GET /api/console/environments/<org>` lists it. */
+export interface EnvironmentOverview {
+  org: string;
+  project: string;
+  name: string;
+  revision: number;
+  createdAt: number;
+  modifiedAt: number;
+  modifiedBy: string;
+}
+
+/** A revision as ESC's `versions` route lists it (`created` is an ISO time). */
+export interface EnvironmentRevision {
+  number: number;
+  created: string;
+  creatorLogin: string;
+  tags: string[];
+}
+
+/** One audit entry about an environment (`…/audit`). */
+export interface EnvironmentActivity {
+  id: string;
+  time: number;
+  event: string;
+  user: string;
+  revision?: number;
+  description: string;
+  outcome?: 'unknown';
+}

@@ -28,11 +28,15 @@ export function OrgPage() {
         {project && <span> / {project}</span>}
       </nav>
       <h1>{project ? `${org} / ${project}` : org}: stacks</h1>
-      {isAdmin && (
-        <p>
-          <a href={`/${encodeURIComponent(org)}/settings/hooks`}>Hooks and deliveries</a>
-        </p>
-      )}
+      <p>
+        <a href={`/${encodeURIComponent(org)}/esc`}>Environments</a>
+        {isAdmin && (
+          <>
+            {' · '}
+            <a href={`/${encodeURIComponent(org)}/settings/hooks`}>Hooks and deliveries</a>
+          </>
+        )}
+      </p>
       {!stacks ? (
         <p aria-busy="true">Loading…</p>
       ) : stacks.length === 0 ? (

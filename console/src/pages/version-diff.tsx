@@ -42,7 +42,8 @@ function Changes({ diffs }: { diffs: PropertyChange[] | undefined }) {
   );
 }
 
-function VersionSelect(props: { label: string; testId: string; value: number; options: number[]; onChange: (v: number) => void }) {
+/** A labelled picker of one version (or revision) number. */
+export function VersionSelect(props: { label: string; testId: string; value: number; options: number[]; onChange: (v: number) => void }) {
   return (
     <label>
       {props.label}{' '}
