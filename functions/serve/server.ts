@@ -132,11 +132,16 @@ function serveLogLevel(env: NodeJS.ProcessEnv): LogLevel | undefined {
  * routing and size caps as a deployment, on local storage or on AWS (or its stand-ins). Hook deliveries run in this
  * process: the dispatcher every STACKYARD_HOOKS_DISPATCH_MS, until the server closes.
  */
+const IDLE_CONNECTION_MS = 65_000;
+
 export async function createServer(options: ServeOptions): Promise<RunningServer> {
   const hookSettings = serveHookSettings(options.env);
   const tickMs = schedulerTickMs(options.env);
   const storage = await openStorage(options);
-  const server = createHttpServer();
+  // Clients keep connections open between calls (Go's transport, which the pulumi CLI uses, for up to 90 s). Node's
+  // 5 s default closes an idle one just as a slow client sends its next request on it, which the client sees as a
+  // hang-up with no answer; API Gateway keeps idle connections for minutes too.
+  const server = createHttpServer({ keepAliveTimeout: IDLE_CONNECTION_MS, headersTimeout: IDLE_CONNECTION_MS + 1_000 });
   const tracker = trackConnections(server);
   // The listener is attached before `listen`, so a request that arrives while the services are still being built
   // waits for them instead of never being answered.
