@@ -94,3 +94,22 @@ describe('deserialize (pulumi-policy TestDeserialize)', () => {
     expect(run.out).toContain('✅ deserialize-policy@v0.0.1');
   }, 120_000);
 });
+
+describe('remote_component (pulumi-policy TestRemoteComponent)', () => {
+  const stack = new PolicyStack('remote_component');
+
+  it("an unknown inside a remote component's input stays at its leaf: only reading it is reported, in the preview", async () => {
+    const run = await upWithPack(stack, 1);
+
+    expect(run.code, run.out).toBe(0);
+    for (const want of [
+      'remote-component-policy@v0.0.1',
+      '[advisory]  resource-validation  (random:index:RandomString: innerRandom)',
+      "can't run policy 'resource-validation' from policy pack 'remote-component-policy@v0.0.1' during preview: string value at .keepers.hi can't be known during preview",
+    ]) expect(run.out).toContain(want);
+    expect(created(run)).toEqual([
+      'urn:pulumi:dev::policy-tests::random:index/randomString:RandomString::random',
+      'urn:pulumi:dev::policy-tests::testcomponent:index:Component$random:index/randomString:RandomString::innerRandom',
+    ]);
+  }, 120_000);
+});

@@ -18,6 +18,8 @@ const RANDOM_PROVIDER = join(POLICY_FIXTURES, 'random-provider/provider.cjs');
 const home = pulumiHomeWith('random', '4.16.0', RANDOM_PROVIDER);
 // the provider scenario's program pins @pulumi/random 4.0.0
 addPlugin(home, 'random', '4.0.0', RANDOM_PROVIDER);
+// the remote_component scenario's component provider
+addPlugin(home, 'testcomponent', '0.0.1', join(POLICY_FIXTURES, 'testcomponent/provider.cjs'));
 /** The `$PULUMI_HOME` of every run (its plugin cache, and the required packs installed there). */
 export const POLICY_PULUMI_HOME = home;
 
