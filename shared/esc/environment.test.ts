@@ -132,6 +132,31 @@ describe('fn::validate', () => {
   });
 });
 
+describe('a `false` schema', () => {
+  // ESC (eval/eval_validate.go, validateElement and validateSchemaType: `if accept.Never { return false }`) fails the
+  // value without a diagnostic; fn::validate passes it through, and fn::open leaves the provider unopened (unknown).
+  const strict = {
+    inputSchema: { type: 'object', properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }], items: false }, off: false }, additionalProperties: false },
+    outputSchema: { type: 'string' },
+    open: vi.fn(async () => ({ value: 'opened' })),
+  } as unknown as EscProvider;
+
+  it('refuses every value with no diagnostic, as ESC does', async () => {
+    const inputs = ['off: 1', 'pair: [x, y]', 'extra: 1', 'pair: [x]'];
+    const yaml = ['values:', '  checked:', '    fn::validate:', '      schema: false', '      value: 80']
+      .concat(inputs.flatMap((input, i) => [`  open${i}:`, '    fn::open::strict:', `      ${input}`]))
+      .join('\n');
+
+    const opened = await evalEnvironment('never', yaml, { providers: { strict } });
+    const checked = await checkEnvironment('never', yaml, { providers: { strict } });
+
+    expect(json(opened.environment)).toEqual({ checked: 80, open0: '[unknown]', open1: '[unknown]', open2: '[unknown]', open3: 'opened' });
+    expect(opened.diagnostics).toEqual([]);
+    expect(checked.diagnostics).toEqual([]);
+    expect(strict.open).toHaveBeenCalledTimes(1);
+  });
+});
+
 describe('rotation', () => {
   const counter: EscRotator = {
     inputSchema: true,
