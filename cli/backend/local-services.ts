@@ -27,7 +27,14 @@ export function localServices(deps: ServiceDeps): LocalServices {
     audit: once(async () => (await import('../../shared/core/audit/audit.js')).createAuditService(deps)),
     oidc: once(async () => (await import('../../shared/core/oidc/oidc-service.js')).createOidcService(deps)),
     hooks: once(async () => (await import('../../shared/core/hooks/hook-service.js')).createHookService(deps)),
-    environments: once(async () => (await import('../../shared/core/environments/environment-service.js')).createEnvironmentService(deps)),
+    environments: once(async () => {
+      const [{ createEnvironmentService }, { sdkAwsProviderApi }] = await Promise.all([
+        import('../../shared/core/environments/environment-service.js'),
+        import('../../shared/adapters/aws/aws-provider-api.js'),
+      ]);
+      // Providers opened on local storage (static keys, aws-secrets, aws-parameter-store) call AWS as serve's do.
+      return createEnvironmentService({ ...deps, options: { ...deps.options, awsProviderApi: sdkAwsProviderApi() } });
+    }),
     deployments: once(async () => (await import('../../shared/core/deployments/deployment-service.js')).createDeploymentService(deps)),
     drift: once(async () => (await import('../../shared/core/drift/drift-service.js')).createDriftService(deps)),
     approvals: once(async () => (await import('../../shared/core/approvals/approval-service.js')).createApprovalService(deps)),

@@ -1,3 +1,4 @@
+import { sdkAwsProviderApi } from '../../shared/adapters/aws/aws-provider-api.js';
 import { auditTable, consoleSessionTable, environmentTable, identityTable, stackTable } from '../../shared/adapters/aws/table-stores.js';
 import { createEnvironmentService } from '../../shared/core/environments/environment-service.js';
 import { createConsoleAuth } from '../../shared/core/console/console-auth.js';
@@ -25,7 +26,8 @@ export const secretsFunction: LambdaFunction = {
       identity,
       console: audited(createConsoleAuth(deps, identity)),
       secrets: audited(createSecretService(deps)),
-      environments: audited(createEnvironmentService(deps)),
+      // Only this function opens environments, so only its bundle carries the providers' AWS clients.
+      environments: audited(createEnvironmentService({ ...deps, options: { ...deps.options, awsProviderApi: sdkAwsProviderApi() } })),
     };
   },
 };

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { InvalidInputError, NotFoundError } from '../../shared/core/errors.js';
+import { sdkAwsProviderApi } from '../../shared/adapters/aws/aws-provider-api.js';
 import { createServices } from '../../shared/core/compose/create-services.js';
 import { serviceDeps } from '../../shared/core/compose/service-deps.js';
 import { auditGraceFromEnv } from '../audit-settings.js';
@@ -158,7 +159,7 @@ export async function createServer(options: ServeOptions): Promise<RunningServer
     const port = (server.address() as AddressInfo).port;
     const url = loginUrl(options, port);
     const auditGraceMs = auditGraceFromEnv(options.env);
-    const serviceOptions = { serviceUrl: url, hooks: hookSettings.hooks, ...(auditGraceMs ? { auditGraceMs } : {}) };
+    const serviceOptions = { serviceUrl: url, hooks: hookSettings.hooks, awsProviderApi: sdkAwsProviderApi(options.env), ...(auditGraceMs ? { auditGraceMs } : {}) };
     const services = createServices(storage, serviceOptions);
     const administratorLines = await bootstrapAdministrator(services, storage, options);
     const dispatchLogger = createApiLogger('stacks', { logLevel: serveLogLevel(options.env) });

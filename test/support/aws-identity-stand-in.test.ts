@@ -1,12 +1,13 @@
 /**
- * The STS / Secrets Manager / SSM stand-in against our own AWS client (shared/core/environments/providers/aws-api.ts):
+ * The STS / Secrets Manager / SSM stand-in against our own AWS client (shared/adapters/aws/aws-provider-api.ts):
  * credentials only for a web identity token its issuer signed, that is unexpired and that the role's trust policy
  * matches; signed calls only with the secret key STS issued. The issuer is a test issuer served over loopback HTTP.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assumeRoleWithWebIdentity, AwsCallError, getSecretValue } from '../../shared/core/environments/providers/aws-api.js';
+import { sdkAwsProviderApi } from '../../shared/adapters/aws/aws-provider-api.js';
+import { AwsCallError } from '../../shared/ports/aws-provider-api.js';
 import { TestIssuer } from '../../shared/testing/oidc-issuer.js';
 import { createAwsIdentityServer } from './aws-identity-protocol-server.js';
 
@@ -45,7 +46,7 @@ afterAll(async () => {
 });
 
 function assume(token: string) {
-  return assumeRoleWithWebIdentity({ roleArn: ROLE, sessionName: 'test', webIdentityToken: token, durationSeconds: 900 }, env);
+  return sdkAwsProviderApi(env).assumeRoleWithWebIdentity({ roleArn: ROLE, sessionName: 'test', webIdentityToken: token, durationSeconds: 900 });
 }
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
@@ -61,7 +62,7 @@ describe('the STS stand-in', () => {
   it('issues credentials for a token its issuer signed that the trust policy matches, and they sign calls', async () => {
     const credentials = await assume(await issuer.sign({ sub: SUBJECT, aud: 'aws:acme' }));
 
-    const secret = await getSecretValue({ region: 'us-east-1', credentials, secretId: 'db' }, env);
+    const secret = await sdkAwsProviderApi(env).getSecretValue({ region: 'us-east-1', credentials, secretId: 'db' });
 
     expect(credentials.accessKeyId).toMatch(/^ASIA/);
     expect(Date.parse(credentials.expiration) - Date.now()).toBeLessThanOrEqual(900_000);
@@ -81,7 +82,7 @@ describe('the STS stand-in', () => {
 
   it('refuses a call signed with any other secret key, or without the session token', async () => {
     const credentials = await assume(await issuer.sign({ sub: SUBJECT, aud: 'aws:acme' }));
-    const get = (signing: typeof credentials) => getSecretValue({ region: 'us-east-1', credentials: signing, secretId: 'db' }, env);
+    const get = (signing: typeof credentials) => sdkAwsProviderApi(env).getSecretValue({ region: 'us-east-1', credentials: signing, secretId: 'db' });
 
     expect(await refusal(get({ ...credentials, secretAccessKey: `${credentials.secretAccessKey}x` }))).toBe('InvalidSignatureException');
     expect(await refusal(get({ ...credentials, sessionToken: undefined }))).toBe('UnrecognizedClientException');

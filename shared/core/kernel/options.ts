@@ -2,6 +2,7 @@
  * The options every service may be given, and the types they are made of (hook destinations, retries, the Lambda
  * invoker, OIDC checks), here so that the composition root and the contexts share them without importing each other.
  */
+import type { AwsProviderApi } from '../../ports/aws-provider-api.js';
 import type { KeyService } from '../../ports/key-service.js';
 
 /** How the services behave; every field has a default. */
@@ -21,6 +22,8 @@ export interface ServiceOptions {
   oidc?: OidcOptions;
   /** How long an audit intent may stay unsettled before recovery publishes it (default AUDIT_INTENT_GRACE_MS). */
   auditGraceMs?: number;
+  /** The AWS calls environment providers make (the edges give the SDK adapter); absent, a provider that calls AWS fails saying so. */
+  awsProviderApi?: AwsProviderApi;
 }
 
 /** How hooks reach their destinations; shared by the dispatcher, ping/redeliver and gates. */

@@ -8,7 +8,7 @@
  */
 import { escValue, type EscProvider, type EscValue } from '../../../esc/index.js';
 import type { ServiceDeps } from '../../kernel/deps.js';
-import { assumeRoleWithWebIdentity, AwsCallError } from './aws-api.js';
+import { AwsCallError, type AwsProviderApi } from '../../../ports/aws-provider-api.js';
 import { signIdToken } from './issuer.js';
 import { durationSeconds, LOGIN_SCHEMA, plainInputs } from './provider-inputs.js';
 
@@ -56,7 +56,7 @@ function credentialsValue(accessKeyId: string, secretAccessKey: string, sessionT
 }
 
 /** The aws-login provider of environments in `org`. */
-export function awsLoginProvider(deps: ServiceDeps, org: string, env: NodeJS.ProcessEnv = process.env): EscProvider {
+export function awsLoginProvider(deps: ServiceDeps, org: string, api: AwsProviderApi): EscProvider {
   return {
     inputSchema: INPUT_SCHEMA,
     outputSchema: OUTPUT_SCHEMA,
@@ -74,9 +74,8 @@ export function awsLoginProvider(deps: ServiceDeps, org: string, env: NodeJS.Pro
       const claims = awsLoginClaims(org, context.rootEnvironment);
       const token = await signIdToken(deps, claims);
       try {
-        const issued = await assumeRoleWithWebIdentity(
+        const issued = await api.assumeRoleWithWebIdentity(
           { roleArn: oidc.roleArn, sessionName: oidc.sessionName, webIdentityToken: token, durationSeconds: seconds, ...(oidc.policyArns ? { policyArns: oidc.policyArns } : {}) },
-          env,
         );
         return credentialsValue(issued.accessKeyId, issued.secretAccessKey, issued.sessionToken!);
       } catch (error) {

@@ -5,13 +5,13 @@
  * `StringList` values are plain strings, as SSM returns them.
  */
 import { escValue, type EscProvider } from '../../../esc/index.js';
-import { AwsCallError, getParameter } from './aws-api.js';
+import { AwsCallError, type AwsProviderApi } from '../../../ports/aws-provider-api.js';
 import { loginCredentials, plainInputs, readerInputSchema } from './provider-inputs.js';
 
 const INPUT_SCHEMA = readerInputSchema({ name: { type: 'string' }, decrypt: { type: 'boolean' } }, ['name']);
 
 /** The aws-parameter-store provider. */
-export function awsParameterStoreProvider(env: NodeJS.ProcessEnv = process.env): EscProvider {
+export function awsParameterStoreProvider(api: AwsProviderApi): EscProvider {
   return {
     inputSchema: INPUT_SCHEMA,
     outputSchema: { type: 'object', additionalProperties: { type: 'string' } },
@@ -23,7 +23,7 @@ export function awsParameterStoreProvider(env: NodeJS.ProcessEnv = process.env):
       const values = await Promise.all(
         wanted.map(async ([key, entry]) => {
           try {
-            const parameter = await getParameter({ region, credentials, name: entry.name, decrypt: entry.decrypt === true }, env);
+            const parameter = await api.getParameter({ region, credentials, name: entry.name, decrypt: entry.decrypt === true });
             if (typeof parameter.value !== 'string') throw new Error(`aws-parameter-store: parameter '${entry.name}' came back without a value`);
             return [key, escValue(parameter.value, { secret: parameter.type === 'SecureString' })] as const;
           } catch (error) {

@@ -4,13 +4,13 @@
  * aws-login); the result maps each name to the secret's string, secret.
  */
 import { escValue, type EscProvider } from '../../../esc/index.js';
-import { AwsCallError, getSecretValue } from './aws-api.js';
+import { AwsCallError, type AwsProviderApi } from '../../../ports/aws-provider-api.js';
 import { loginCredentials, plainInputs, readerInputSchema } from './provider-inputs.js';
 
 const INPUT_SCHEMA = readerInputSchema({ secretId: { type: 'string' }, versionId: { type: 'string' }, versionStage: { type: 'string' } }, ['secretId']);
 
 /** The aws-secrets provider. */
-export function awsSecretsProvider(env: NodeJS.ProcessEnv = process.env): EscProvider {
+export function awsSecretsProvider(api: AwsProviderApi): EscProvider {
   return {
     inputSchema: INPUT_SCHEMA,
     outputSchema: { type: 'object', additionalProperties: { type: 'string', secret: true } },
@@ -22,7 +22,7 @@ export function awsSecretsProvider(env: NodeJS.ProcessEnv = process.env): EscPro
       const values = await Promise.all(
         wanted.map(async ([name, entry]) => {
           try {
-            const answer = await getSecretValue({ region, credentials, secretId: entry.secretId, versionId: entry.versionId, versionStage: entry.versionStage }, env);
+            const answer = await api.getSecretValue({ region, credentials, secretId: entry.secretId, versionId: entry.versionId, versionStage: entry.versionStage });
             if (typeof answer.secretString !== 'string') throw new Error(`aws-secrets: secret '${entry.secretId}' holds binary data; only string secrets can be read`);
             return [name, escValue(answer.secretString, { secret: true })] as const;
           } catch (error) {

@@ -1,6 +1,6 @@
 /** What the AWS providers share: their inputs read back as plain JSON, the login input and its schema, durations. */
 import { toJSON, type EscValue, type JSONSchema, type JsonValue } from '../../../esc/index.js';
-import type { AwsCredentials } from './aws-api.js';
+import type { AwsCredentials } from '../../../ports/aws-provider-api.js';
 
 /** The inputs a provider was opened with, secrets revealed (they go to AWS, never back to the caller). */
 export function plainInputs(inputs: Record<string, EscValue>): Record<string, JsonValue> {

@@ -2,7 +2,7 @@ import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serviceFixture, type ServiceFixture } from '../../../../test/support/service-fixture.js';
 import { checkEnvironment, evalEnvironment } from '../../../esc/index.js';
-import { awsEndpoint } from './aws-api.js';
+import { awsEndpoint } from '../../../adapters/aws/aws-provider-api.js';
 import { awsLoginClaims } from './aws-login.js';
 import { environmentProviders } from './index.js';
 import { discoveryDocument, ISSUER_KEY_SCOPE, issuerKeySet, signIdToken } from './issuer.js';

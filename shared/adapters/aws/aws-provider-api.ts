@@ -1,33 +1,11 @@
 /**
- * The three AWS calls the environment providers make, through the AWS SDK's own clients: STS
- * `AssumeRoleWithWebIdentity` (unsigned; the ID token is the credential), Secrets Manager `GetSecretValue` and SSM
- * `GetParameter` (signed with the credentials STS issued). Endpoints follow the SDK's own settings,
- * `AWS_ENDPOINT_URL_<SERVICE>` then `AWS_ENDPOINT_URL`, read from the `env` given (tests and `serve` pass their
- * own) and else the regional public endpoint. This file is the boundary: SDK errors become {@link AwsCallError}s
- * carrying AWS's code and message, never the request (which holds the token or the signature).
+ * The AWS SDK's side of the providers' port (shared/ports/aws-provider-api.ts): STS `AssumeRoleWithWebIdentity`
+ * (unsigned; the ID token is the credential), Secrets Manager `GetSecretValue` and SSM `GetParameter` (signed with
+ * the credentials STS issued), through the SDK's own clients, loaded on the first call. Endpoints follow the SDK's
+ * own settings, `AWS_ENDPOINT_URL_<SERVICE>` then `AWS_ENDPOINT_URL`, read from the `env` given (tests and `serve`
+ * pass their own) and else the regional public endpoint. SDK errors become {@link AwsCallError}s here.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { AssumeRoleWithWebIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-
-/** Short-lived AWS credentials, as STS returns them. */
-export interface AwsCredentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-}
-
-/** An AWS service refused or failed a call: AWS's error code and message, and the HTTP status. */
-export class AwsCallError extends Error {
-  constructor(
-    readonly service: string,
-    readonly code: string,
-    readonly awsMessage: string,
-    readonly status: number,
-  ) {
-    super(`${service}: ${code}: ${awsMessage}`);
-  }
-}
+import { AwsCallError, type AwsCredentials, type AwsProviderApi } from '../../ports/aws-provider-api.js';
 
 /** The services the providers call: the SDK's endpoint env-var suffix and the public host of each. */
 export const AWS_SERVICES = {
@@ -47,6 +25,10 @@ export function awsEndpoint(service: AwsService, region: string, env: NodeJS.Pro
   if (!REGION.test(region)) throw new AwsCallError(AWS_SERVICES[service].name, 'InvalidRegion', `'${region.slice(0, 40)}' is not an AWS region (e.g. us-east-1)`, 400);
   return `https://${AWS_SERVICES[service].host(region)}`;
 }
+
+type Sdk = typeof import('./aws-provider-sdk.js');
+let sdk: Promise<Sdk> | undefined;
+const loadSdk = () => (sdk ??= import('./aws-provider-sdk.js'));
 
 /** The client settings every call shares: its endpoint, one retry, a bounded wait. */
 function clientConfig(service: AwsService, region: string, env: NodeJS.ProcessEnv) {
@@ -68,22 +50,19 @@ function callError(service: AwsService, endpoint: string, error: unknown): AwsCa
   return new AwsCallError(AWS_SERVICES[service].name, code, failure.message || 'no message', status);
 }
 
-async function call<T>(service: AwsService, region: string, env: NodeJS.ProcessEnv, send: (config: ReturnType<typeof clientConfig>) => Promise<T>): Promise<T> {
+async function call<T>(service: AwsService, region: string, env: NodeJS.ProcessEnv, send: (config: ReturnType<typeof clientConfig>, sdk: Sdk) => Promise<T>): Promise<T> {
   const config = clientConfig(service, region, env);
   try {
-    return await send(config);
+    return await send(config, await loadSdk());
   } catch (error) {
     throw callError(service, config.endpoint, error);
   }
 }
 
 /** STS `AssumeRoleWithWebIdentity`: the role's credentials for a web identity token, valid `durationSeconds`. */
-export async function assumeRoleWithWebIdentity(
-  request: { roleArn: string; sessionName: string; webIdentityToken: string; durationSeconds: number; policyArns?: readonly string[] },
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<AwsCredentials & { expiration: string }> {
+async function assumeRoleWithWebIdentity(request: Parameters<AwsProviderApi['assumeRoleWithWebIdentity']>[0], env: NodeJS.ProcessEnv): Promise<AwsCredentials & { expiration: string }> {
   const region = env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || 'us-east-1';
-  const answer = await call('sts', region, env, (config) =>
+  const answer = await call('sts', region, env, (config, { STSClient, AssumeRoleWithWebIdentityCommand }) =>
     // No credentials: the ID token is the credential, and the service's own must not be looked for or sent.
     new STSClient({ ...config, credentials: { accessKeyId: '', secretAccessKey: '' } }).send(
       new AssumeRoleWithWebIdentityCommand({
@@ -108,11 +87,8 @@ function signingCredentials(credentials: AwsCredentials): AwsCredentials {
 }
 
 /** Secrets Manager `GetSecretValue` by name or ARN: the secret's string (`undefined` for a binary secret). */
-export async function getSecretValue(
-  request: { region: string; credentials: AwsCredentials; secretId: string; versionId?: string; versionStage?: string },
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ secretString?: string }> {
-  const answer = await call('secretsManager', request.region, env, (config) =>
+async function getSecretValue(request: Parameters<AwsProviderApi['getSecretValue']>[0], env: NodeJS.ProcessEnv): Promise<{ secretString?: string }> {
+  const answer = await call('secretsManager', request.region, env, (config, { SecretsManagerClient, GetSecretValueCommand }) =>
     new SecretsManagerClient({ ...config, credentials: signingCredentials(request.credentials) }).send(
       new GetSecretValueCommand({
         SecretId: request.secretId,
@@ -125,12 +101,18 @@ export async function getSecretValue(
 }
 
 /** SSM `GetParameter`: the parameter's value and type (`SecureString` values decrypted when asked). */
-export async function getParameter(
-  request: { region: string; credentials: AwsCredentials; name: string; decrypt: boolean },
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ value?: string; type?: string }> {
-  const answer = await call('ssm', request.region, env, (config) =>
+async function getParameter(request: Parameters<AwsProviderApi['getParameter']>[0], env: NodeJS.ProcessEnv): Promise<{ value?: string; type?: string }> {
+  const answer = await call('ssm', request.region, env, (config, { SSMClient, GetParameterCommand }) =>
     new SSMClient({ ...config, credentials: signingCredentials(request.credentials) }).send(new GetParameterCommand({ Name: request.name, WithDecryption: request.decrypt })),
   );
   return { value: answer.Parameter?.Value, type: answer.Parameter?.Type };
+}
+
+/** The providers' AWS calls through the SDK, with the endpoints `env` configures (default: this process's environment). */
+export function sdkAwsProviderApi(env: NodeJS.ProcessEnv = process.env): AwsProviderApi {
+  return {
+    assumeRoleWithWebIdentity: (request) => assumeRoleWithWebIdentity(request, env),
+    getSecretValue: (request) => getSecretValue(request, env),
+    getParameter: (request) => getParameter(request, env),
+  };
 }
