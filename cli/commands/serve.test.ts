@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../output/errors.js';
-import { serveSettings } from './serve.js';
+import { serveSettings } from './serve-run.js';
 
 describe('serveSettings', () => {
   it('defaults to local storage in ~/.stackyard/serve on 127.0.0.1:8080', () => {

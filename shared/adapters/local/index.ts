@@ -1,13 +1,22 @@
 import { promises as fs } from 'node:fs';
 import { resolve } from 'node:path';
 import { UnavailableError } from '../../core/errors.js';
-import type { ApprovalStore, DeploymentStore, DriftStore, EnvironmentStore, PolicyPackageStore, PolicyStore, ScheduleStore, Storage } from '../../ports/index.js';
+import type {
+  ApprovalStore,
+  AuditStore,
+  ConsoleSessionStore,
+  DeploymentStore,
+  DriftStore,
+  EnvironmentStore,
+  HookStore,
+  PolicyPackageStore,
+  PolicyStore,
+  ScheduleStore,
+  Storage,
+} from '../../ports/index.js';
 import { lazyStore } from '../lazy-store.js';
 import { DataDir } from './files.js';
 import { LocalCheckpointStore } from './local-checkpoint-store.js';
-import { LocalConsoleSessionStore } from './local-console-session-store.js';
-import { LocalAuditStore } from './local-audit-store.js';
-import { LocalHookStore } from './local-hook-store.js';
 import { LocalIdentityStore } from './local-identity-store.js';
 import { LocalKeyService } from './local-key-service.js';
 import { LocalLeaseStore } from './local-lease-store.js';
@@ -57,11 +66,12 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
     leases: new LocalLeaseStore(dir, now),
     keys: new LocalKeyService(dir),
     identity: new LocalIdentityStore(dir, now),
-    hooks: new LocalHookStore(dir, outbox),
-    consoleSessions: new LocalConsoleSessionStore(dir, now),
-    audit: new LocalAuditStore(dir),
-    // Loaded on first use: most commands never read an environment, a deployment, a drift run, a plan's approvals, a
-    // schedule or a policy pack, and start-up pays for every module it compiles.
+    // Loaded on first use: most commands never read a hook, a console session, the audit log, an environment, a
+    // deployment, a drift run, a plan's approvals, a schedule or a policy pack, and start-up pays for every module
+    // it compiles.
+    hooks: lazyStore<HookStore>(async () => new (await import('./local-hook-store.js')).LocalHookStore(dir, outbox)),
+    consoleSessions: lazyStore<ConsoleSessionStore>(async () => new (await import('./local-console-session-store.js')).LocalConsoleSessionStore(dir, now)),
+    audit: lazyStore<AuditStore>(async () => new (await import('./local-audit-store.js')).LocalAuditStore(dir)),
     environments: lazyStore<EnvironmentStore>(async () => new (await import('./local-environment-store.js')).LocalEnvironmentStore(dir, now)),
     deployments: lazyStore<DeploymentStore>(async () => new (await import('./local-deployment-store.js')).LocalDeploymentStore(dir)),
     drift: lazyStore<DriftStore>(async () => new (await import('./local-drift-store.js')).LocalDriftStore(dir)),
