@@ -108,7 +108,8 @@ describe('policy packs and groups through `stackyard serve`', () => {
     const noManifest = await publish('2.0.0', tarball(tarEntry('package/index.js', '')));
     expect(failed(noManifest.upload!, 400)).toContain('PulumiPolicy.yaml');
     failed((await publish('2.0.0', Buffer.from('not a tarball'))).upload!, 400);
-    failed(await call('POST', `${PACKS}/required-tags/versions/2.0.0/complete`), 400);
+    // a refused upload leaves no pending version behind (so the fixed pack can be published at once)
+    failed(await call('POST', `${PACKS}/required-tags/versions/2.0.0/complete`), 404);
     failed(await wire.call('PUT', `${PACKS}/required-tags/versions/2.0.0/upload`, { body: packed, gzip: false, headers: { 'X-Stackyard-Upload-Ticket': 'guessed' } }), 401);
 
     expect(ok(await call('GET', PACKS))).toEqual(before);

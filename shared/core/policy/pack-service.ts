@@ -21,6 +21,12 @@ export interface CreatedPack {
 }
 
 const NUMBER_RETRIES = 8;
+/**
+ * How long a started publish owns its version: a second publish of the same version meanwhile is refused (409), so
+ * two publishers never mix one's metadata with the other's tarball; after it, an unfinished publish counts as abandoned
+ * and is replaced. An upload of at most 4 MB takes seconds.
+ */
+export const PENDING_PUBLISH_MS = 10 * 60_000;
 
 function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -48,7 +54,10 @@ export function createPackVerbs(deps: ServiceDeps) {
     return record;
   }
 
-  /** A new pending version with the next number; a pending (never completed) version of the same tag is replaced. */
+  /**
+   * A new pending version with the next number, or a replacement of an abandoned one (pending for longer than
+   * PENDING_PUBLISH_MS). Each is one conditional write, so of concurrent publishes of one version exactly one gets it.
+   */
   async function createPending(principal: Principal, org: string, request: CreatePolicyPackRequest, ticketHash: string) {
     for (let attempt = 0; ; attempt++) {
       const versions = (await store().listVersions(org)).filter((v) => v.name === request.name);
@@ -56,6 +65,13 @@ export function createPackVerbs(deps: ServiceDeps) {
       const existing = versions.find((v) => v.versionTag === tag);
       if (existing?.status === 'published') {
         throw new ConflictError(`Version ${tag} of policy pack '${request.name}' is already published: versions are immutable, so raise the version in the pack's package.json.`);
+      }
+      if (existing && existing.createdAt + PENDING_PUBLISH_MS > deps.now()) {
+        const free = new Date(existing.createdAt + PENDING_PUBLISH_MS).toISOString();
+        throw new ConflictError(
+          `Version ${tag} of policy pack '${request.name}' is being published by ${existing.createdBy} since ${new Date(existing.createdAt).toISOString()}: ` +
+            `wait for that publish to finish (then raise the version), or publish again after ${free} if it was abandoned.`,
+        );
       }
       const record: PolicyPackVersionRecord = {
         org,
@@ -99,7 +115,13 @@ export function createPackVerbs(deps: ServiceDeps) {
       if (!record || record.status !== 'pending' || !record.uploadTicketHash || !ticket || !sameHash(record.uploadTicketHash, sha256Hex(ticket))) {
         throw new UnauthorizedError(`This upload is not expected: start a publish with POST /api/orgs/${org}/policypacks and upload to the URI it returns, with its headers.`);
       }
-      checkPackTarball(tarball);
+      try {
+        checkPackTarball(tarball);
+      } catch (error) {
+        // Nothing of a refused publish stays, its pending version neither: the fixed pack can be published at once.
+        await store().deleteVersion(org, record.name, record.versionTag);
+        throw error;
+      }
       await packages().putPackage(org, record.name, record.versionTag, tarball);
     },
 
