@@ -23,7 +23,10 @@ export const deploymentSettingsEdit: CommandHandler = async (ctx, _args, opts) =
   if (Object.keys(variables).length > 0) operationContext.environmentVariables = variables;
   const preRun = list(opts.preRunCommand);
   if (preRun.length > 0) operationContext.preRunCommands = preRun;
-  if (opts.skipInstallDeps !== undefined) operationContext.options = { skipInstallDependencies: opts.skipInstallDeps === true };
+  const options: Record<string, boolean> = {};
+  if (opts.skipInstallDeps !== undefined) options.skipInstallDependencies = opts.skipInstallDeps === true;
+  if (opts.deleteAfterDestroy !== undefined) options.deleteAfterDestroy = opts.deleteAfterDestroy === true;
+  if (Object.keys(options).length > 0) operationContext.options = options;
 
   const patch: Record<string, unknown> = {};
   if (Object.keys(git).length > 0) patch.sourceContext = { git };

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunLostError, runStackName, type ClaimedRun, type RunnerService, type RunOutcome } from '../../shared/core/deployments/runner-service.js';
-import type { DeploymentRun } from '../../shared/ports/deployment-store.js';
+import type { DeploymentOperation, DeploymentRun } from '../../shared/ports/deployment-store.js';
 import { operationArguments, operationNoun } from './operations.js';
 import { runStep, type StepResult } from './step-process.js';
 
@@ -113,8 +113,6 @@ export async function executeRun(ctx: RunContext, claimed: ClaimedRun, shutdown:
     outcome = { status: 'failed', failure: 'runner stopped: the runner shut down before the run ended' };
   }
   log.line(outcome.status === 'succeeded' ? `The ${run.operation} succeeded.` : `The run failed: ${outcome.failure}`);
-  // Said, not skipped in silence: what a schedule asked for that this runner does not do yet (docs/deployments.md).
-  for (const option of claimed.unsupportedOptions) log.line(`Not done: the run asks for ${option}, which stackyard's runner does not act on yet.`);
   await log.close();
   if (stopped === 'lost') return;
   await ctx.runner.finish(ctx.name, run, outcome).catch((error: unknown) => {
@@ -160,12 +158,42 @@ async function runSteps(ctx: RunContext, claimed: ClaimedRun, workspace: string,
 
   const home = join(ctx.workRoot, 'home');
   mkdirSync(home, { recursive: true });
-  const args = operationArguments(run.operation, runStackName(run));
-  line(`$ stackyard ${args.join(' ')}`);
-  await step(`${operationNoun(run.operation)} failed`, process.execPath, [ctx.cli, ...args], project, {
-    ...stepEnv,
-    STACKYARD_HOME: home,
-    STACKYARD_BACKEND_URL: ctx.serviceUrl,
-    STACKYARD_ACCESS_TOKEN: claimed.token,
-  });
+  const cli = async (operation: DeploymentOperation) => {
+    const args = operationArguments(operation, runStackName(run));
+    line(`$ stackyard ${args.join(' ')}`);
+    await step(`${operationNoun(operation)} failed`, process.execPath, [ctx.cli, ...args], project, {
+      ...stepEnv,
+      STACKYARD_HOME: home,
+      STACKYARD_BACKEND_URL: ctx.serviceUrl,
+      STACKYARD_ACCESS_TOKEN: claimed.token,
+    });
+  };
+  await cli(run.operation);
+  await afterOperation(ctx, claimed, line, () => cli('remediate-drift'));
+}
+
+/** What the run's options ask for once its operation succeeded: remediating the drift found, removing the stack. */
+async function afterOperation(ctx: RunContext, claimed: ClaimedRun, line: (line: string) => void, remediate: () => Promise<void>): Promise<void> {
+  const { run } = claimed;
+  if (claimed.remediateIfDriftDetected) {
+    if (!(await ctx.runner.driftFound(run))) {
+      line('No drift was detected: nothing to remediate.');
+      return;
+    }
+    line('Drift was detected: remediating it with an update that refreshes first (remediateIfDriftDetected).');
+    try {
+      await remediate();
+    } finally {
+      await ctx.runner.recordRemediation(run);
+    }
+  }
+  if (claimed.deleteAfterDestroy) {
+    line(`The stack is destroyed: removing ${runStackName(run)} (deleteAfterDestroy).`);
+    try {
+      await ctx.runner.removeStack(run);
+    } catch (error) {
+      throw new StepFailed(`removing the stack failed: ${(error as Error).message}`);
+    }
+    line(`Removed the stack ${runStackName(run)}.`);
+  }
 }

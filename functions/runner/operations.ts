@@ -14,8 +14,10 @@ export function operationArguments(operation: DeploymentOperation, stack: string
     case 'preview':
       return ['preview', ...common];
     case 'update':
-    case 'remediate-drift':
       return ['up', '--yes', '--wait', ...common];
+    case 'remediate-drift':
+      // Pulumi Cloud's remediation is `pulumi up --refresh`: the program is the truth, whatever the cloud holds now.
+      return ['up', '--refresh', '--yes', '--wait', ...common];
     case 'refresh':
       return ['refresh', '--yes', '--wait', ...common];
     case 'destroy':

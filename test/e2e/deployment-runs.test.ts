@@ -14,7 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeSandboxes, REPO, TESTPROV_DIR, until } from '../cli/cli-harness.js';
+import { fastHookEnv, startReceiver, type Receiver } from '../hooks/hook-fixtures.js';
 import { GitHttpServer } from '../support/git-http-server.js';
+import { changeInWorld, worldResource } from '../support/testprov-world.js';
 import { E2eService } from './e2e-harness.js';
 
 const STACK = '/api/stacks/admin/runapp/dev';
@@ -63,6 +65,7 @@ interface RunView {
 describe('deployment runs on serve --runners 1', () => {
   let service: E2eService;
   let git: GitHttpServer;
+  let receiver: Receiver;
   let repoUrl: string;
   let world: string;
 
@@ -83,26 +86,35 @@ describe('deployment runs on serve --runners 1', () => {
       const view = await run(id);
       return view.status === 'succeeded' || view.status === 'failed' ? view : undefined;
     }, timeoutMs);
-  const logOf = async (id: string) => ((await api('GET', `${STACK}/deployments/${id}/logs`)) as { lines: { line: string }[] }).lines.map((l) => l.line).join('\n');
+  /** A stack of the `runapp` project whose settings deploy the repository's `main` branch. */
+  const deployableStack = async (name: string) => {
+    await api('POST', '/api/stacks/admin/runapp', { stackName: name });
+    await api('POST', `/api/stacks/admin/runapp/${name}/deployments/settings`, {
+      sourceContext: { git: { repoUrl, branch: 'main' } },
+      operationContext: {
+        environmentVariables: { NODE_PATH: join(REPO, 'node_modules'), TESTPROV_WORLD: world, TESTPROV_LOG: join(world, 'provider.log') },
+      },
+    });
+  };
+  const logOfStack = async (stack: string, id: string) =>
+    ((await api('GET', `${stack}/deployments/${id}/logs`)) as { lines: { line: string }[] }).lines.map((l) => l.line).join('\n');
+  const logOf = (id: string) => logOfStack(STACK, id);
 
   beforeAll(async () => {
     git = new GitHttpServer();
     await git.start();
     repoUrl = git.repository('app', { main: programFiles(PROGRAM), hanging: programFiles(HANGING_PROGRAM) });
     world = mkdtempSync(join(tmpdir(), 'stackyard-world-'));
-    service = await E2eService.start({ storage: 'local', args: ['--runners', '1'], env: { STACKYARD_RUNNER_POLL_MS: '200', STACKYARD_RUNNER_CLAIM_SECONDS: '4' } });
-    await api('POST', '/api/stacks/admin/runapp', { stackName: 'dev' });
-    await api('POST', `${STACK}/deployments/settings`, {
-      sourceContext: { git: { repoUrl, branch: 'main' } },
-      operationContext: {
-        environmentVariables: { NODE_PATH: join(REPO, 'node_modules'), TESTPROV_WORLD: world, TESTPROV_LOG: join(world, 'provider.log') },
-      },
-    });
+    receiver = await startReceiver();
+    const env = fastHookEnv({ STACKYARD_HOOKS_ALLOW_PRIVATE: 'true', STACKYARD_RUNNER_POLL_MS: '200', STACKYARD_RUNNER_CLAIM_SECONDS: '4', STACKYARD_SCHEDULER_TICK_MS: '500' });
+    service = await E2eService.start({ storage: 'local', args: ['--runners', '1'], env });
+    await deployableStack('dev');
   }, 120_000);
 
   afterAll(async () => {
     await service?.stop();
     await git?.stop();
+    await receiver?.stop();
     rmSync(world, { recursive: true, force: true });
     removeSandboxes();
   });
@@ -134,12 +146,13 @@ describe('deployment runs on serve --runners 1', () => {
     await api('POST', '/api/stacks/admin/runapp', { stackName: 'cli' });
     const cli = (...args: string[]) => service.sandbox.run(service.sandbox.root, [...args, '--stack', 'admin/runapp/cli']);
     const edit = await cli('deployment', 'settings', 'edit', '--git-url', repoUrl, '--branch', 'main', '--env', `NODE_PATH=${join(REPO, 'node_modules')}`,
-      '--env', `TESTPROV_WORLD=${world}`, '--secret-env', 'API_KEY=kept-secret');
+      '--env', `TESTPROV_WORLD=${world}`, '--secret-env', 'API_KEY=kept-secret', '--delete-after-destroy');
     expect(edit.stderr).toBe('');
     expect(edit.stdout).toContain("Deployment settings of 'admin/runapp/cli' updated.");
     const settings = JSON.parse((await cli('deployment', 'settings', 'get')).stdout);
     expect(settings.sourceContext.git).toEqual({ repoUrl, branch: 'main' });
     expect(Object.keys(settings.operationContext.environmentVariables.API_KEY)).toEqual(['ciphertext']);
+    expect(settings.operationContext.options).toEqual({ deleteAfterDestroy: true });
 
     const run = await cli('deployment', 'run', 'update', '--suppress-stream-logs=false');
 
@@ -185,6 +198,71 @@ describe('deployment runs on serve --runners 1', () => {
     expect(done.failure).toMatch(/^runner lost: /);
     expect(((await api('GET', STACK)) as { activeUpdate: string }).activeUpdate).toBe('');
     expect(runnerWorkers(service.serve!.dataDir)).toHaveLength(1);
+  }, 200_000);
+
+  /** The run `id` of `stack` (an API path) once it ended. */
+  const endedOn = (stack: string, id: string) =>
+    until(`run ${id} to end`, async () => {
+      const view = (await api('GET', `${stack}/deployments/${id}`)) as RunView;
+      return view.status === 'succeeded' || view.status === 'failed' ? view : undefined;
+    }, 120_000);
+  /** Deploys the program to `stack` with a run and returns its resource as the state holds it. */
+  const deployed = async (stack: string) => {
+    const { id } = (await api('POST', `${stack}/deployments`, { operation: 'update' })) as { id: string };
+    expect((await endedOn(stack, id)).status).toBe('succeeded');
+    const exported = (await api('GET', `${stack}/export`)) as { deployment: { resources: { urn: string; id: string }[] } };
+    return exported.deployment.resources.find((r) => r.urn.endsWith('::deployed'))!;
+  };
+  const firstRun = (stack: string, operation: string, timeoutMs: number) =>
+    until(`a ${operation} run of ${stack}`, async () => {
+      const { deployments } = (await api('GET', `${stack}/deployments`)) as { deployments: { id: string; pulumiOperation: string; created: string; initiator: string }[] };
+      return deployments.find((d) => d.pulumiOperation === operation);
+    }, timeoutMs);
+
+  it('a drift schedule reports a resource changed out of band within one period, to a hook too, and remediates it', async () => {
+    const DRIFT = '/api/stacks/admin/runapp/drift';
+    await deployableStack('drift');
+    const thing = await deployed(DRIFT);
+    changeInWorld(world, thing.id, { ...worldResource(world, thing.id)!, value: 'changed by hand' });
+    const cli = (...args: string[]) => service.sandbox.run(service.sandbox.root, [...args, '--stack', 'admin/runapp/drift']);
+    expect((await cli('hook', 'add', 'drift', '--url', `${receiver.url}/ok/drift`, '--events', 'drift_detected')).status).toBe(0);
+    const scheduledAt = Date.now();
+    const schedule = JSON.parse((await cli('stack', 'schedule', 'new', '--kind', 'drift', '--cron', '* * * * *', '--auto-remediate', '--output', 'json')).stdout);
+
+    const run = await firstRun(DRIFT, 'detect-drift', 75_000);
+    await api('DELETE', `${DRIFT}/deployments/schedules/${schedule.id}`);
+    const done = await endedOn(DRIFT, run.id);
+
+    expect(run.initiator).toBe('schedule');
+    expect(Date.parse(run.created) - scheduledAt).toBeLessThan(61_000);
+    expect(done.failure).toBeUndefined();
+    const [drift] = ((await api('GET', `${DRIFT}/drift/runs`)) as { driftRuns: Record<string, unknown>[] }).driftRuns;
+    expect(drift).toMatchObject({ driftDetected: true, deploymentId: run.id, resources: [{ urn: thing.urn, change: 'update', properties: ['value'] }] });
+    expect(drift!.remediateUpdate).toMatchObject({ updateId: done.updates.at(-1)!.updateID, status: 'succeeded', resourceChanges: { update: 1 } });
+    expect(worldResource(world, thing.id)!.value).toBe('hello from the repository');
+    expect(await logOfStack(DRIFT, run.id)).toContain('$ stackyard up --refresh --yes --wait --stack admin/runapp/drift --non-interactive');
+    const delivery = await until('the drift_detected delivery', async () => (await receiver.received()).find((r) => r.path === '/ok/drift'));
+    expect(JSON.parse(delivery.body)).toMatchObject({ event: 'drift_detected', driftRunId: drift!.id, resources: drift!.resources });
+    expect((await cli('stack', 'drift', 'ls')).stdout).toMatch(new RegExp(`^${drift!.id} +\\S+ +succeeded +yes +succeeded \\(1 update\\) +succeeded \\(1 update\\)$`, 'm'));
+  }, 240_000);
+
+  it('a TTL schedule destroys its stack at its time, within a scheduler tick, and then removes it', async () => {
+    const TTL = '/api/stacks/admin/runapp/ttl';
+    await deployableStack('ttl');
+    const thing = await deployed(TTL);
+    const at = Date.now() + 2_000;
+
+    await api('POST', `${TTL}/deployments/ttl/schedules`, { timestamp: new Date(at).toISOString(), deleteAfterDestroy: true });
+    const run = await firstRun(TTL, 'destroy', 30_000);
+    await until('the stack to be removed', async () => ((await fetch(`${service.serve!.url}${TTL}`, { headers: { authorization: `token ${service.serve!.adminToken}` } })).status === 404 ? true : undefined), 120_000);
+
+    expect(Date.parse(run.created)).toBeGreaterThanOrEqual(at);
+    expect(Date.parse(run.created) - at).toBeLessThan(500 + 1_000);
+    expect(worldResource(world, thing.id)).toBeUndefined();
+    const audit = (await api('GET', '/api/orgs/admin/auditlogs?eventType=stack.deleted')) as { auditLogEvents: { target: string; user: { githubLogin: string }; description: string }[] };
+    const deleted = audit.auditLogEvents.find((e) => e.target === 'admin/runapp/ttl');
+    expect(deleted?.user.githubLogin).toBe(`deployment:${run.id}`);
+    expect(deleted?.description).toContain('after destroying it');
   }, 200_000);
 
   it("cancels a running run: its CLI stops and its update is cancelled, so the stack's lease is free", async () => {

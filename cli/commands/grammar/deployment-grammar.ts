@@ -67,7 +67,7 @@ const EDIT_FLAGS: FlagSpec[] = [
   ...['--runner-pool <id>', '--executor-image <image>', '--executor-root-path <path>'].map((flags) => ({ flags, description: 'executor', refused: NO_EXECUTOR })),
   { flags: '--shell <shell>', description: 'shell to use for pre-run commands', refused: 'pre-run commands run with sh -c' },
   { flags: '--skip-intermediate-deployments', description: 'skip intermediate deployments', refused: 'every queued run runs' },
-  { flags: '--delete-after-destroy', description: 'delete the stack after a destroy', refused: 'TTL stacks are to come (docs/deployments.md)' },
+  { flags: '--delete-after-destroy [bool]', description: 'delete the stack after a destroy run destroyed its resources', parse: boolValue },
   ...['--oidc-aws-role-arn <arn>', '--oidc-azure-client-id <id>', '--oidc-gcp-project-number <n>'].map((flags) => ({
     flags,
     description: 'cloud OIDC',

@@ -1,5 +1,6 @@
-import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DriftRunRecord, DriftStore } from '../../ports/drift-store.js';
+import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError } from '../../core/errors.js';
+import type { DriftRemediation, DriftRunRecord, DriftStore } from '../../ports/drift-store.js';
 import { errorName, translateDynamoDbError } from './errors.js';
 import { KEY, putNew } from './table.js';
 
@@ -20,6 +21,24 @@ export class DynamoDbDriftStore implements DriftStore {
     } catch (error) {
       // Recording the same preview again keeps the first record.
       if (errorName(error) === 'ConditionalCheckFailedException') return;
+      throw translateDynamoDbError(error, 'The drift run');
+    }
+  }
+
+  async recordRemediation(run: Pick<DriftRunRecord, 'stackId' | 'created' | 'id'>, remediation: DriftRemediation): Promise<void> {
+    try {
+      await this.documents.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { [KEY.partition]: driftPk(run.stackId), [KEY.sort]: runSk(run) },
+          UpdateExpression: 'SET #remediation = :remediation',
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: { '#remediation': 'remediateUpdate', '#pk': KEY.partition },
+          ExpressionAttributeValues: { ':remediation': remediation },
+        }),
+      );
+    } catch (error) {
+      if (errorName(error) === 'ConditionalCheckFailedException') throw new NotFoundError(`Drift run '${run.id}' not found.`);
       throw translateDynamoDbError(error, 'The drift run');
     }
   }

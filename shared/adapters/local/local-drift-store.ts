@@ -1,19 +1,32 @@
-import { ConflictError } from '../../core/errors.js';
-import type { DriftRunRecord, DriftStore } from '../../ports/drift-store.js';
+import { ConflictError, NotFoundError } from '../../core/errors.js';
+import type { DriftRemediation, DriftRunRecord, DriftStore } from '../../ports/drift-store.js';
 import { safeSegment, type DataDir } from './files.js';
 
 /** Drift runs at `drift/<stackId>/<created, 15 digits>-<id>.json`: the names sort oldest first; each is written once. */
 export class LocalDriftStore implements DriftStore {
   constructor(private readonly dir: DataDir) {}
 
-  async recordRun(run: DriftRunRecord): Promise<void> {
+  private file(run: Pick<DriftRunRecord, 'stackId' | 'created' | 'id'>): string {
     const name = `${String(run.created).padStart(15, '0')}-${safeSegment(run.id, 'drift run id')}.json`;
+    return this.dir.path('drift', safeSegment(run.stackId, 'stack id'), name);
+  }
+
+  async recordRun(run: DriftRunRecord): Promise<void> {
     try {
-      await this.dir.createJson(this.dir.path('drift', safeSegment(run.stackId, 'stack id'), name), run, 'The drift run');
+      await this.dir.createJson(this.file(run), run, 'The drift run');
     } catch (error) {
       // Recording the same preview again keeps the first record.
       if (!(error instanceof ConflictError)) throw error;
     }
+  }
+
+  async recordRemediation(run: Pick<DriftRunRecord, 'stackId' | 'created' | 'id'>, remediation: DriftRemediation): Promise<void> {
+    const file = this.file(run);
+    await this.dir.withLock('drift', async () => {
+      const stored = await this.dir.readJson<DriftRunRecord>(file);
+      if (!stored) throw new NotFoundError(`Drift run '${run.id}' not found.`);
+      await this.dir.writeJson(file, { ...stored, remediateUpdate: remediation });
+    });
   }
 
   async listRuns(stackId: string, page: { limit: number; skip: number }): Promise<{ runs: DriftRunRecord[]; total: number }> {

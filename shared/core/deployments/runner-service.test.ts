@@ -50,16 +50,16 @@ describe('RunnerService.claim', () => {
     expect(principal).toMatchObject({ login: 'alice', orgs: ['acme'], admin: false, token: { kind: 'deployment', runId: id } });
     expect(JSON.stringify(await fx.snapshot())).not.toContain(claimed!.token);
     expect(await runner.claim('runner-2')).toBeUndefined();
-    expect(claimed?.unsupportedOptions).toEqual([]);
+    expect(claimed).toMatchObject({ remediateIfDriftDetected: false, deleteAfterDestroy: false });
   });
 
-  it('names the options of a scheduled run it does not act on yet', async () => {
-    await deployments.createRun(alice, REF, { operation: 'destroy', operationContext: { options: { deleteAfterDestroy: true, skipInstallDependencies: true } } }, 'schedule');
+  it("carries a scheduled run's options for the operation they belong to", async () => {
+    const options = { deleteAfterDestroy: true, remediateIfDriftDetected: true, skipInstallDependencies: true };
+    await deployments.createRun(alice, REF, { operation: 'destroy', operationContext: { options } }, 'schedule');
 
     const claimed = await runner.claim('runner-1');
 
-    expect(claimed?.unsupportedOptions).toEqual(['deleteAfterDestroy']);
-    expect(claimed?.skipInstallDependencies).toBe(true);
+    expect(claimed).toMatchObject({ deleteAfterDestroy: true, remediateIfDriftDetected: false, skipInstallDependencies: true });
   });
 
   it("lets the run's token run its stack's updates and read it, and nothing else", async () => {

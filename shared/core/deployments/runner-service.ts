@@ -18,6 +18,7 @@ import { API_TOKEN_PREFIX, hashApiToken } from '../identity/identity-service.js'
 import type { ServiceDeps } from '../kernel/deps.js';
 import type { Principal } from '../kernel/principal.js';
 import { cancelUpdate } from '../updates/settling.js';
+import { driftRunOf, recordRemediation, removeDestroyedStack } from './run-aftermath.js';
 import { gitSource, openSettingsSecrets } from './settings.js';
 import { isFinished } from './views.js';
 
@@ -40,12 +41,11 @@ export interface ClaimedRun {
   preRunCommands: string[];
   /** `operationContext.options.skipInstallDependencies`: no `npm ci`. */
   skipInstallDependencies: boolean;
-  /** The run's `operationContext.options` this runner does not act on yet (`remediateIfDriftDetected`, `deleteAfterDestroy`). */
-  unsupportedOptions: string[];
+  /** `operationContext.options.remediateIfDriftDetected` of a `detect-drift` run: remediate the drift found. */
+  remediateIfDriftDetected: boolean;
+  /** `operationContext.options.deleteAfterDestroy` of a `destroy` run: remove the stack once it is destroyed. */
+  deleteAfterDestroy: boolean;
 }
-
-/** Options of Pulumi's `OperationContextOptions` a run may carry (schedules set them) that the runner does not act on yet. */
-const UNSUPPORTED_OPTIONS = ['remediateIfDriftDetected', 'deleteAfterDestroy'] as const;
 
 /** How a run ended, as the runner saw it. */
 export interface RunOutcome {
@@ -79,6 +79,12 @@ export interface RunnerService {
   log(run: DeploymentRun, lines: readonly string[]): Promise<void>;
   /** Cancels the run's updates still running, as `stackyard cancel` does (their clients stop at their next call). */
   cancelUpdates(run: DeploymentRun): Promise<void>;
+  /** Whether the drift run this `detect-drift` run made found drift (false when none was recorded). */
+  driftFound(run: DeploymentRun): Promise<boolean>;
+  /** Records the run's remediation update on its drift run (run-aftermath.ts). */
+  recordRemediation(run: DeploymentRun): Promise<void>;
+  /** Removes the stack this `destroy` run emptied (run-aftermath.ts). */
+  removeStack(run: DeploymentRun): Promise<void>;
   /** Records the result and revokes the run's token. */
   finish(runner: string, run: DeploymentRun, outcome: RunOutcome): Promise<DeploymentRun>;
 }
@@ -205,8 +211,9 @@ export function createRunnerService(deps: ServiceDeps, options: RunnerOptions = 
       const run = await mutate(runner, claimed, () => ({ status: 'running' }));
       const operation = (claimed.settings.operationContext ?? {}) as { preRunCommands?: string[]; options?: Record<string, unknown> };
       const skipInstallDependencies = operation.options?.skipInstallDependencies === true;
-      const unsupportedOptions = UNSUPPORTED_OPTIONS.filter((option) => operation.options?.[option] === true);
-      return { run, token, environment, source, preRunCommands: operation.preRunCommands ?? [], skipInstallDependencies, unsupportedOptions };
+      const remediateIfDriftDetected = run.operation === 'detect-drift' && operation.options?.remediateIfDriftDetected === true;
+      const deleteAfterDestroy = run.operation === 'destroy' && operation.options?.deleteAfterDestroy === true;
+      return { run, token, environment, source, preRunCommands: operation.preRunCommands ?? [], skipInstallDependencies, remediateIfDriftDetected, deleteAfterDestroy };
     },
 
     heartbeat(runner, run) {
@@ -219,6 +226,11 @@ export function createRunnerService(deps: ServiceDeps, options: RunnerOptions = 
     },
 
     cancelUpdates,
+    async driftFound(run) {
+      return (await driftRunOf(deps, run))?.driftDetected === true;
+    },
+    recordRemediation: (run) => recordRemediation(deps, run),
+    removeStack: (run) => removeDestroyedStack(deps, run),
     finish,
   };
 }

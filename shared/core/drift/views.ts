@@ -1,4 +1,4 @@
-import type { DriftedResource, DriftRunRecord } from '../../ports/drift-store.js';
+import type { DriftedResource, DriftRemediation, DriftRunRecord } from '../../ports/drift-store.js';
 
 /** Pulumi's `DriftRunUpdate`: the detect (or remediate) phase of a drift run. */
 export interface DriftRunUpdateView {
@@ -33,6 +33,11 @@ export interface DriftStatusView {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+function remediationView(remediation: DriftRemediation): DriftRunUpdateView {
+  const changes = Object.keys(remediation.resourceChanges).length > 0 ? { resourceChanges: remediation.resourceChanges } : {};
+  return { updateId: remediation.updateId, ...changes, modified: iso(remediation.modified), status: remediation.status };
+}
+
 /** The view of one drift run. */
 export function driftRunView(run: DriftRunRecord): DriftRunView {
   const changes = Object.keys(run.resourceChanges).length > 0 ? { resourceChanges: run.resourceChanges } : {};
@@ -44,6 +49,7 @@ export function driftRunView(run: DriftRunRecord): DriftRunView {
     ...(run.deploymentId ? { deploymentId: run.deploymentId } : {}),
     ...(run.deploymentVersion ? { deploymentVersion: run.deploymentVersion } : {}),
     detectUpdate: { updateId: run.id, ...changes, modified: iso(run.modified), status: run.status },
+    ...(run.remediateUpdate ? { remediateUpdate: remediationView(run.remediateUpdate) } : {}),
     resources: run.resources,
   };
 }

@@ -27,10 +27,12 @@ import { currentDeployment, deploymentOfVersion, newUpdateId, writeStackCheckpoi
 import { stackEvent } from '../hooks/payloads.js';
 import { audited } from '../audit/audit.js';
 import type { Principal } from '../kernel/principal.js';
+import { changedMeanwhile, removeStack } from './stack-removal.js';
 import type { StackPageView, StackService } from './types.js';
 import { decodeListToken, encodeListToken, listFilter, type ListPosition } from './stack-list-token.js';
 
-export const STILL_HAS_RESOURCES = 'Bad Request: Stack still contains resources.';
+export { STILL_HAS_RESOURCES } from './stack-removal.js';
+
 export const DEFAULT_STACK_PAGE_SIZE = 100;
 const MAX_HISTORY_PAGE_SIZE = 100;
 /** Tag writes are idempotent, so losing a race to another write of the record is simply retried. */
@@ -99,16 +101,6 @@ export function createStackService(deps: ServiceDeps): StackService {
       grants[teamSubject(team)] = 'write';
     }
     return grants;
-  }
-
-  /** The stack's state changed under us between our read and our conditional write. */
-  function changedMeanwhile(stack: StackRef, action: string, cause: unknown): ConflictError {
-    return new ConflictError(
-      `Stack '${formatStackRef(stack)}' changed while it was being ${action} (another update or command wrote to ` +
-        `it): retry the command.`,
-      {},
-      { cause },
-    );
   }
 
   return {
@@ -197,23 +189,7 @@ export function createStackService(deps: ServiceDeps): StackService {
     },
 
     async remove(principal, ref, force) {
-      const stack = await loadStack(deps, principal, ref, 'delete');
-      await requireNoActiveUpdate(deps, stack, 'remove');
-      if (!force && holdsResources(await currentDeployment(deps, stack))) {
-        throw new InvalidInputError(STILL_HAS_RESOURCES);
-      }
-      try {
-        await audited(deps, principal, { org: stack.org, event: 'stack.deleted', target: formatStackRef(stack), description: `deleted stack ${formatStackRef(stack)}${force ? ' (--force)' : ''}` }, () =>
-          stacks.delete(stack.id, stack.revision, [stackEvent('stack_deleted', stack, principal.login, deps.now())]),
-        );
-      } catch (error) {
-        if (error instanceof NotFoundError) throw stackNotFound(stack);
-        if (isStaleRevision(error)) throw changedMeanwhile(stack, 'removed', error);
-        throw error;
-      }
-      // Checkpoint objects are immutable and stay under the old id (no code path deletes objects); nothing can
-      // reach them, and the data key went with the stack record, so their secrets cannot be decrypted either.
-      await updates.deleteAll(stack.id);
+      await removeStack(deps, principal, await loadStack(deps, principal, ref, 'delete'), { force });
     },
 
     async rename(principal, ref, to) {

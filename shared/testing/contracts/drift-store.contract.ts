@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NotFoundError } from '../../core/errors.js';
 import type { DriftRunRecord } from '../../ports/index.js';
 import type { ContractEnv, ContractSetup } from './setup.js';
 
@@ -52,6 +53,18 @@ export function driftStoreContract(adapterName: string, setup: ContractSetup): v
       expect(firstPage.total).toBe(3);
       expect(secondPage.runs.map((r) => r.created)).toEqual([1_000]);
       expect(await env.storage.drift.listRuns(randomUUID(), { limit: 5, skip: 0 })).toEqual({ runs: [], total: 0 });
+    });
+
+    it("records a run's remediation and changes nothing else of it; an unknown run is not found", async () => {
+      const stackId = randomUUID();
+      const run = driftRun(stackId, 5_000, true);
+      await env.storage.drift.recordRun(run);
+      const remediation = { updateId: randomUUID(), status: 'succeeded', resourceChanges: { update: 1 }, modified: 6_000 };
+
+      await env.storage.drift.recordRemediation(run, remediation);
+
+      expect(await env.storage.drift.listRuns(stackId, { limit: 10, skip: 0 })).toEqual({ runs: [{ ...run, remediateUpdate: remediation }], total: 1 });
+      await expect(env.storage.drift.recordRemediation({ ...run, id: randomUUID() }, remediation)).rejects.toBeInstanceOf(NotFoundError);
     });
   });
 }
