@@ -9,6 +9,7 @@ import { HomePage } from './pages/home.js';
 import { HooksPage } from './pages/hooks.js';
 import { NotFound } from './pages/not-found.js';
 import { OrgPage } from './pages/org.js';
+import { PoliciesPage } from './pages/policies.js';
 import { ResourcesPage } from './pages/resources.js';
 import { SignInPage } from './pages/signin.js';
 import { StackPage } from './pages/stack.js';
@@ -44,6 +45,7 @@ function SignedIn() {
           <Route path="/:org" component={OrgPage} />
           <Route path="/:org/settings/hooks" component={HooksPage} />
           <Route path="/:org/esc" component={EnvironmentsPage} />
+          <Route path="/:org/settings/policies" component={PoliciesPage} />
           <Route path="/:org/:project" component={OrgPage} />
           <Route path="/:org/:project/:stack" component={StackPage} />
           <Route path="/:org/:project/:stack/resources" component={ResourcesPage} />

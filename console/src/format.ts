@@ -29,3 +29,9 @@ export function urnType(urn: string): string {
   const type = parts[parts.length - 2] ?? '';
   return type.split('$').pop() ?? type;
 }
+
+/** Pulumi's colour tags (`<{%reset%}>`) and ANSI escapes, which the browser would print literally. */
+export function plain(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/<\{%[^%]*%\}>/g, '').replace(/\u001b\[[0-9;]*m/g, '').trimEnd();
+}

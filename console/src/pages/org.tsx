@@ -13,7 +13,8 @@ export function OrgPage() {
   const org = params.org!;
   const project = params.project;
   const session = useSession();
-  const isAdmin = session.orgs.some((o) => o.name === org && o.role === 'admin');
+  const role = session.orgs.find((o) => o.name === org)?.role;
+  const isAdmin = role === 'admin';
   const loaded = usePoll(
     () => api<{ stacks: StackOverview[] }>(`/api/console/orgs/${encodeURIComponent(org)}/stacks`),
     [org],
@@ -30,6 +31,12 @@ export function OrgPage() {
       <h1>{project ? `${org} / ${project}` : org}: stacks</h1>
       <p>
         <a href={`/${encodeURIComponent(org)}/esc`}>Environments</a>
+        {role !== 'viewer' && (
+          <>
+            {' · '}
+            <a href={`/${encodeURIComponent(org)}/settings/policies`}>Policies</a>
+          </>
+        )}
         {isAdmin && (
           <>
             {' · '}

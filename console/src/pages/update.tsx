@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { api, ApiError, stackApi, stackPage } from '../api.js';
-import { changes, duration, urnName, urnType, when } from '../format.js';
+import { changes, duration, plain, urnName, urnType, when } from '../format.js';
 import { Value } from '../value.js';
 import type { UpdateInfo } from '../types.js';
 import { LoadError } from './not-found.js';
 import { AbandonedNote, Outcome } from './parts.js';
+import { PolicyResults, type PolicyEngineEvents } from './update-policies.js';
 
 /** The parts of Pulumi's engine events (apitype.EngineEvent) this page shows. */
 interface StepMetadata {
@@ -18,7 +19,7 @@ interface StepMetadata {
   detailedDiff?: Record<string, { kind: string }> | null;
 }
 
-interface EngineEvent {
+interface EngineEvent extends PolicyEngineEvents {
   sequence: number;
   timestamp: number;
   stdoutEvent?: { message: string };
@@ -29,12 +30,6 @@ interface EngineEvent {
   resOutputsEvent?: { metadata: StepMetadata; planning?: boolean };
   resOpFailedEvent?: { metadata: StepMetadata; status: number };
   cancelEvent?: Record<string, never>;
-}
-
-/** Pulumi's colour tags (`<{%reset%}>`) and ANSI escapes, which the browser would print literally. */
-function plain(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/<\{%[^%]*%\}>/g, '').replace(/\u001b\[[0-9;]*m/g, '').trimEnd();
 }
 
 function describe(event: EngineEvent): { text: string; level: 'info' | 'warning' | 'error' | 'step' } | undefined {
@@ -172,6 +167,7 @@ export function UpdatePage() {
           </ul>
         </>
       )}
+      <PolicyResults events={events} />
       <h2>
         Event log {live && <span class="badge result-in-progress">live</span>}
       </h2>
