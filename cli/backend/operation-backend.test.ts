@@ -122,4 +122,15 @@ describe('operation sessions on a local backend', () => {
 
     expect((session.lost!.reason as Error).message).toMatch(/the service refused the lease renewal/);
   });
+
+  it("offers the stack's tags as they stand once the update started, for the policy packs", async () => {
+    await backend.setTags(ref, { foo: 'bar' });
+    // what the CLI sends at the start: the stack's tags merged with the project's
+    const session = await createOperationBackend({ ...target(), tags: { foo: 'bar', hello: 'world' } }).begin('update', true);
+
+    const tags = await session.stackTags!();
+    await session.complete(outcome);
+
+    expect(tags).toMatchObject({ foo: 'bar', hello: 'world' });
+  });
 });

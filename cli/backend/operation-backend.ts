@@ -258,6 +258,7 @@ export function createOperationBackend(target: OperationTarget): OperationBacken
               }
             : undefined,
         recordEvents: (batch) => events.add(batch),
+        stackTags: async () => (await backend.getStack(ref)).tags,
         // the packs are the stack's organization's (Pulumi's update owner), downloaded with this backend's token
         ...(requiredPolicies.length
           ? { requiredPolicyPacks: (o: { env: NodeJS.ProcessEnv; onProgress: (line: string) => void }) => requiredPackSpecs(ref.org, requiredPolicies, { ...o, download: (at) => backend.policies().download(at) }) }

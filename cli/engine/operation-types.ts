@@ -73,6 +73,11 @@ export interface OperationSession {
    * `--policy-pack`, on previews and updates. A pack that cannot be installed rejects with a `PolicyPackInstallError`.
    */
   requiredPolicyPacks?(o: { env: NodeJS.ProcessEnv; onProgress: (line: string) => void }): Promise<RequiredPolicyPackSpec[]>;
+  /**
+   * Optional. The stack's tags (Pulumi's `deploy.Target.Tags`, read once the update has started, as its backends do), which
+   * policy packs see (ConfigureStack's `tags`, `args.stackTags`). Called only when packs run.
+   */
+  stackTags?(): Promise<Record<string, string>>;
 }
 
 /** Options of `OperationBackend.begin`. */

@@ -248,6 +248,8 @@ export async function runOperation(req: OperationRequest): Promise<number> {
       }
       // the service's required packs, installed before the program runs; they run before any --policy-pack
       const required = (kind === 'preview' || kind === 'update') && session.requiredPolicyPacks ? await session.requiredPolicyPacks({ env: req.env ?? process.env, onProgress: (line) => (req.writeErr ?? req.write)(`${line}\n`) }) : [];
+      const policyPacks = [...required, ...(flags.policyPacks ?? [])];
+      const stackTags = policyPacks.length && session.stackTags ? await session.stackTags() : undefined;
       const result = await runDeployment({
         kind,
         dryRun,
@@ -272,7 +274,8 @@ export async function runOperation(req: OperationRequest): Promise<number> {
         pluginLoggingArgs: pluginLoggingArgs(flags.logging),
         plan,
         recordPlan: planToSave !== undefined || (strict && dryRun && kind === 'update'),
-        policyPacks: [...required, ...(flags.policyPacks ?? [])],
+        policyPacks,
+        stackTags,
         signal,
       });
       phase = { result, status: result.cancelled ? 'cancelled' : result.ok ? 'succeeded' : 'failed' };

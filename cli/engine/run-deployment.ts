@@ -105,6 +105,8 @@ export interface DeploymentOptions {
   pluginLoggingArgs?: readonly string[];
   /** `--policy-pack` (with `--policy-pack-config` at the same position): packs run on a preview or update. */
   policyPacks?: readonly PolicyPackSpec[];
+  /** The stack's tags, which the packs see (ConfigureStack's `tags`). */
+  stackTags?: Record<string, string>;
 }
 
 /** The base state holds operations an interrupted run left unfinished; only `refresh` may run on it. */
@@ -333,7 +335,7 @@ async function startPacks(opts: DeploymentOptions, host: ProgramHost, dryRun: bo
       events,
       launchMs: opts.timeouts?.launchMs,
       callMs: opts.timeouts?.callMs,
-      settings: { organization: opts.program.organization ?? 'organization', project: opts.program.project, stack: opts.program.stack, dryRun, config, configSecretKeys: secretKeys },
+      settings: { organization: opts.program.organization ?? 'organization', project: opts.program.project, stack: opts.program.stack, dryRun, config, configSecretKeys: secretKeys, tags: opts.stackTags },
       onLog: (line) => events.diag?.({ severity: 'debug', message: `[policy] ${line}` }),
     });
   } catch (err) {

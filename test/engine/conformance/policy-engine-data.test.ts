@@ -1,12 +1,13 @@
 /**
  * pulumi-policy's tests/integration scenarios about what the engine hands a pack (TestResourceOptions,
- * TestUnknownValues, TestParentDependencies, TestProvider, TestRuntimeData, TestDeserialize), run with
+ * TestUnknownValues, TestParentDependencies, TestProvider, TestRuntimeData, TestDeserialize, TestRemoteComponent,
+ * TestStackTags), run with
  * `stackyard up --policy-pack`. Each pack asserts inside validateResource, remediateResource and validateStack; a
  * failed assertion fails the call, so the update fails: a green `up` is the Go test's expectation.
  */
 import { describe, expect, it } from 'vitest';
 import { stateResources } from './conformance-harness.js';
-import { PolicyStack, upWithPack, type PolicyRun } from './policy-harness.js';
+import { pack, PolicyStack, upWithPack, type PolicyRun } from './policy-harness.js';
 
 const STACK = 'urn:pulumi:dev::policy-tests::pulumi:pulumi:Stack::policy-tests-dev';
 const created = (run: PolicyRun) => [...run.created].sort();
@@ -111,5 +112,24 @@ describe('remote_component (pulumi-policy TestRemoteComponent)', () => {
       'urn:pulumi:dev::policy-tests::random:index/randomString:RandomString::random',
       'urn:pulumi:dev::policy-tests::testcomponent:index:Component$random:index/randomString:RandomString::innerRandom',
     ]);
+  }, 120_000);
+});
+
+describe('stack_tags (pulumi-policy TestStackTags)', () => {
+  const stack = new PolicyStack('stack_tags');
+  const packs = [{ path: pack('stack_tags') }];
+
+  it("resource and stack policies see the stack's tags", async () => {
+    const run = await stack.run('up', 1, { policyPacks: packs }, { stackTags: async () => ({ foo: 'bar', hello: 'world', 'pulumi:project': 'policy-tests' }) });
+
+    expect(run.code, run.out).toBe(0);
+    expect(run.out).toContain('✅ stack-tags-policy@v0.0.1');
+  }, 120_000);
+
+  it('without the tags the policies fail the preview', async () => {
+    const run = await stack.run('preview', 1, { policyPacks: packs });
+
+    expect(run.code).toBe(1);
+    expect(run.out).toContain('Missing key: foo');
   }, 120_000);
 });
