@@ -63,13 +63,19 @@ export function policyViolationsOf(events: readonly unknown[]): RecordedPolicyVi
 /**
  * Records the stack's latest policy results from a completed update: an `up` (any outcome) replaces them with what
  * it reported, a succeeded `destroy` clears them (nothing is left to violate anything); previews, refreshes and
- * imports run no packs and change nothing. Idempotent: the record carries the update's version.
+ * imports run no packs and change nothing. Idempotent: the record carries the update's version. `readEvents` lets the
+ * completion share one read of the events with the required-pack check.
  */
-export async function recordPolicyResults(deps: ServiceDeps, stackId: string, updateId: string): Promise<void> {
+export async function recordPolicyResults(
+  deps: ServiceDeps,
+  stackId: string,
+  updateId: string,
+  readEvents: () => Promise<unknown[]> = async () => (await recordedEvents(deps, stackId, updateId)) ?? [],
+): Promise<void> {
   const update = await deps.storage.updates.get(stackId, updateId);
   if (!recordsResults(update) || update.version === undefined) return;
   const stack = await deps.storage.stacks.getById(stackId);
-  const reported = update.kind === 'update' ? policyViolationsOf((await recordedEvents(deps, stackId, updateId)) ?? []) : [];
+  const reported = update.kind === 'update' ? policyViolationsOf(await readEvents()) : [];
   const record: StackPolicyResultsRecord = {
     org: stack.org,
     stackId,

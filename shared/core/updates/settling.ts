@@ -67,14 +67,17 @@ export async function completeUpdate(
     // Done with the update token: the entry names the update's requester and the lease token's public id.
     const name = formatStackRef(check.stack);
     const actor = { login: update.requestedBy, tokenId: leaseTokenId(tokenHash), ...(request ? { request } : {}) };
-    bypass = status === 'succeeded' && !isTerminal(update) ? await policyBypass(deps, update) : undefined;
+    // One read of the update's events serves both the required-pack check and the policy results.
+    let events: Promise<unknown[]> | undefined;
+    const readEvents = () => (events ??= recordedEvents(deps, check.stackId, updateId).then((read) => read ?? []));
+    bypass = status === 'succeeded' && !isTerminal(update) ? await policyBypass(update, readEvents) : undefined;
     const ended = bypass ? 'failed' : status;
     const spec = { org: ref.org, event: 'update.completed', target: name, description: `${update.kind} ${updateId} of ${name} ${ended}` } as const;
     const options = { completedTokenHash: tokenHash, ...(bypass ? { policyBypass: bypass.message } : {}) };
     const settleIt = () => settle(deps, check.stackId, updateId, ended, options);
     const bypassed = bypass && ({ org: ref.org, event: 'policy.bypassed', target: name, description: `${update.kind} ${updateId} of ${name}: ${bypass.message}` } as const);
     await audited(deps, actor, spec, () => (bypassed ? audited(deps, actor, bypassed, settleIt) : settleIt()));
-    await recordPolicyResults(deps, check.stackId, updateId);
+    await recordPolicyResults(deps, check.stackId, updateId, readEvents);
   }
   await storage.leases.release(check).catch((error: unknown) => {
     // Expired between the check and now: the completion is recorded all the same.
@@ -95,10 +98,10 @@ function bypassedError(updateId: string, what: string): PolicyBypassedError {
  * (policy/enforcement-check.ts). Other kinds are not checked: `stackyard` runs required packs on `up` and `preview`
  * only, and a refresh or destroy registers no resources for a pack to analyze.
  */
-async function policyBypass(deps: ServiceDeps, update: UpdateRecord): Promise<PolicyBypass | undefined> {
+async function policyBypass(update: UpdateRecord, readEvents: () => Promise<unknown[]>): Promise<PolicyBypass | undefined> {
   const required = update.requiredPolicies ?? [];
   if (update.kind !== 'update' || required.length === 0) return undefined;
-  return judgeRequiredPacks(required, (await recordedEvents(deps, update.stackId, update.id)) ?? []);
+  return judgeRequiredPacks(required, await readEvents());
 }
 
 /** `UpdateService.cancel`: kills the token first, so the running client stops at its next call, then settles. */
