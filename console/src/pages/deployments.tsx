@@ -1,6 +1,6 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { api, ApiError, stackApi, stackPage } from '../api.js';
+import { useFollow } from '../use-follow.js';
 import { duration, when } from '../format.js';
 import { usePoll } from '../use-poll.js';
 import { LoadError } from './not-found.js';
@@ -103,48 +103,15 @@ async function loadRun(base: string, ref: string): Promise<RunView> {
 export function DeploymentRunPage() {
   const { org, project, stack, ref } = useRoute().params as StackParams & { ref: string };
   const base = stackApi(org, project, stack);
-  const [run, setRun] = useState<RunView | undefined>();
-  const [lines, setLines] = useState<LogPage['lines']>([]);
-  const [live, setLive] = useState(true);
-  const [error, setError] = useState<{ status: number; message: string } | undefined>();
-  const stopped = useRef(false);
-
-  useEffect(() => {
-    stopped.current = false;
-    setLines([]);
-    setLive(true);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let token: string | undefined;
-    let id: string | undefined;
-    // One run read and one log page per tick, from where the last page ended, until the log says it is complete.
-    const poll = async () => {
-      try {
-        const current = id ? await api<RunView>(`${base}/deployments/${encodeURIComponent(id)}`) : await loadRun(base, ref);
-        if (stopped.current) return;
-        id = current.id;
-        setRun(current);
-        const query = token !== undefined ? `?continuationToken=${encodeURIComponent(token)}` : '';
-        const page = await api<LogPage>(`${base}/deployments/${encodeURIComponent(current.id)}/logs${query}`);
-        if (stopped.current) return;
-        if (page.lines.length > 0) setLines((old) => [...old, ...page.lines]);
-        if (page.nextToken === undefined) {
-          setLive(false);
-          return;
-        }
-        token = page.nextToken;
-      } catch (caught) {
-        if (stopped.current) return;
-        setError({ status: caught instanceof ApiError ? caught.status : 0, message: (caught as Error).message });
-        if (caught instanceof ApiError && caught.status < 500) return;
-      }
-      timer = setTimeout(() => void poll(), 1500);
-    };
-    void poll();
-    return () => {
-      stopped.current = true;
-      if (timer) clearTimeout(timer);
-    };
-  }, [base, ref]);
+  const { head: run, items: lines, live, error } = useFollow<RunView, LogPage['lines'][number]>(
+    (previous) => (previous ? api<RunView>(`${base}/deployments/${encodeURIComponent(previous.id)}`) : loadRun(base, ref)),
+    async (current, after) => {
+      const query = after !== undefined ? `?continuationToken=${encodeURIComponent(after)}` : '';
+      const page = await api<LogPage>(`${base}/deployments/${encodeURIComponent(current.id)}/logs${query}`);
+      return { items: page.lines, next: page.nextToken };
+    },
+    [base, ref],
+  );
 
   if (error && !run) return <LoadError error={error} />;
   if (!run) return <p aria-busy="true">Loading…</p>;

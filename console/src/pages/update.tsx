@@ -1,6 +1,6 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
-import { api, ApiError, stackApi, stackPage } from '../api.js';
+import { api, stackApi, stackPage } from '../api.js';
+import { useFollow } from '../use-follow.js';
 import { changes, duration, plain, urnName, urnType, when } from '../format.js';
 import { Value } from '../value.js';
 import type { UpdateInfo } from '../types.js';
@@ -63,47 +63,17 @@ function describe(event: EngineEvent): { text: string; level: 'info' | 'warning'
 export function UpdatePage() {
   const { org, project, stack, ref } = useRoute().params as { org: string; project: string; stack: string; ref: string };
   const base = stackApi(org, project, stack);
-  const [info, setInfo] = useState<UpdateInfo | undefined>();
-  const [events, setEvents] = useState<EngineEvent[]>([]);
-  const [live, setLive] = useState(true);
-  const [error, setError] = useState<{ status: number; message: string } | undefined>();
-  const stopped = useRef(false);
-
-  useEffect(() => {
-    stopped.current = false;
-    setEvents([]);
-    setLive(true);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let token: string | undefined;
-    const poll = async () => {
-      try {
-        const update = await api<UpdateInfo>(`${base}/updates/${encodeURIComponent(ref)}`);
-        if (stopped.current) return;
-        setInfo(update);
-        const query = token !== undefined ? `?continuationToken=${encodeURIComponent(token)}` : '';
-        const page = await api<{ events: EngineEvent[]; continuationToken?: string }>(
-          `${base}/update/${encodeURIComponent(update.updateID)}/events${query}`,
-        );
-        if (stopped.current) return;
-        if (page.events.length > 0) setEvents((old) => [...old, ...page.events]);
-        token = page.continuationToken;
-        if (token === undefined) {
-          setLive(false);
-          return;
-        }
-      } catch (caught) {
-        if (stopped.current) return;
-        setError({ status: caught instanceof ApiError ? caught.status : 0, message: (caught as Error).message });
-        if (caught instanceof ApiError && caught.status < 500) return;
-      }
-      timer = setTimeout(() => void poll(), 1500);
-    };
-    void poll();
-    return () => {
-      stopped.current = true;
-      if (timer) clearTimeout(timer);
-    };
-  }, [base, ref]);
+  const { head: info, items: events, live, error } = useFollow<UpdateInfo, EngineEvent>(
+    () => api<UpdateInfo>(`${base}/updates/${encodeURIComponent(ref)}`),
+    async (update, after) => {
+      const query = after !== undefined ? `?continuationToken=${encodeURIComponent(after)}` : '';
+      const page = await api<{ events: EngineEvent[]; continuationToken?: string }>(
+        `${base}/update/${encodeURIComponent(update.updateID)}/events${query}`,
+      );
+      return { items: page.events, next: page.continuationToken };
+    },
+    [base, ref],
+  );
 
   if (error && !info) return <LoadError error={error} />;
   if (!info) return <p aria-busy="true">Loading…</p>;

@@ -18,7 +18,6 @@ import { allows, teamSubject, userSubject, type StackPermission } from '../kerne
 import type { ServiceDeps } from '../kernel/deps.js';
 import {
   countResources,
-  holdsResources,
   renameDeployment,
   validateDeployment,
   type PendingOperationSummary,
