@@ -18,6 +18,7 @@ import { createDeploymentService } from '../../shared/core/deployments/deploymen
 import { createDriftService } from '../../shared/core/drift/drift-service.js';
 import { createPolicyService } from '../../shared/core/policy/policy-service.js';
 import { createScheduleService } from '../../shared/core/schedules/schedule-service.js';
+import { createPushWebhookService } from '../../shared/core/push-webhooks/push-webhook-service.js';
 import { createHookService } from '../../shared/core/hooks/hook-service.js';
 import { createIdentityService } from '../../shared/core/identity/identity-service.js';
 import { createUpdateService } from '../../shared/core/updates/update-service.js';
@@ -27,7 +28,8 @@ import { kmsParts } from '../storage-parts/kms.js';
 import { s3Parts } from '../storage-parts/s3.js';
 
 /**
- * API Gateway entry point of the updates routes (an update's lifecycle with the policy packs it must run, webhooks), on the table, S3 and KMS
+ * API Gateway entry point of the updates routes (an update's lifecycle with the policy packs it must run, webhooks,
+ * push webhooks that queue deployment runs), on the table, S3 and KMS
  * (docs/deploy.md, "What each function bundles").
  */
 export const updatesFunction: LambdaFunction = {
@@ -60,6 +62,7 @@ export const updatesFunction: LambdaFunction = {
       approvals: audited(createApprovalService(deps)),
       schedules: audited(createScheduleService(deps)),
       policies: audited(createPolicyService(deps)),
+      pushWebhooks: createPushWebhookService(deps),
     };
   },
 };

@@ -16,6 +16,7 @@ export const deploymentSettingsPatchSchema = z.looseObject({
   gitHub: z.nullish(jsonObject),
   operationContext: z.nullish(jsonObject),
   cacheOptions: z.nullish(jsonObject),
+  pushWebhook: z.nullish(jsonObject),
 });
 
 /** `…/deployments/settings/encrypt`: one value to seal, in Pulumi's secret wire form. */

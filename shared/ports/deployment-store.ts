@@ -83,6 +83,9 @@ export interface DeploymentLogLine {
  *   exactly one other runner, by the same conditional write on its revision, so it is recovered once.
  * - `updateRun` applies only at the revision the caller read; otherwise `ConflictError` and nothing changes.
  * - Log lines are appended in order; `readLog` returns them from an offset.
+ * - `recordDelivery` is create-if-absent-or-expired on (stack, delivery id): of any number of callers recording one
+ *   delivery at once exactly one gets `true`, and until `expiresAt` every later one gets `false` (push webhooks'
+ *   replay guard). Expiry is checked in the write's condition; DynamoDB's TTL sweep only cleans up.
  */
 export interface DeploymentStore {
   getSettings(stackId: string): Promise<DeploymentSettingsRecord | undefined>;
@@ -99,6 +102,9 @@ export interface DeploymentStore {
   claimNext(runner: string, now: number, claimedUntil: number): Promise<DeploymentRun | undefined>;
   /** A claimed run whose claim expired before `now`, now claimed by `runner` until `claimedUntil` (status unchanged). */
   claimLost(runner: string, now: number, claimedUntil: number): Promise<DeploymentRun | undefined>;
+
+  /** `true` when this delivery id of the stack was not recorded yet (or its record expired), now recorded until `expiresAt`. */
+  recordDelivery(stackId: string, deliveryId: string, now: number, expiresAt: number): Promise<boolean>;
 
   appendLog(runId: string, lines: readonly DeploymentLogLine[]): Promise<void>;
   /** Lines from `offset` (0-based), at most `count`. */

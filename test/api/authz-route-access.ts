@@ -20,7 +20,9 @@ export type Access =
   /** The OIDC issuer's discovery document and keys: public by design, for relying parties such as AWS STS. */
   | { public: true }
   /** A policy pack upload: the one-time ticket header is the credential, never an API token. */
-  | { uploadTicket: true };
+  | { uploadTicket: true }
+  /** A push webhook: its signature under the stack's secret is the credential, never an API token. */
+  | { webhookSignature: true };
 
 export const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
 export const UPDATE = `${STACK}/update/{updateId}`;
@@ -182,6 +184,7 @@ export const ROUTE_ACCESS: Record<string, Access> = {
   // Whatever credentials come with it, the exchange judges only the ID token: an unsigned one is refused (401) for
   // every caller alike, and issues nothing (the snapshot includes every token list). test/oidc/ covers the rest.
   'POST /api/oauth/token': { oidcExchange: true },
+  'POST /api/webhooks/git/{orgName}/{projectName}/{stackName}': { webhookSignature: true },
   'GET /oidc/.well-known/openid-configuration': { public: true },
   'GET /oidc/.well-known/jwks': { public: true },
   [`GET ${UPDATE}/events`]: { stack: 'history' },

@@ -44,7 +44,7 @@ const ENVIRONMENT_RANK = { read: 1, open: 2, write: 3, admin: 4 } as const;
 function expected(access: Access, caller: Caller): 'allowed' | number {
   if ('any' in access) return 'allowed';
   if ('public' in access) return 'allowed';
-  if ('oidcExchange' in access || 'uploadTicket' in access) return 401;
+  if ('oidcExchange' in access || 'uploadTicket' in access || 'webhookSignature' in access) return 401;
   if ('siteAdmin' in access) return 403;
   if ('personalTokens' in access) {
     // The matrix acts on alice's tokens (?login=alice): alice herself, or a site administrator.

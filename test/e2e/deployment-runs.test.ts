@@ -1,7 +1,8 @@
 /**
  * Deployment runs end to end: `stackyard serve --runners 1` (a runner worker process) runs queued runs from a loopback
  * git server — clone, `npm ci`, the bundled CLI with the run's own token — and records their logs, updates and
- * results: a run from a repository leaves the program's resources in the stack, an unreachable repository fails as
+ * results: a run from a repository leaves the program's resources in the stack, a push through the example
+ * post-receive hook (examples/git-push-webhook) starts exactly one update of the pushed commit, an unreachable repository fails as
  * `clone failed`, and cancelling a running run stops its CLI and cancels its update.
  *
  * Offline installs: the program's only npm dependency is a package inside the repository (`file:./lib/greeting`), so
@@ -9,7 +10,7 @@
  * node_modules through NODE_PATH, set in the stack's deployment settings like any environment variable.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -175,6 +176,56 @@ describe('deployment runs on serve --runners 1', () => {
     expect((await cli('deployment', 'settings', 'destroy', '--yes')).status).toBe(0);
     expect(JSON.parse((await cli('deployment', 'settings', 'get')).stdout)).toEqual({});
   }, 200_000);
+
+  it('starts exactly one update for a push to the watched branch, through the example post-receive hook', async () => {
+    const pushed = '/api/stacks/admin/runapp/pushed';
+    const secret = 'e2e-push-webhook-secret';
+    await api('POST', '/api/stacks/admin/runapp', { stackName: 'pushed' });
+    await api('POST', `${pushed}/deployments/settings`, {
+      sourceContext: { git: { repoUrl, branch: 'main' } },
+      gitHub: { paths: ['lib/**'] },
+      operationContext: { environmentVariables: { NODE_PATH: join(REPO, 'node_modules'), TESTPROV_WORLD: world } },
+      pushWebhook: { secret: { secret } },
+    });
+    const bare = join(git.root, 'app.git');
+    // The dumb-HTTP server needs its ref list refreshed before the run clones, so that comes first.
+    copyFileSync(join(REPO, 'examples/git-push-webhook/post-receive'), join(bare, 'hooks/stackyard-post-receive'));
+    writeFileSync(join(bare, 'hooks/post-receive'), '#!/bin/sh\ngit update-server-info\nexec "$(dirname "$0")/stackyard-post-receive"\n', { mode: 0o755 });
+    const work = mkdtempSync(join(tmpdir(), 'stackyard-push-'));
+    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com',
+      STACKYARD_WEBHOOK_URL: `${service.serve!.url}/api/webhooks/git/admin/runapp/pushed`, STACKYARD_WEBHOOK_SECRET: secret };
+    const gitIn = (...args: string[]) => execFileSync('git', args, { cwd: work, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const runsOf = async () => ((await api('GET', `${pushed}/deployments`)) as { deployments: (RunView & { initiator: string })[] }).deployments;
+    try {
+      gitIn('clone', '--quiet', bare, '.');
+      writeFileSync(join(work, 'README.md'), 'outside the path filter\n');
+      gitIn('add', 'README.md');
+      gitIn('commit', '--quiet', '-m', 'docs only');
+      gitIn('push', '--quiet', 'origin', 'main');
+      expect(await runsOf()).toEqual([]);
+      writeFileSync(join(work, 'lib/greeting/index.js'), "exports.greeting = () => 'hello from a push';\n");
+      gitIn('commit', '--quiet', '-am', 'new greeting');
+      const commit = gitIn('rev-parse', 'HEAD').trim();
+
+      gitIn('push', '--quiet', 'origin', 'main');
+      const [queued] = await until('the push to queue a run', async () => ((await runsOf()).length > 0 ? runsOf() : undefined));
+      const done = await until('the pushed run to end', async () => {
+        const view = (await api('GET', `${pushed}/deployments/${queued!.id}`)) as RunView;
+        return view.status === 'succeeded' || view.status === 'failed' ? view : undefined;
+      }, 120_000);
+
+      expect(done.failure).toBeUndefined();
+      expect(done.status).toBe('succeeded');
+      expect(await runsOf()).toHaveLength(1);
+      expect(queued!.initiator).toBe('webhook:git');
+      const log = ((await api('GET', `${pushed}/deployments/${queued!.id}/logs`)) as { lines: { line: string }[] }).lines.map((l) => l.line);
+      expect(log).toContain(`$ git checkout ${commit}`);
+      const exported = (await api('GET', `${pushed}/export`)) as { deployment: { resources?: { urn: string; outputs?: Record<string, unknown> }[] } };
+      expect(exported.deployment.resources?.find((r) => r.urn.endsWith('::deployed'))?.outputs?.value).toBe('hello from a push');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 150_000);
 
   it('fails a run whose repository cannot be cloned with clone failed', async () => {
     const { id } = await queue({ operation: 'update', sourceContext: { git: { repoUrl: `${git.url}/missing.git`, branch: 'main' } } });

@@ -3,7 +3,8 @@
  * launchers and serve workers are) claim at once against DynamoDB Local; every queued run is claimed exactly once,
  * and two runners racing for the one run of a queue end with one claim; a run whose runner's claim lapsed is
  * recovered by exactly one of the runners racing for it; a runner that saw a stack idle just before another claimed
- * one of its runs claims none of its others.
+ * one of its runs claims none of its others; one push webhook delivery received by six services at once is recorded
+ * (and so acted on) by one.
  */
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -113,6 +114,15 @@ describe('racing runners on the DynamoDB run queue', () => {
     const winners = recoveries.filter((recovered) => recovered?.id === run.id);
     expect(winners).toHaveLength(1);
     expect((await runners[0]!.deployments.getRun(run.stackId, run.id))?.claimedBy).toBe(winners[0]!.claimedBy);
+  });
+
+  it('records one webhook delivery for exactly one of six services receiving it at once', async () => {
+    const stackId = randomUUID();
+    const now = Date.now();
+
+    const fresh = await Promise.all(runners.map((storage) => storage.deployments.recordDelivery(stackId, 'github-delivery-1', now, now + 60_000)));
+
+    expect(fresh.filter(Boolean)).toHaveLength(1);
   });
 
   it('claims each of many queued runs exactly once across six runners', async () => {

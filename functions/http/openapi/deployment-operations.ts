@@ -13,6 +13,12 @@ const logQuery: readonly QueryParameter[] = [
 
 /** Deployment settings and runs (docs/deployments.md). */
 export const DEPLOYMENT_OPERATIONS: Record<string, OperationDoc> = {
+  'POST /api/webhooks/git/{orgName}/{projectName}/{stackName}': {
+    summary: "A push webhook (GitHub, GitLab or generic), signed with the stack's secret: 202 when it queued a run, 200 when it asked none; 401 unsigned, 409 replayed",
+    tag,
+    auth: 'none',
+    response: wire.jsonObject,
+  },
   [`GET ${DEPLOYMENTS}/settings`]: { summary: "The stack's deployment settings, secrets sealed", tag, auth: 'token', response: wire.jsonObject },
   [`POST ${DEPLOYMENTS}/settings`]: {
     summary: 'Merge a patch into the deployment settings (admin)',

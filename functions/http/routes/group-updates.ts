@@ -3,6 +3,7 @@ import { approvalRoutes } from './approvals.js';
 import { deploymentRoutes } from './deployments.js';
 import { driftRoutes } from './drift.js';
 import { scheduleRoutes } from './schedules.js';
+import { pushWebhookRoutes } from './push-webhooks.js';
 import { hookApiRoutes } from './hooks.js';
 import { updateRoutes } from './updates.js';
 
@@ -18,4 +19,5 @@ export const UPDATES_GROUP_ROUTES: readonly Route[] = routesOf('updates', [
   ...driftRoutes,
   ...approvalRoutes,
   ...scheduleRoutes,
+  ...pushWebhookRoutes,
 ]);

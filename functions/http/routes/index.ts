@@ -7,6 +7,7 @@ import { deploymentRoutes } from './deployments.js';
 import { driftRoutes } from './drift.js';
 import { scheduleRoutes } from './schedules.js';
 import { environmentConsoleRoutes } from './environment-console.js';
+import { pushWebhookRoutes } from './push-webhooks.js';
 import { environmentApiRoutes } from './environments.js';
 import { hookApiRoutes } from './hooks.js';
 import { identityRoutes } from './identity.js';
@@ -40,6 +41,7 @@ export const API_ROUTES: readonly Route[] = [
   ...driftRoutes,
   ...approvalRoutes,
   ...scheduleRoutes,
+  ...pushWebhookRoutes,
   ...policyPackRoutes,
   ...policyGroupRoutes,
   ...policyResultRoutes,

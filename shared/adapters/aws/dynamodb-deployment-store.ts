@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   DeleteCommand,
   GetCommand,
@@ -17,7 +18,7 @@ import type {
 } from '../../ports/deployment-store.js';
 import { isClaimedRun } from '../../ports/deployment-store.js';
 import { translateDynamoDbError } from './errors.js';
-import { KEY, putNew } from './table.js';
+import { KEY, putNew, TTL_ATTRIBUTE } from './table.js';
 import { failedOnCondition, withoutKeys } from './queries.js';
 
 const deploymentsPk = (stackId: string) => `DEPLOY#${stackId}`;
@@ -30,6 +31,8 @@ const queueSk = (run: Pick<DeploymentRun, 'created' | 'id'>) => `${String(run.cr
 const LIVE_PK = 'DEPLOYLIVE';
 /** In a stack's partition: the run that last claimed it, so two runs of one stack are never claimed at once. */
 const LIVE_MARKER_SK = 'LIVERUN';
+/** A push webhook delivery a stack received (hashed: the id is the sender's text). */
+const deliverySk = (deliveryId: string) => `DELIVERY#${createHash('sha256').update(deliveryId).digest('hex')}`;
 const logPk = (runId: string) => `DEPLOYLOG#${runId}`;
 const logSk = (chunk: number) => `CHUNK#${String(chunk).padStart(10, '0')}`;
 
@@ -216,6 +219,25 @@ export class DynamoDbDeploymentStore implements DeploymentStore {
       start = page.LastEvaluatedKey;
     } while (start);
     return undefined;
+  }
+
+  async recordDelivery(stackId: string, deliveryId: string, now: number, expiresAt: number): Promise<boolean> {
+    const item = { [KEY.partition]: deploymentsPk(stackId), [KEY.sort]: deliverySk(deliveryId), expiresAt, [TTL_ATTRIBUTE]: Math.ceil(expiresAt / 1000) };
+    try {
+      await this.documents.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt < :now',
+          ExpressionAttributeNames: { '#pk': KEY.partition, '#expiresAt': 'expiresAt' },
+          ExpressionAttributeValues: { ':now': now },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (failedOnCondition(error)) return false;
+      throw translateDynamoDbError(error, 'The webhook delivery');
+    }
   }
 
   async appendLog(runId: string, lines: readonly DeploymentLogLine[]): Promise<void> {

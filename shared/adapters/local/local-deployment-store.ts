@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ConflictError } from '../../core/errors.js';
 import type {
   DeploymentLogLine,
@@ -94,6 +95,17 @@ export class LocalDeploymentStore implements DeploymentStore {
         return this.writeRun({ ...run, claimedBy: runner, claimedUntil, modified: now, revision: run.revision + 1 }, run.revision);
       }
       return undefined;
+    });
+  }
+
+  async recordDelivery(stackId: string, deliveryId: string, now: number, expiresAt: number): Promise<boolean> {
+    const name = `${createHash('sha256').update(deliveryId).digest('hex')}.json`;
+    const path = this.dir.path('deployments', safeSegment(stackId, 'stack id'), 'deliveries', name);
+    return this.dir.withLock(LOCK, async () => {
+      const recorded = await this.dir.readJson<{ expiresAt: number }>(path);
+      if (recorded && recorded.expiresAt >= now) return false;
+      await this.dir.writeJson(path, { expiresAt });
+      return true;
     });
   }
 

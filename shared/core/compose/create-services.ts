@@ -7,6 +7,7 @@ import { createConsoleService } from '../console/index.js';
 import { createDeploymentService } from '../deployments/deployment-service.js';
 import { createDriftService } from '../drift/drift-service.js';
 import { createScheduleService } from '../schedules/schedule-service.js';
+import { createPushWebhookService } from '../push-webhooks/push-webhook-service.js';
 import { createEnvironmentService } from '../environments/environment-service.js';
 import { createHookService } from '../hooks/hook-service.js';
 import { createIdentityService } from '../identity/identity-service.js';
@@ -45,6 +46,7 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     drift: auditingDenials(deps, createDriftService(deps)),
     approvals: auditingDenials(deps, createApprovalService(deps)),
     schedules: auditingDenials(deps, createScheduleService(deps)),
+    pushWebhooks: createPushWebhookService(deps),
     policies: auditingDenials(deps, createPolicyService(deps)),
   };
 }

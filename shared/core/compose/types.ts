@@ -5,6 +5,7 @@ import type { ConsoleService } from '../console/index.js';
 import type { DeploymentService } from '../deployments/index.js';
 import type { DriftService } from '../drift/index.js';
 import type { ScheduleService } from '../schedules/index.js';
+import type { PushWebhookService } from '../push-webhooks/index.js';
 import type { EnvironmentService } from '../environments/index.js';
 import type { HookService } from '../hooks/index.js';
 import type { IdentityService } from '../identity/index.js';
@@ -46,5 +47,7 @@ export interface Services {
   drift: DriftService;
   approvals: ApprovalService;
   schedules: ScheduleService;
+  /** Push to deploy: signed git webhooks that queue runs. */
+  pushWebhooks: PushWebhookService;
   policies: PolicyService;
 }

@@ -7,7 +7,7 @@ import { loadStack } from '../kernel/authorization.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import type { Principal } from '../kernel/principal.js';
 import { deploymentOperation, queueRun, type CreateRunRequest } from './run-queue.js';
-import { mergeSettings, sealSettings, validateSettings } from './settings.js';
+import { mergeSettings, publicSettings, sealSettings, validateSettings, withoutReadOnly } from './settings.js';
 import { isFinished, logsView, runView, type DeploymentLogsView, type DeploymentRunView } from './views.js';
 
 /** Deployment settings and runs of a stack (docs/deployments.md). */
@@ -44,13 +44,13 @@ export function createDeploymentService(deps: ServiceDeps): DeploymentService {
   return {
     async getSettings(principal, ref) {
       const stack = await loadStack(deps, principal, ref, 'read-deployments');
-      return (await store().getSettings(stack.id))?.settings ?? {};
+      return publicSettings((await store().getSettings(stack.id))?.settings ?? {});
     },
 
     async patchSettings(principal, ref, patch) {
       const stack = await loadStack(deps, principal, ref, 'manage-deployments');
       const current = await store().getSettings(stack.id);
-      const merged = mergeSettings(current?.settings ?? {}, patch);
+      const merged = mergeSettings(current?.settings ?? {}, withoutReadOnly(patch));
       validateSettings(merged);
       const settings = await sealSettings(deps.keys, stack, merged);
       const record: DeploymentSettingsRecord = {
@@ -64,7 +64,7 @@ export function createDeploymentService(deps: ServiceDeps): DeploymentService {
       await audited(deps, principal, { org: stack.org, event: 'deployment.settings-changed', target, description: `changed the deployment settings of ${target}` }, () =>
         store().putSettings(record, current?.version),
       );
-      return settings;
+      return publicSettings(settings);
     },
 
     async deleteSettings(principal, ref) {

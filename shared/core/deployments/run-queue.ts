@@ -40,6 +40,8 @@ export async function queueRun(deps: ServiceDeps, stack: StackRecord, request: C
   const own: Record<string, unknown> = {};
   for (const key of ['executorContext', 'sourceContext', 'operationContext'] as const) if (request[key] !== undefined) own[key] = request[key];
   const merged = mergeSettings(inherited, own);
+  // A run needs no push webhook secret: it stays with the stack's settings.
+  delete merged.pushWebhook;
   validateSettings(merged);
   if (!gitSource(merged)) {
     throw new InvalidInputError(

@@ -2,8 +2,11 @@ import { InvalidInputError } from '../errors.js';
 import type { StackRecord } from '../../ports/stack-store.js';
 import type { StackKeyring } from '../kernel/deps.js';
 
-/** The top-level fields of Pulumi's `DeploymentSettings` (apitype/deployments.go); any other is refused. */
-const SETTINGS_FIELDS = new Set(['tag', 'executorContext', 'sourceContext', 'gitHub', 'operationContext', 'agentPoolID', 'cacheOptions']);
+/**
+ * The top-level fields of Pulumi's `DeploymentSettings` (apitype/deployments.go), plus Stackyard's `pushWebhook` (the
+ * push webhook's secret, docs/deployments.md); any other is refused.
+ */
+const SETTINGS_FIELDS = new Set(['tag', 'executorContext', 'sourceContext', 'gitHub', 'operationContext', 'agentPoolID', 'cacheOptions', 'pushWebhook']);
 
 /** Where Pulumi's `SecretValue`s sit in a settings document (a map of them at `operationContext.environmentVariables`). */
 const SECRET_PATHS: readonly (readonly string[])[] = [
@@ -13,6 +16,7 @@ const SECRET_PATHS: readonly (readonly string[])[] = [
   ['sourceContext', 'git', 'gitAuth', 'basicAuth', 'userName'],
   ['sourceContext', 'git', 'gitAuth', 'basicAuth', 'password'],
   ['executorContext', 'executorImage', 'credentials', 'password'],
+  ['pushWebhook', 'secret'],
 ];
 
 type Json = Record<string, unknown>;
@@ -52,6 +56,7 @@ export function validateSettings(settings: Json): void {
     }
     if (git.branch && git.commit) throw new InvalidInputError('sourceContext.git takes a branch or a commit, not both.');
   }
+  validatePushFields(settings);
   const operation = objectAt(settings, ['operationContext']);
   if (operation?.preRunCommands !== undefined && !isStringArray(operation.preRunCommands)) {
     throw new InvalidInputError('operationContext.preRunCommands must be a list of strings.');
@@ -105,6 +110,54 @@ export async function openSettingsSecrets(keys: StackKeyring, stack: StackRecord
   for (const [name, value] of Object.entries(variables)) if (typeof value === 'string') environment[name] = value;
   names.forEach((name, i) => (environment[name] = Buffer.from(opened[i]!).toString('utf8')));
   return environment;
+}
+
+/** `gitHub`'s push-to-deploy switches and path filter (Pulumi's `DeploymentSettingsGitHub`) and `pushWebhook`. */
+function validatePushFields(settings: Json): void {
+  const gitHub = settings.gitHub;
+  if (gitHub !== undefined && !isObject(gitHub)) throw new InvalidInputError('gitHub must be an object.');
+  for (const flag of ['deployCommits', 'previewPullRequests'] as const) {
+    if (gitHub?.[flag] !== undefined && typeof gitHub[flag] !== 'boolean') throw new InvalidInputError(`gitHub.${flag} must be true or false.`);
+  }
+  if (gitHub?.paths !== undefined && !isStringArray(gitHub.paths)) throw new InvalidInputError('gitHub.paths must be a list of path patterns.');
+  const hook = settings.pushWebhook;
+  if (hook === undefined) return;
+  if (!isObject(hook)) throw new InvalidInputError('pushWebhook must be an object: { "secret": … }.');
+  const secret = hook.secret;
+  if (secret !== undefined && !(isObject(secret) && (typeof secret.ciphertext === 'string' || (typeof secret.secret === 'string' && secret.secret.length >= 16)))) {
+    throw new InvalidInputError('pushWebhook.secret must be { "secret": "<at least 16 characters>" }: it is stored sealed and never returned.');
+  }
+  for (const key of Object.keys(hook)) {
+    if (key === 'postResults') {
+      // Said, not ignored: posting results back to the git host is not built (docs/deployments.md).
+      if (hook.postResults !== false) throw new InvalidInputError('pushWebhook.postResults is not supported yet: Stackyard does not post run results back to the git host; leave it unset.');
+    } else if (key !== 'secret') {
+      throw new InvalidInputError(`Unknown pushWebhook field '${key.slice(0, 64)}': expected secret.`);
+    }
+  }
+}
+
+/**
+ * Settings as readers see them: the push webhook's secret is never returned, not even sealed; `hasSecret` says one
+ * is set (as Pulumi's webhooks do).
+ */
+export function publicSettings(settings: Json): Json {
+  if (!isObject(settings.pushWebhook)) return settings;
+  const { secret, ...rest } = settings.pushWebhook;
+  return { ...settings, pushWebhook: { ...rest, hasSecret: secret !== undefined } };
+}
+
+/** A settings patch without what `publicSettings` adds, so a settings document read back and posted changes nothing. */
+export function withoutReadOnly(patch: Json): Json {
+  if (!isObject(patch.pushWebhook) || !('hasSecret' in patch.pushWebhook)) return patch;
+  const { hasSecret: _ignored, ...rest } = patch.pushWebhook;
+  return { ...patch, pushWebhook: rest };
+}
+
+/** The push webhook's sealed secret, when one is set. */
+export function sealedWebhookSecret(settings: Json): Uint8Array | undefined {
+  const secret = objectAt(settings, ['pushWebhook', 'secret']);
+  return typeof secret?.ciphertext === 'string' ? Buffer.from(secret.ciphertext, 'base64') : undefined;
 }
 
 function objectAt(root: Json, path: readonly string[]): Json | undefined {

@@ -148,6 +148,19 @@ export function deploymentStoreContract(adapterName: string, setup: ContractSetu
       expect((await env.storage.deployments.getRun(created.stackId, created.id))?.status).toBe('running');
     });
 
+    it('records a webhook delivery once until it expires, per stack', async () => {
+      const stackId = randomUUID();
+      const now = env.clock.now();
+      const delivery = `delivery-${randomUUID()}`;
+
+      expect(await env.storage.deployments.recordDelivery(stackId, delivery, now, now + 60_000)).toBe(true);
+
+      expect(await env.storage.deployments.recordDelivery(stackId, delivery, now + 1, now + 120_000)).toBe(false);
+      expect(await env.storage.deployments.recordDelivery(randomUUID(), delivery, now, now + 60_000)).toBe(true);
+      expect(await env.storage.deployments.recordDelivery(stackId, delivery, now + 60_001, now + 120_000)).toBe(true);
+      expect(await env.storage.deployments.recordDelivery(stackId, delivery, now + 60_002, now + 120_000)).toBe(false);
+    });
+
     it('keeps log lines in the order they were appended', async () => {
       const runId = randomUUID();
       await env.storage.deployments.appendLog(runId, [{ timestamp: 1, line: 'one' }, { timestamp: 2, line: 'two' }]);
