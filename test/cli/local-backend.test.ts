@@ -63,6 +63,15 @@ describe('stackyard on the local backend', () => {
     expect(JSON.parse(whoami.stdout)).toEqual({ user: 'local', organizations: ['organization'], url: `file://${join(sandbox.home, 'local')}` });
   });
 
+  it("reads the stack's drift status, and refuses schedules, which need a service's scheduler", async () => {
+    const status = await cli('stack', 'drift', 'status', '--output', 'json');
+    const schedules = await cli('stack', 'schedule', 'ls');
+
+    expect(JSON.parse(status.stdout)).toEqual({ driftDetected: false, latestDriftRun: '', runInProgress: false });
+    expect(schedules.status).toBe(1);
+    expect(schedules.stderr).toContain('the local backend does not support schedules');
+  });
+
   it('stores a secret encrypted where Pulumi puts it, and reads it back', async () => {
     const set = await cli('config', 'set', '--secret', 'password', 'hunter2');
     const get = await cli('config', 'get', 'password');
