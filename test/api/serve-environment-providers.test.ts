@@ -15,6 +15,9 @@ import { startServe, type ServeProcess } from './serve-process.js';
 const ESC = '/api/esc/environments/acme';
 const ROLE = 'arn:aws:iam::000000000000:role/esc-reader';
 const NARROW_ROLE = 'arn:aws:iam::000000000000:role/esc-dev-only';
+const SHARED_LOGIN_ROLE = 'arn:aws:iam::000000000000:role/esc-shared-login';
+/** The custom subject (subjectAttributes) the shared login's role trusts: the login's own environment, any user. */
+const SHARED_LOGIN_SUBJECT = 'pulumi:environments:pulumi.organization.login:acme:currentEnvironment.name:shared/aws:pulumi.user.login:*';
 const DB_PASSWORD = 'db-password-from-secrets-manager';
 const API_TOKEN = 'api-token-from-parameter-store';
 
@@ -75,6 +78,7 @@ describe.each(['local', 'aws'] as const)('environment providers through `stackya
       roles: [
         { roleArn: ROLE, issuer, audience: 'aws:acme', subject: 'pulumi:environments:org:acme:env:app/*' },
         { roleArn: NARROW_ROLE, issuer, audience: 'aws:acme', subject: 'pulumi:environments:org:acme:env:app/dev' },
+        { roleArn: SHARED_LOGIN_ROLE, issuer, audience: 'aws:acme', subject: SHARED_LOGIN_SUBJECT },
       ],
       secrets: { 'app/db-password': DB_PASSWORD },
       parameters: { '/app/endpoint': { type: 'String', value: 'https://db.internal' }, '/app/token': { type: 'SecureString', value: API_TOKEN } },
@@ -133,6 +137,29 @@ describe.each(['local', 'aws'] as const)('environment providers through `stackya
     expect(summaries).toContainEqual(expect.stringContaining('AccessDenied'));
     expect(summaries).toContainEqual(expect.stringContaining("sub 'pulumi:environments:org:acme:env:app/staging'"));
     expect(JSON.stringify(refused.json)).not.toContain(DB_PASSWORD);
+  });
+
+  it('signs the subject subjectAttributes name: the role trusting the login\'s own environment gives credentials, one naming another attribute is refused', async () => {
+    const login = (attributes: string) =>
+      `values:\n  login:\n    fn::open::aws-login:\n      oidc:\n        roleArn: ${SHARED_LOGIN_ROLE}\n        sessionName: shared\n        subjectAttributes: [${attributes}]\n`;
+    for (const [name, attributes] of [['aws', 'currentEnvironment.name, pulumi.user.login'], ['aws-by-root', 'rootEnvironment.name, pulumi.user.login']]) {
+      ok(await call('POST', ESC, { project: 'shared', name }));
+      ok(await call('PATCH', `${ESC}/shared/${name}`, login(attributes)));
+    }
+    for (const [name, imported] of [['uses-shared', 'shared/aws'], ['uses-root', 'shared/aws-by-root']]) {
+      ok(await call('POST', ESC, { project: 'app', name }));
+      ok(await call('PATCH', `${ESC}/app/${name}`, `imports:\n  - ${imported}\nvalues:\n  key: \${login.accessKeyId}\n`));
+    }
+
+    const { id } = ok(await call('POST', `${ESC}/app/uses-shared/open`));
+    const opened = ok(await call('GET', `${ESC}/app/uses-shared/open/${id}`)).properties;
+    const refused = await call('POST', `${ESC}/app/uses-root/open`);
+
+    expect(opened.key.value).toMatch(/^ASIA/);
+    const summaries = (refused.json.diagnostics as { summary: string }[]).map((d) => d.summary).join('\n');
+    expect(failed(refused, 400)).toContain(`could not assume role '${SHARED_LOGIN_ROLE}'`);
+    expect(summaries).toContain("sub 'pulumi:environments:pulumi.organization.login:acme:rootEnvironment.name:app/uses-root:pulumi.user.login:");
+    expect(summaries).toContain('AccessDenied');
   });
 
   it('refuses on save a provider input that breaks its schema, with the diagnostic on its line', async () => {

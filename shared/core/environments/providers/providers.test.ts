@@ -10,6 +10,9 @@ import { durationSeconds } from './provider-inputs.js';
 
 let fx: ServiceFixture;
 
+/** Subject sources for an environment opened at its root by `me`. */
+const at = (environment: string) => ({ rootEnvironment: environment, currentEnvironment: environment, userLogin: 'me' });
+
 beforeEach(async () => {
   fx = await serviceFixture({ serviceUrl: 'https://stackyard.example.com/' });
 });
@@ -20,7 +23,7 @@ afterEach(async () => {
 
 describe('the OIDC issuer', () => {
   it('signs ID tokens that verify against the key set it publishes, with its issuer, subject and audience', async () => {
-    const claims = awsLoginClaims('acme', 'app/dev');
+    const claims = awsLoginClaims('acme', at('app/dev'));
 
     const token = await signIdToken(fx.deps, claims);
     const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet((await issuerKeySet(fx.deps)) as JSONWebKeySet), {
@@ -38,7 +41,7 @@ describe('the OIDC issuer', () => {
     const stored = Buffer.from(await fx.storage.checkpoints.get({ stackId: ISSUER_KEY_SCOPE, name: 'signing-key-v1.json' })).toString('utf8');
     const other = { ...fx.deps, storage: { ...fx.storage } };
 
-    const token = await signIdToken(other, awsLoginClaims('acme', 'app/dev'));
+    const token = await signIdToken(other, awsLoginClaims('acme', at('app/dev')));
 
     expect(await issuerKeySet(other)).toEqual(first);
     await expect(jwtVerify(token, createLocalJWKSet(first as JSONWebKeySet), { currentDate: new Date(fx.deps.now()) })).resolves.toBeDefined();
@@ -62,9 +65,22 @@ describe('aws-login', () => {
     });
   });
 
-  it("gives Pulumi ESC's subject and audience, the bare organization for the default project", () => {
-    expect(awsLoginClaims('acme', 'app/dev')).toEqual({ subject: 'pulumi:environments:org:acme:env:app/dev', audience: 'aws:acme' });
-    expect(awsLoginClaims('acme', 'default/dev')).toEqual({ subject: 'pulumi:environments:org:acme:env:default/dev', audience: 'acme' });
+  it("gives Pulumi ESC's subject and audience, the bare organization and environment for the default project", () => {
+    expect(awsLoginClaims('acme', at('app/dev'))).toEqual({ subject: 'pulumi:environments:org:acme:env:app/dev', audience: 'aws:acme' });
+    expect(awsLoginClaims('acme', at('default/dev'))).toEqual({ subject: 'pulumi:environments:org:acme:env:dev', audience: 'acme' });
+  });
+
+  it('forms a custom subject from subjectAttributes, in order, as ESC documents it', () => {
+    const sources = { rootEnvironment: 'app/dev', currentEnvironment: 'shared/aws', userLogin: 'personA' };
+
+    const custom = awsLoginClaims('contoso', sources, ['currentEnvironment.name', 'pulumi.user.login']);
+    const all = awsLoginClaims('contoso', sources, ['rootEnvironment.name', 'pulumi.organization.login']);
+    const legacy = awsLoginClaims('contoso', { ...sources, currentEnvironment: 'default/development' }, ['currentEnvironment.name']);
+
+    expect(custom).toEqual({ subject: 'pulumi:environments:pulumi.organization.login:contoso:currentEnvironment.name:shared/aws:pulumi.user.login:personA', audience: 'aws:contoso' });
+    expect(all.subject).toBe('pulumi:environments:pulumi.organization.login:contoso:rootEnvironment.name:app/dev:pulumi.organization.login:contoso');
+    expect(legacy.subject).toBe('pulumi:environments:pulumi.organization.login:contoso:currentEnvironment.name:development');
+    expect(() => awsLoginClaims('contoso', sources, ['pulumi.user.email'])).toThrow("aws-login: unknown subject attribute 'pulumi.user.email'");
   });
 
   it('reads Go durations of hours, minutes and seconds, and nothing else', () => {
