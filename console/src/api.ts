@@ -40,6 +40,56 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
+/** A problem the service found in a definition (ESC's diagnostic), with its 1-based line and column when it has one. */
+export interface Diagnostic {
+  severity: 'error' | 'warning';
+  summary: string;
+  range?: { begin: { line: number; column: number } };
+  path: string;
+}
+
+/** A refused save: the API's error with the definition's diagnostics (400), if any. */
+export class SaveError extends ApiError {
+  constructor(
+    status: number,
+    message: string,
+    readonly diagnostics: Diagnostic[],
+  ) {
+    super(status, message);
+  }
+}
+
+/**
+ * Reads a definition (YAML) with the etag a save must send back, so that a save another one beat is refused (409)
+ * rather than overwriting it.
+ */
+export async function readDefinition(path: string): Promise<{ yaml: string; etag: string }> {
+  const response = await fetch(path, { headers: { accept: 'application/x-yaml, application/json' }, credentials: 'same-origin' });
+  const text = await response.text();
+  if (!response.ok) throw failure(response, text);
+  return { yaml: text, etag: response.headers.get('etag') ?? '' };
+}
+
+/** Saves a definition (raw YAML, as ESC's client sends it) if it is still at `etag`; its new revision and warnings. */
+export async function saveDefinition(path: string, yaml: string, etag: string): Promise<{ revision: number; diagnostics: Diagnostic[] }> {
+  const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/x-yaml', 'if-match': etag };
+  if (csrfToken) headers['x-stackyard-csrf'] = csrfToken;
+  const response = await fetch(path, { method: 'PATCH', headers, credentials: 'same-origin', body: yaml });
+  const text = await response.text();
+  if (!response.ok) {
+    const refused = failure(response, text);
+    let diagnostics: Diagnostic[] = [];
+    try {
+      diagnostics = (JSON.parse(text) as { diagnostics?: Diagnostic[] }).diagnostics ?? [];
+    } catch {
+      // No diagnostics: the message says it all.
+    }
+    throw new SaveError(refused.status, refused.message, diagnostics);
+  }
+  const body = (text ? JSON.parse(text) : {}) as { diagnostics?: Diagnostic[] };
+  return { revision: Number(response.headers.get('pulumi-esc-revision')), diagnostics: body.diagnostics ?? [] };
+}
+
 /** The API's error (`{code, message}`) as an ApiError; the status alone when the body is not that. */
 function failure(response: Response, text: string): ApiError {
   let message: string | undefined;
@@ -49,14 +99,6 @@ function failure(response: Response, text: string): ApiError {
     // Not JSON (a proxy's page): the status says it.
   }
   return new ApiError(response.status, message ?? `${response.status} ${response.statusText}`);
-}
-
-/** Calls an API route that answers text (an environment's YAML definition); errors as `api`'s. */
-export async function apiText(path: string): Promise<string> {
-  const response = await fetch(path, { headers: { accept: 'application/x-yaml, application/json' }, credentials: 'same-origin' });
-  const text = await response.text();
-  if (!response.ok) throw failure(response, text);
-  return text;
 }
 
 const encoded = (...names: string[]) => names.map(encodeURIComponent).join('/');

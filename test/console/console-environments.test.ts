@@ -85,4 +85,26 @@ describe('the console on environments', () => {
     await page.getByRole('button', { name: 'Hide secrets' }).click();
     expect(await page.content()).not.toContain(SECRET);
   });
+
+  it('edits the latest revision: a definition with errors is refused by line and column, a good one saved as the next revision', async () => {
+    const page = await environmentPage(world.tokens.alice);
+    await page.getByRole('button', { name: 'Edit the latest revision' }).click();
+    const box = page.getByLabel('Definition (YAML)');
+    await expect.poll(() => box.inputValue()).toContain('tier: gold');
+    expect(await box.inputValue()).not.toContain(SECRET);
+    const stored = await box.inputValue();
+
+    await box.fill(`${stored}  broken: \${missing}\n`);
+    await page.getByRole('button', { name: 'Save' }).click();
+    const refused = page.getByTestId('editor-diagnostics');
+    await expect.poll(() => refused.innerText()).toMatch(/^Nothing was saved:\s+6:\d+: .*missing/m);
+
+    await box.fill(stored.replace('tier: gold', 'tier: platinum'));
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByTestId('editor-saved').innerText()).toContain('Saved revision 4.');
+    await expect.poll(() => page.getByTestId('definition-yaml').innerText()).toContain('tier: platinum');
+    expect(await page.getByTestId('definition-revision').innerText()).toBe('4');
+    const stillSealed = await fetch(`${world.url}${ENV}`, { headers: { authorization: `token ${world.tokens.alice}` } });
+    expect(await stillSealed.text()).not.toContain(SECRET);
+  });
 });

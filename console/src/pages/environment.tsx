@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
-import { api, apiText, environmentApi, environmentConsoleApi } from '../api.js';
+import { api, environmentApi, environmentConsoleApi, readDefinition, type Diagnostic } from '../api.js';
 import type { EnvironmentActivity, EnvironmentRevision } from '../types.js';
 import { usePoll } from '../use-poll.js';
+import { DefinitionEditor, SavedNote } from './environment-editor.js';
 import { CompareRevisions, RevisionHistory, WhoOpenedWhat } from './environment-parts.js';
 import { LoadError } from './not-found.js';
 
@@ -22,14 +23,14 @@ function Definition(props: { base: string; revision: number; onRevealed: () => v
   useEffect(() => {
     setRevealed(undefined);
     setError(undefined);
-    apiText(`${props.base}/versions/${props.revision}`)
-      .then((yaml) => setStored({ revision: props.revision, yaml }))
+    readDefinition(`${props.base}/versions/${props.revision}`)
+      .then(({ yaml }) => setStored({ revision: props.revision, yaml }))
       .catch((e: unknown) => setError((e as Error).message));
   }, [props.base, props.revision]);
   const reveal = async () => {
     setError(undefined);
     try {
-      setRevealed(await apiText(`${props.base}/versions/${props.revision}/decrypt`));
+      setRevealed((await readDefinition(`${props.base}/versions/${props.revision}/decrypt`)).yaml);
     } catch (e) {
       setError((e as Error).message);
     } finally {
@@ -75,7 +76,10 @@ function Definition(props: { base: string; revision: number; onRevealed: () => v
   );
 }
 
-/** `/<org>/esc/<project>/<env>`: an environment's definition, revision history, comparison and who opened what. */
+/**
+ * `/<org>/esc/<project>/<env>`: an environment's definition (and an edit box for its latest revision), revision
+ * history, comparison and who opened what.
+ */
 export function EnvironmentPage() {
   const { params } = useRoute();
   const { org, project, env } = params as { org: string; project: string; env: string };
@@ -84,9 +88,18 @@ export function EnvironmentPage() {
   const history = usePoll(() => api<EnvironmentRevision[]>(`${base}/versions`), [base], () => 10000);
   const activity = usePoll(() => api<{ entries: EnvironmentActivity[] }>(`${own}/audit?pageSize=100`), [own], () => 5000);
   const [shown, setShown] = useState<number | undefined>();
+  const [editing, setEditing] = useState(false);
+  const [saved, setSaved] = useState<{ revision: number; warnings: Diagnostic[] } | undefined>();
   if (history.error) return <LoadError error={history.error} />;
   const revisions = history.data ?? [];
   const latest = revisions[0]?.number;
+  const onSaved = (revision: number, warnings: Diagnostic[]) => {
+    setEditing(false);
+    setSaved({ revision, warnings });
+    setShown(undefined);
+    history.reload();
+    activity.reload();
+  };
   return (
     <section>
       <nav aria-label="Breadcrumb" class="crumbs">
@@ -100,7 +113,26 @@ export function EnvironmentPage() {
       ) : (
         <>
           <h2>Definition</h2>
-          <Definition base={base} revision={shown ?? latest} onRevealed={activity.reload} />
+          {saved ? <SavedNote revision={saved.revision} warnings={saved.warnings} /> : null}
+          {editing ? (
+            <DefinitionEditor base={base} onSaved={onSaved} onCancel={() => setEditing(false)} />
+          ) : (
+            <>
+              <p>
+                <button
+                  type="button"
+                  onClick={() => {
+                    setSaved(undefined);
+                    setEditing(true);
+                  }}
+                >
+                  Edit the latest revision
+                </button>{' '}
+                <span class="muted">needs write on this environment</span>
+              </p>
+              <Definition base={base} revision={shown ?? latest} onRevealed={activity.reload} />
+            </>
+          )}
           <h2>Revision history</h2>
           <RevisionHistory revisions={revisions} shown={shown ?? latest} onView={setShown} />
           <h2>Compare revisions</h2>
