@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 
 const BUNDLE = fileURLToPath(new URL('../dist/cli/stackyard.mjs', import.meta.url));
 
@@ -60,7 +61,12 @@ export function call(url, method, path, { auth, body, gzipped } = {}) {
     const req = request(new URL(path, url), { method, headers, agent }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        // The client asks for gzip, as the Pulumi CLI does; a large answer comes back compressed.
+        const bytes = res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
+        resolve({ status: res.statusCode, text: bytes.toString('utf8') });
+      });
       res.on('error', reject);
     });
     req.on('error', reject);
