@@ -130,4 +130,16 @@ export interface PolicyPackageStore {
   putPackage(org: string, name: string, versionTag: string, tarball: Uint8Array): Promise<void>;
   getPackage(org: string, name: string, versionTag: string): Promise<Uint8Array | undefined>;
   deletePackage(org: string, name: string, versionTag: string): Promise<void>;
+  /**
+   * Where a client may PUT the tarball itself, valid for `expiresInSeconds`, with the headers to send (a presigned S3
+   * PUT in AWS); `undefined` where uploads go through the API (local storage). An upload there is stored as
+   * `putPackage` stores it.
+   */
+  uploadLocation(org: string, name: string, versionTag: string, expiresInSeconds: number): Promise<PackageUploadLocation | undefined>;
+}
+
+/** A direct upload target for a pack tarball: the URL to PUT to and the headers the PUT must carry. */
+export interface PackageUploadLocation {
+  url: string;
+  headers: Record<string, string>;
 }

@@ -48,6 +48,7 @@ describe.each(['local', 'aws'] as const)('the policy check of completed updates 
     return { created, completed, retried, version: started.version as number };
   }
 
+  let upload: { uri: string; headers: Record<string, string>; response: Response };
   const latest = async (target: Ref) => ok(await call('GET', `${stackPath(target)}/updates/latest`)).info;
 
   beforeAll(async () => {
@@ -58,7 +59,8 @@ describe.each(['local', 'aws'] as const)('the policy check of completed updates 
     ok(await call('POST', '/api/orgs', { name: 'acme' }), 201);
     for (const stack of ['skipped', 'violated', 'honest', 'free', 'late']) await createStack(wire, serve.adminToken, ref(stack));
     const created = ok(await call('POST', PACKS, { name: 'required-tags', displayName: 'Required tags', versionTag: '1.0.0', policies: PUBLISHED_PACK_POLICIES, runtime: 'nodejs' }));
-    ok(await wire.call('PUT', new URL(created.uploadURI).pathname, { body: npmPack(), gzip: false, headers: created.requiredHeaders }));
+    // as `pulumi policy publish` uploads: a PUT of the tarball to the URI given, with exactly the headers given
+    upload = { uri: created.uploadURI, headers: created.requiredHeaders, response: await fetch(created.uploadURI, { method: 'PUT', headers: created.requiredHeaders, body: new Uint8Array(npmPack()) }) };
     ok(await call('POST', `${PACKS}/required-tags/versions/1.0.0/complete`));
     ok(await call('PATCH', DEFAULT_GROUP, { addPolicyPack: { name: 'required-tags', versionTag: '1.0.0', config: { 'has-owner-tag': { tag: 'owner' } } } }));
     for (const stack of ['free', 'late']) ok(await call('PATCH', DEFAULT_GROUP, { removeStack: { name: stack, routingProject: 'app' } }));
@@ -71,6 +73,20 @@ describe.each(['local', 'aws'] as const)('the policy check of completed updates 
     await receiver?.stop();
     await standIns?.stop();
     removeSandboxes();
+  });
+
+  it(storage === 'aws' ? 'publishes through a presigned S3 PUT: the tarball goes to the bucket, not through the API' : 'publishes through the API’s upload route, with a one-time ticket', async () => {
+    expect(upload.response.status).toBe(200);
+    if (storage === 'aws') {
+      expect(upload.uri.startsWith(`${standIns!.env.AWS_ENDPOINT_URL_S3}/${standIns!.bucket}/v1/policypacks/acme/required-tags/1.0.0.tgz?`)).toBe(true);
+      expect(new URL(upload.uri).searchParams.get('X-Amz-Expires')).toBe('300');
+      expect(upload.headers).toEqual({ 'Content-Type': 'application/gzip' });
+    } else {
+      expect(upload.uri).toBe(`${serve.url}${PACKS}/required-tags/versions/1.0.0/upload`);
+      expect(Object.keys(upload.headers).sort()).toEqual(['Content-Type', 'X-Stackyard-Upload-Ticket']);
+    }
+    const download = await fetch(`${serve.url}${PACKS}/required-tags/versions/1.0.0/download`, { headers: { authorization: `token ${serve.adminToken}` } });
+    expect(Buffer.from(await download.arrayBuffer())).toEqual(npmPack());
   });
 
   it('records an update whose events lack the required pack’s summary as failed, naming the pack; its state stays, the audit log and the hook say so', async () => {

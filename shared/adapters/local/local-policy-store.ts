@@ -84,6 +84,11 @@ export class LocalPolicyStore implements PolicyStore, PolicyPackageStore {
     await this.dir.remove(this.packagePath(org, name, versionTag));
   }
 
+  /** None: the data folder is reached through the API's upload route only. */
+  async uploadLocation(): Promise<undefined> {
+    return undefined;
+  }
+
   async getGroup(org: string, name: string): Promise<PolicyGroupRecord | undefined> {
     return this.dir.readJson<PolicyGroupRecord>(this.groupPath(org, name));
   }

@@ -27,6 +27,8 @@ const NUMBER_RETRIES = 8;
  * and is replaced. An upload of at most 4 MB takes seconds.
  */
 export const PENDING_PUBLISH_MS = 10 * 60_000;
+/** How long a presigned upload URI lives: well inside PENDING_PUBLISH_MS, so no late upload lands on a replacing publish. */
+const DIRECT_UPLOAD_SECONDS = 300;
 
 function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -103,6 +105,9 @@ export function createPackVerbs(deps: ServiceDeps) {
       checkCreateRequest(request);
       const ticket = randomBytes(32).toString('base64url');
       const record = await createPending(principal, org, request, sha256Hex(ticket));
+      // Straight to the bucket where the storage offers it (AWS), expiring before the publish could count as abandoned.
+      const direct = await packages().uploadLocation(org, record.name, record.versionTag, DIRECT_UPLOAD_SECONDS);
+      if (direct) return { version: record.version, uploadURI: direct.url, requiredHeaders: direct.headers };
       const path = `/api/orgs/${org}/policypacks/${record.name}/versions/${encodeURIComponent(record.versionTag)}/upload`;
       // A binary content type keeps API Gateway (and serve, which acts as it does) from reading the tarball as text.
       const requiredHeaders = { [UPLOAD_TICKET_HEADER]: ticket, 'Content-Type': 'application/gzip' };

@@ -100,6 +100,19 @@ export function policyStoreContract(adapterName: string, setup: ContractSetup): 
       await env.storage.policyPackages.deletePackage(org, 'security', '1.0.0');
     });
 
+    it('stores what is PUT to its direct upload location, where it offers one, as putPackage would', async () => {
+      const org = uniqueOrg();
+      const tarball = Uint8Array.from({ length: 5_000 }, (_, i) => i % 199);
+
+      const location = await env.storage.policyPackages.uploadLocation(org, 'security', '2.0.0', 60);
+
+      if (location === undefined) return; // uploads go through the API (local storage)
+      const put = await fetch(location.url, { method: 'PUT', headers: location.headers, body: tarball });
+      expect(put.status).toBe(200);
+      expect(Buffer.from((await env.storage.policyPackages.getPackage(org, 'security', '2.0.0'))!)).toEqual(Buffer.from(tarball));
+      await env.storage.policyPackages.deletePackage(org, 'security', '2.0.0');
+    });
+
     it('creates a group only once and writes it only at the revision its writer read', async () => {
       const org = uniqueOrg();
       const first = group(org, 'prod');
