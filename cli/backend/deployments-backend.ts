@@ -8,6 +8,10 @@ import type { DeploymentLogsView, DeploymentRunView } from '../../shared/core/de
 import type { ApiClient } from '../api-client/api-client.js';
 import { UserError } from '../output/errors.js';
 
+/** The header pulumi's client names who started a deployment with, and the value its CLI sends. */
+const INITIATOR_HEADER = 'X-Pulumi-Deployment-Initiator';
+const CLI_INITIATOR = 'automation-api';
+
 /** Pulumi's `CreateDeploymentRequest`. */
 export interface RunRequest {
   operation: string;
@@ -47,7 +51,8 @@ export function httpDeploymentsBackend(client: ApiClient): DeploymentsBackend {
       await client.request({ method: 'DELETE', path: path(ref, '/settings'), operation: 'delete deployment settings' });
     },
     run(ref, request) {
-      return client.request({ method: 'POST', path: path(ref), body: request, operation: 'create deployment' });
+      // As pulumi's `deployment run` and `up --remote` send it (pkg/cmd/pulumi/deployment/remote.go: "automation-api").
+      return client.request({ method: 'POST', path: path(ref), body: request, headers: { [INITIATOR_HEADER]: CLI_INITIATOR }, operation: 'create deployment' });
     },
     async list(ref) {
       const answer = await client.request<{ deployments?: DeploymentRunView[] }>({ method: 'GET', path: path(ref), operation: 'list deployments' });

@@ -76,6 +76,9 @@ describe('deployment settings and runs through `stackyard serve`', () => {
     expect(cancelled).toMatchObject({ status: 'failed', failure: 'cancelled by admin before it started' });
     failed(await call('POST', `${STACK}/deployments/${first.id}/cancel`), 409);
     expect(ok(await call('GET', `${STACK}/deployments/${first.id}/logs`))).toEqual({ lines: [] });
+    const spoofed = ok(await call('POST', `${STACK}/deployments`, { operation: 'preview' }, { 'X-Pulumi-Deployment-Initiator': 'schedule' }));
+    expect(ok(await call('GET', `${STACK}/deployments/${spoofed.id}`)).initiator).toBe('api');
+    expect(ok(await call('GET', `${STACK}/deployments/${second.id}`)).initiator).toBe('api');
     failed(await call('POST', `${STACK}/deployments`, { operation: 'deploy' }), 400);
     failed(await call('GET', `${STACK}/deployments/00000000-0000-0000-0000-000000000000`), 404);
   });
@@ -94,6 +97,7 @@ describe('deployment settings and runs through `stackyard serve`', () => {
 
     expect(events.map((e) => e.event).sort()).toEqual([
       'deployment.cancelled',
+      'deployment.queued',
       'deployment.queued',
       'deployment.queued',
       'deployment.settings-changed',

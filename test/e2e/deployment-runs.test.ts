@@ -162,6 +162,8 @@ describe('deployment runs on serve --runners 1', () => {
     expect(run.stdout).toMatch(/^Preparing deployment\.\.\.\n\nView Live: http:\/\/127\.0\.0\.1:\d+\/admin\/runapp\/cli\/deployments\/1\n/);
     expect(run.stdout).toContain('$ npm ci');
     expect(run.stdout).toMatch(/\+ +testprov:index:Thing +deployed +created/);
+    const runs = (await api('GET', '/api/stacks/admin/runapp/cli/deployments')) as { deployments: { initiator: string }[] };
+    expect(runs.deployments.map((d) => d.initiator)).toEqual(['automation-api']);
     const listed = await cli('deployment', 'ls');
     expect(listed.stdout).toMatch(/^1 +[0-9a-f-]{36} +update +succeeded /m);
     expect(listed.stdout).toContain('Showing 1 of 1 deployment(s)');

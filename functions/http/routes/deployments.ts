@@ -23,9 +23,19 @@ export function wholeQuery(query: URLSearchParams, name: string, fallback: numbe
   return Math.min(Number(text), max);
 }
 
-function initiatorOf(ctx: RouteContext): string {
-  const header = ctx.request.headers['x-pulumi-deployment-initiator'];
-  return header && INITIATOR.test(header) ? header : 'api';
+/**
+ * Initiators only the service sets: a client's header cannot make its run look scheduled or pushed (those with a
+ * `:`, `webhook:github`, cannot pass INITIATOR at all).
+ */
+const SERVICE_INITIATORS = new Set(['schedule', 'webhook']);
+
+/**
+ * `X-Pulumi-Deployment-Initiator` as pulumi's client sends it (`automation-api` from `pulumi deployment run` and
+ * `up --remote`), recorded as the run's `initiator`; absent, malformed or one of the service's own: `api`.
+ */
+export function initiatorOf(ctx: Pick<RouteContext, 'request'>): string {
+  const header = ctx.request.headers['x-pulumi-deployment-initiator']?.trim();
+  return header && INITIATOR.test(header) && !SERVICE_INITIATORS.has(header.toLowerCase()) ? header : 'api';
 }
 
 export const deploymentRoutes: Route[] = [
