@@ -56,7 +56,7 @@ describe('pulumi/esc eval cases through stackyard env and serve', () => {
   const cli = (args: string[], input?: string) => sandbox.run(project, args, { input });
 
   /** Each case gets an organization of its own, since cases import environments of the same names (`a`, `b`). */
-  async function saveCase(name: string): Promise<{ env: string; status: number; stderr: string }> {
+  async function saveCase(name: string): Promise<{ env: string; status: number | null; stderr: string }> {
     const org = `esc-${name}`.slice(0, 40);
     const created = await cli(['org', 'create', org]);
     expect(created.status, created.stderr).toBe(0);
@@ -101,6 +101,22 @@ describe('pulumi/esc eval cases through stackyard env and serve', () => {
     // ESC's case checks a plaintext fn::secret; a stored one is ciphertext, which checking leaves unknown (ESC's
     // evaluateBuiltinSecret), so values derived from a secret differ from the case's record there.
     if (!hasSecrets(name)) expect(JSON.parse(read.stdout)).toEqual(expected.checkJson);
+  });
+
+  it('empty: a definition with nothing in it opens to no values, as a new environment does', async () => {
+    const saved = await saveCase('empty');
+    const fresh = `esc-empty/default/fresh`;
+    const created = await cli(['env', 'init', fresh]);
+
+    const opened = await cli(['env', 'open', saved.env, '--format', 'json']);
+    const openedFresh = await cli(['env', 'open', fresh, '--format', 'json']);
+
+    expect(saved.status, saved.stderr).toBe(0);
+    expect(created.status, created.stderr).toBe(0);
+    expect(opened.status, opened.stderr).toBe(0);
+    expect(JSON.parse(opened.stdout)).toEqual({});
+    expect(openedFresh.status, openedFresh.stderr).toBe(0);
+    expect(JSON.parse(openedFresh.stdout)).toEqual({});
   });
 
   it.concurrent.each(REFUSED)('%s: is refused on save with each error ESC reports, by message and line', async (name) => {

@@ -26,13 +26,14 @@ async function evaluate(deps: ServiceDeps, principal: Principal, environment: En
     yaml,
     evaluationOptions(deps, principal, environment.org, 'open', crypt),
   );
-  if (hasErrors(diagnostics) || !evaluated) {
+  if (hasErrors(diagnostics)) {
     const errors = diagnostics.filter((d) => d.severity === 'error');
     const first = errors[0]?.summary ?? 'it has errors';
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more error${errors.length === 2 ? '' : 's'})` : '';
     throw new DiagnosticsError(`Environment '${formatEnvironmentRef(environment)}' could not be opened: ${first}${more}`, diagnostics);
   }
-  return evaluated;
+  // ESC evaluates a definition with no imports and no values to nothing, and opening it gives no values.
+  return evaluated ?? { exprs: {}, properties: {}, schema: { type: 'object' }, executionContext: { properties: {}, schema: { type: 'object' } } };
 }
 
 /** One property of an opened environment, by a Pulumi property path (`a.b[0]["c d"]`). */
