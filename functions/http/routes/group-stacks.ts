@@ -3,13 +3,14 @@ import { accessRoutes } from './access.js';
 import { consoleRoutes } from './console.js';
 import { policyGroupRoutes } from './policy-groups.js';
 import { policyPackRoutes } from './policy-packs.js';
+import { policyResultRoutes } from './policy-results.js';
 import { restoreRoutes } from './restore.js';
 import { stackRoutes } from './stacks.js';
 import { stateDiffRoutes } from './state-diff.js';
 
 /**
  * The stacks function's routes: stacks, history, export and import, restore, permissions, the console's stack pages,
- * policy packs and groups.
+ * policy packs, groups and results.
  */
 export const STACKS_GROUP_ROUTES: readonly Route[] = routesOf('stacks', [
   ...stackRoutes,
@@ -19,4 +20,5 @@ export const STACKS_GROUP_ROUTES: readonly Route[] = routesOf('stacks', [
   ...consoleRoutes,
   ...policyPackRoutes,
   ...policyGroupRoutes,
+  ...policyResultRoutes,
 ]);
