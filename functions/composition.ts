@@ -8,6 +8,7 @@ import type { ServiceDeps } from '../shared/core/kernel/deps.js';
 import type { StackKeys } from '../shared/core/secrets/secrets-envelope.js';
 import type { Services } from '../shared/core/compose/types.js';
 import type { Storage } from '../shared/ports/index.js';
+import type { RunQueue } from '../shared/ports/run-queue.js';
 import type { AccessLogEntry } from './http/access-log.js';
 import { createRoutedApi, type ApiHandler } from './http/api-core.js';
 import { findConsoleAssets } from './http/console-assets.js';
@@ -39,7 +40,7 @@ function lambdaServices(event: APIGatewayProxyEventV2, fn: LambdaFunction): Serv
       storage,
       now,
       keys: fn.keys?.(storage, now) ?? absent<StackKeys>(`stack data keys (the ${fn.group} function's routes never use them)`),
-      options: { serviceUrl, hooks: hookOptionsFromEnv(process.env) },
+      options: { serviceUrl, hooks: hookOptionsFromEnv(process.env), runQueue: fn.runQueue?.(process.env) },
     };
     const built = fn.services(deps, (service) => auditingDenials(deps, service));
     const missing = (name: string) => absent<object>(`${name} service (the ${fn.group} function's routes never use it)`);
@@ -68,6 +69,8 @@ export interface LambdaFunction {
    * leave them out of their bundle.
    */
   keys?: (storage: Storage, now: () => number) => StackKeys;
+  /** The run queue queued deployment runs are announced on (SQS), for a function whose routes queue runs. */
+  runQueue?: (env: NodeJS.ProcessEnv) => RunQueue | undefined;
   /**
    * Builds the services those routes (and authentication: identity, console) use, each passed through `audited` as
    * `createServices` does (authorization refusals go to the audit log); the others are left out of the bundle, and

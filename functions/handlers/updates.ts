@@ -22,6 +22,7 @@ import { createPushWebhookService } from '../../shared/core/push-webhooks/push-w
 import { createHookService } from '../../shared/core/hooks/hook-service.js';
 import { createIdentityService } from '../../shared/core/identity/identity-service.js';
 import { createUpdateService } from '../../shared/core/updates/update-service.js';
+import { runQueueFromEnv } from '../../shared/adapters/aws/sqs-run-queue.js';
 import { lambdaHandler, type LambdaFunction } from '../composition.js';
 import { UPDATES_GROUP_ROUTES } from '../http/routes/group-updates.js';
 import { kmsParts } from '../storage-parts/kms.js';
@@ -50,6 +51,7 @@ export const updatesFunction: LambdaFunction = {
     policyTable,
   ],
   storage: [s3Parts, kmsParts],
+  runQueue: runQueueFromEnv,
   services: (deps, audited) => {
     const identity = audited(createIdentityService(deps));
     return {

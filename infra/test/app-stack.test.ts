@@ -324,10 +324,10 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
     });
   });
 
-  it('outputs the login URL, table, bucket and key', () => {
+  it('outputs the login URL, table, bucket, key and run queue', () => {
     const outputs = Object.keys(template.findOutputs('*')).sort();
 
-    expect(outputs).toEqual(['BucketName', 'KeyAlias', 'KeyArn', 'LoginUrl', 'TableName']);
+    expect(outputs).toEqual(['BucketName', 'KeyAlias', 'KeyArn', 'LoginUrl', 'RunQueueUrl', 'TableName']);
     template.hasOutput('LoginUrl', { Value: stack.resolve(stack.httpApi.api.apiEndpoint) });
   });
 
@@ -349,7 +349,8 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
     template.resourceCountIs('AWS::Lambda::Function', 5);
     template.resourceCountIs('AWS::Events::Rule', 1);
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
-    template.resourceCountIs('AWS::SQS::Queue', 1);
+    // The hook dispatcher's failed batches, the run queue and its dead letters: all billed per request.
+    template.resourceCountIs('AWS::SQS::Queue', 3);
     // Pay-per-request or free types only: nothing with an hourly rate (NAT gateways, endpoints, provisioned capacity).
     expect([...new Set(types)].sort()).toEqual([...DEPLOYMENT_RESOURCE_TYPES].sort());
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { BillingMode: 'PAY_PER_REQUEST' });

@@ -35,6 +35,7 @@ const SDK_CLIENTS = [
   '@aws-sdk/client-sts',
   '@aws-sdk/client-secrets-manager',
   '@aws-sdk/client-ssm',
+  '@aws-sdk/client-sqs',
 ];
 const UNUSED_IN_LAMBDA = [
   '@aws-sdk/credential-provider-node',
@@ -88,7 +89,8 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
       // Environment definitions are objects in the bucket; opening one runs the providers (STS, Secrets Manager, SSM).
       secrets: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-sts', '@aws-sdk/client-secrets-manager', '@aws-sdk/client-ssm'],
       stacks: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms'],
-      updates: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'],
+      // Queueing a deployment run announces it on the run queue (SQS).
+      updates: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-lambda', '@aws-sdk/client-sqs'],
     });
   });
 

@@ -95,6 +95,7 @@ describe('StackyardStack', () => {
       DeleteObjectCommand: 's3:DeleteObject',
       GenerateDataKeyCommand: 'kms:GenerateDataKey',
       DecryptCommand: 'kms:Decrypt',
+      SendMessageCommand: 'sqs:SendMessage',
     };
     const used = new Set([...source.matchAll(/\bnew (\w+Command)\(/g)].map((m) => m[1]!));
     const unknown = [...used].filter((command) => !(command in iamActionOf));
@@ -115,6 +116,32 @@ describe('StackyardStack', () => {
       .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
       .map((f) => readFileSync(functionsDir + f, 'utf8'));
     expect(functionSources.filter((text) => /member-mirrors|backfillMemberMirrors|token-ttl-backfill|backfillTokenTtl|table-scan|scanItems/.test(text))).toEqual([]);
+  });
+
+  it('queues deployment runs on an encrypted, TLS-only SQS queue with a dead-letter queue, which only the API may send to', () => {
+    const { template } = synthStack();
+
+    const queues = template.findResources('AWS::SQS::Queue', { Properties: { RedrivePolicy: Match.anyValue() } });
+    expect(Object.keys(queues)).toEqual([expect.stringMatching(/^RunsQueue/)]);
+    const runQueue = Object.values(queues)[0]!.Properties;
+    expect(runQueue.SqsManagedSseEnabled).toBe(true);
+    expect(runQueue.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [expect.stringMatching(/^RunsDeadLetters/), 'Arn'] }, maxReceiveCount: 5 });
+    template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 86_400 });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: Match.stringLikeRegexp('^RunsQueue') }],
+      PolicyDocument: { Statement: [Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })] },
+    });
+    const sends = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) =>
+      (p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>)
+        .filter((statement) => JSON.stringify(statement.Resource).includes('RunsQueue'))
+        .map((statement) => ({ roles: p.Properties.Roles, actions: [statement.Action].flat() })),
+    );
+    expect(sends).toEqual([
+      { roles: [{ Ref: expect.stringMatching(/^FunctionsRole/) }], actions: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'] },
+    ]);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ STACKYARD_RUN_QUEUE_URL: { Ref: Match.stringLikeRegexp('^RunsQueue') } }) },
+    });
   });
 
   it('holds nothing that bills by the hour', () => {

@@ -11,7 +11,9 @@ import { HookDispatcher, grantHookFunctionInvoke, grantHookSecrets } from '../co
 import type { HookWiring } from '../constructs/hook-dispatcher.js';
 import { StackyardHttpApi } from '../constructs/http-api.js';
 import type { CustomDomain, RouteBinding } from '../constructs/http-api.js';
+import { RunQueue } from '../constructs/run-queue.js';
 import { StateBucket } from '../constructs/state-bucket.js';
+import { RUN_QUEUE_URL_VARIABLE } from '../../../shared/adapters/aws/sqs-run-queue.js';
 import { StateTable } from '../constructs/state-table.js';
 import type { KeyDesign } from '../constructs/state-table.js';
 
@@ -52,6 +54,8 @@ export class StackyardStack extends Stack {
   readonly httpApi: StackyardHttpApi;
   readonly alarms: ApiAlarms;
   readonly hookDispatcher: HookDispatcher;
+  /** The queue of deployment runs the API announces each queued run on. */
+  readonly runQueue: RunQueue;
 
   constructor(scope: Construct, id: string, props: StackyardStackProps) {
     super(scope, id, props);
@@ -82,8 +86,12 @@ export class StackyardStack extends Stack {
     });
     // The URL recorded as `secrets_providers.state.url` in every checkpoint. No cycle: the API resource itself does not
     // depend on the functions (routes and integrations are separate resources), so a function may name its endpoint.
+    this.runQueue = new RunQueue(this, 'Runs');
+    // Queueing a run (the API's POST …/deployments, on the updates function) announces it; the shared role sends.
+    this.runQueue.grantAnnounce(this.apiFunctions.role);
     for (const fn of this.apiFunctions.functions.values()) {
       fn.addEnvironment(PUBLIC_URL_VARIABLE, this.httpApi.loginUrl);
+      fn.addEnvironment(RUN_QUEUE_URL_VARIABLE, this.runQueue.queue.queueUrl);
       fn.addEnvironment(wiring.hooks.functionArnsVariable, hookFunctionArns.join(','));
     }
     // Gates are invoked by updates.start (RequestResponse), ping and redeliver by the hook routes; any function can
@@ -119,6 +127,7 @@ export class StackyardStack extends Stack {
     new CfnOutput(this, 'BucketName', { value: this.stateBucket.bucket.bucketName });
     new CfnOutput(this, 'KeyArn', { value: this.dataKey.key.keyArn });
     new CfnOutput(this, 'KeyAlias', { value: this.dataKey.alias.aliasName });
+    new CfnOutput(this, 'RunQueueUrl', { description: 'The queue of deployment runs', value: this.runQueue.queue.queueUrl });
     if (this.httpApi.domainName) {
       new CfnOutput(this, 'DomainTarget', {
         description: 'Point a CNAME (or a Route 53 alias record) for the custom domain at this name',

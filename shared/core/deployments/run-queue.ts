@@ -72,9 +72,27 @@ export async function queueRun(deps: ServiceDeps, stack: StackRecord, request: C
     };
     try {
       await store.createRun(run);
-      return run;
     } catch (error) {
       if (!(error instanceof ConflictError) || attempt >= VERSION_RETRIES) throw error;
+      continue;
     }
+    await announceRun(deps, run);
+    return run;
+  }
+}
+
+/**
+ * Announces a stored run on the run queue (AWS: SQS). A run the queue refused would wait for a runner forever, so it
+ * is failed at once, saying why, and the caller gets the queue's error (503: queue it again).
+ */
+async function announceRun(deps: ServiceDeps, run: DeploymentRun): Promise<void> {
+  const queue = deps.options.runQueue;
+  if (!queue) return;
+  try {
+    await queue.announce({ runId: run.id, stackId: run.stackId, version: run.version });
+  } catch (error) {
+    const failure = `not queued: the run queue refused it (${(error as Error).message.slice(0, 300)})`;
+    await deps.storage.deployments.updateRun({ ...run, status: 'failed', failure, modified: deps.now(), revision: run.revision + 1 }, run.revision).catch(() => undefined);
+    throw error;
   }
 }

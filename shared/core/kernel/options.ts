@@ -4,6 +4,7 @@
  */
 import type { AwsProviderApi } from '../../ports/aws-provider-api.js';
 import type { KeyService } from '../../ports/key-service.js';
+import type { RunQueue } from '../../ports/run-queue.js';
 
 /** How the services behave; every field has a default. */
 export interface ServiceOptions {
@@ -24,6 +25,8 @@ export interface ServiceOptions {
   auditGraceMs?: number;
   /** The AWS calls environment providers make (the edges give the SDK adapter); absent, a provider that calls AWS fails saying so. */
   awsProviderApi?: AwsProviderApi;
+  /** Where queued deployment runs are announced (SQS on AWS); absent on serve, whose runners poll the store. */
+  runQueue?: RunQueue;
 }
 
 /** How hooks reach their destinations; shared by the dispatcher, ping/redeliver and gates. */
