@@ -1,6 +1,7 @@
 /** The command tree of `stackyard`, built apart from `main` so tests can walk it. */
 import type { Command } from 'commander';
 import { registerCommands } from './commands/register.js';
+import { runnerCommand } from './commands/runner.js';
 import { serveCommand } from './commands/serve.js';
 import { StackyardCommand } from './commands/stackyard-command.js';
 
@@ -18,6 +19,8 @@ export function createProgram(version: string): Command {
     .showHelpAfterError()
     .exitOverride();
   program.addCommand(serveCommand());
+  // What a CodeBuild runner build runs; not a command for people (docs/deployments.md, "On AWS").
+  program.addCommand(runnerCommand(), { hidden: true });
   registerCommands(program);
   return program;
 }

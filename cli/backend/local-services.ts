@@ -2,8 +2,8 @@ import { auditingDenials } from '../../shared/core/audit/denials.js';
 import type { ServiceDeps } from '../../shared/core/kernel/deps.js';
 import type { Services } from '../../shared/core/compose/types.js';
 
-/** The services the local backend uses, each a promise of the service (no console, and no webhooks: nothing serves them). */
-export type LocalServices = { [K in Exclude<keyof Services, 'console' | 'pushWebhooks'>]: () => Promise<Services[K]> };
+/** The services the local backend uses, each a promise of the service (no console, and no webhooks or runner routes: nothing serves them). */
+export type LocalServices = { [K in Exclude<keyof Services, 'console' | 'pushWebhooks' | 'runAgent'>]: () => Promise<Services[K]> };
 
 /**
  * The local backend's in-process services, each imported and built the first time a command uses it, on one

@@ -15,6 +15,7 @@ import {
 import { createApprovalService } from '../../shared/core/approvals/approval-service.js';
 import { createConsoleAuth } from '../../shared/core/console/console-auth.js';
 import { createDeploymentService } from '../../shared/core/deployments/deployment-service.js';
+import { createRunAgentService } from '../../shared/core/deployments/run-agent.js';
 import { createDriftService } from '../../shared/core/drift/drift-service.js';
 import { createPolicyService } from '../../shared/core/policy/policy-service.js';
 import { createScheduleService } from '../../shared/core/schedules/schedule-service.js';
@@ -60,6 +61,7 @@ export const updatesFunction: LambdaFunction = {
       updates: audited(createUpdateService(deps)),
       hooks: audited(createHookService(deps)),
       deployments: audited(createDeploymentService(deps)),
+      runAgent: audited(createRunAgentService(deps)),
       drift: audited(createDriftService(deps)),
       approvals: audited(createApprovalService(deps)),
       schedules: audited(createScheduleService(deps)),

@@ -50,3 +50,12 @@ export const ttlScheduleSchema = z.object({
   timestamp: z.optional(z.string()),
   deleteAfterDestroy: z.optional(z.boolean()),
 });
+
+/** A runner's log lines for its run (routes/deployment-runner.ts): at most 1000 per call. */
+export const runnerLogSchema = z.object({ lines: z.array(z.string()).check(z.maxLength(1000)) });
+
+/** How the runner saw its run end. */
+export const runnerFinishSchema = z.object({
+  status: z.enum(['succeeded', 'failed']),
+  failure: z.optional(z.string().check(z.maxLength(2000))),
+});

@@ -65,8 +65,8 @@ function logSink(runner: RunnerService, run: DeploymentRun) {
   };
 }
 
-/** Runs `claimed` to its end and records the outcome (unless another runner took the run over). */
-export async function executeRun(ctx: RunContext, claimed: ClaimedRun, shutdown: AbortSignal): Promise<void> {
+/** Runs `claimed` to its end and records the outcome (unless another runner took the run over: `undefined`). */
+export async function executeRun(ctx: RunContext, claimed: ClaimedRun, shutdown: AbortSignal): Promise<RunOutcome | undefined> {
   const { run } = claimed;
   const log = logSink(ctx.runner, run);
   const steps = new AbortController();
@@ -114,10 +114,14 @@ export async function executeRun(ctx: RunContext, claimed: ClaimedRun, shutdown:
   }
   log.line(outcome.status === 'succeeded' ? `The ${run.operation} succeeded.` : `The run failed: ${outcome.failure}`);
   await log.close();
-  if (stopped === 'lost') return;
-  await ctx.runner.finish(ctx.name, run, outcome).catch((error: unknown) => {
-    if (!(error instanceof RunLostError)) throw error;
-  });
+  if (stopped === 'lost') return undefined;
+  return ctx.runner.finish(ctx.name, run, outcome).then(
+    () => outcome,
+    (error: unknown) => {
+      if (!(error instanceof RunLostError)) throw error;
+      return undefined;
+    },
+  );
 }
 
 async function runSteps(ctx: RunContext, claimed: ClaimedRun, workspace: string, line: (line: string) => void, signal: AbortSignal): Promise<void> {

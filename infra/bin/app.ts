@@ -12,6 +12,7 @@ import { apiWiring } from '../lib/wiring.js';
  *   -c domainName=pulumi.example.com -c certificateArn=arn:aws:acm:…   a custom domain, certificate in the same region
  *   -c alarmTopicArn=arn:aws:sns:…                   where the alarms notify
  *   -c hookFunctionArns=arn:aws:lambda:…,arn:…       Lambda functions hooks may invoke (none by default)
+ *   -c runnerVpcId=vpc-… -c runnerSubnetIds=subnet-…,subnet-…   runner builds in the team's VPC (private subnets)
  *   -c account=… -c region=…                         the target, else the CLI's credentials and region
  * Nothing here looks anything up, so synth needs neither credentials nor the network.
  */
@@ -27,6 +28,7 @@ const stackyard = new StackyardStack(app, settings.stackName, {
   wiring: apiWiring(),
   customDomain: settings.customDomain,
   hookFunctionArns: settings.hookFunctionArns,
+  runnerNetwork: settings.runnerNetwork,
 });
 
 // The operator's topic hears every alarm and every recovery.

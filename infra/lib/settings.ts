@@ -11,6 +11,14 @@ export interface DeploymentSettings {
   readonly alarmTopicArn?: string;
   /** Lambda functions hooks may invoke; empty: no Lambda hooks, and no invoke permission at all. */
   readonly hookFunctionArns: readonly string[];
+  /** The team's VPC for runner builds (context `runnerVpcId` + `runnerSubnetIds`, private subnets with egress). */
+  readonly runnerNetwork?: RunnerNetwork;
+}
+
+/** A VPC and the subnets runner builds run in. */
+export interface RunnerNetwork {
+  readonly vpcId: string;
+  readonly subnetIds: readonly string[];
 }
 
 /**
@@ -55,7 +63,17 @@ export function readDeploymentSettings(
     customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
     alarmTopicArn: text('alarmTopicArn'),
     hookFunctionArns: hookFunctionArns(context('hookFunctionArns')),
+    runnerNetwork: runnerNetwork(text('runnerVpcId'), text('runnerSubnetIds')),
   };
+}
+
+function runnerNetwork(vpcId: string | undefined, subnets: string | undefined): RunnerNetwork | undefined {
+  if (!vpcId && !subnets) return undefined;
+  const subnetIds = (subnets ?? '').split(',').map((id) => id.trim()).filter(Boolean);
+  if (!vpcId || !/^vpc-[0-9a-f]{8,17}$/.test(vpcId) || subnetIds.length === 0 || !subnetIds.every((id) => /^subnet-[0-9a-f]{8,17}$/.test(id))) {
+    throw new Error('runner builds in a VPC need -c runnerVpcId=vpc-… and -c runnerSubnetIds=subnet-…,subnet-… (private subnets with a route out)');
+  }
+  return { vpcId, subnetIds };
 }
 
 function hookFunctionArns(value: unknown): string[] {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import { TTL_ATTRIBUTE, stackyardTableDefinition } from '../../shared/adapters/aws/index.js';
@@ -8,6 +9,10 @@ import type { HandlerGroup } from '../../functions/http/router.js';
 import { dataKeyContext } from '../../shared/core/secrets/secrets-envelope.js';
 import { HOOK_SECRET_PURPOSE, hookSecretContext } from '../../shared/core/hooks/hook-secrets.js';
 import type { HandlerSpec } from './constructs/api-functions.js';
+import type { RunnerWiring } from './constructs/codebuild-runner.js';
+import { RUNNER_PROJECT_VARIABLE } from '../../shared/adapters/aws/codebuild-build-starter.js';
+import { RUN_TOKEN_PURPOSE, runTokenContext } from '../../shared/adapters/aws/run-token-seal.js';
+import { RUN_ID_VARIABLE } from '../../functions/runner/launcher.js';
 import type { HookWiring } from './constructs/hook-dispatcher.js';
 import type { StackyardWiring } from './stacks/stackyard-stack.js';
 
@@ -90,5 +95,25 @@ export function hookWiring(): HookWiring {
  * hook dispatcher, and the storage.
  */
 export function apiWiring(): StackyardWiring {
-  return { handlers: handlerSpecs(), routes: routeBindings(), hooks: hookWiring(), ...storageWiring() };
+  return { handlers: handlerSpecs(), routes: routeBindings(), hooks: hookWiring(), runner: runnerWiring(), ...storageWiring() };
+}
+
+/** Packages the CLI bundle leaves external (scripts/externals.mjs), which a runner build installs at these pins. */
+const CLI_EXTERNALS = ['@pulumi/pulumi', '@grpc/grpc-js', 'google-protobuf'];
+
+/**
+ * Runner builds (docs/deployments.md, "On AWS"): the launcher's entry, the built CLI (`npm run build` → dist/cli)
+ * as every build's source, the CLI's external packages at the pins of package.json, and the names the code reads.
+ */
+export function runnerWiring(): RunnerWiring {
+  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { dependencies: Record<string, string> };
+  return {
+    launcher: { name: 'RunLauncher', entry: fileURLToPath(new URL('../../functions/handlers/run-launcher.ts', import.meta.url)) },
+    bundleDir: fileURLToPath(new URL('../../dist/cli', import.meta.url)),
+    externals: CLI_EXTERNALS.map((name) => `${name}@${pkg.dependencies[name]}`),
+    projectVariable: RUNNER_PROJECT_VARIABLE,
+    serviceUrlVariable: 'STACKYARD_RUNNER_SERVICE_URL',
+    runIdVariable: RUN_ID_VARIABLE,
+    tokenContext: { purpose: RUN_TOKEN_PURPOSE, keys: Object.keys(runTokenContext('any-run')) },
+  };
 }

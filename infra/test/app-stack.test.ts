@@ -172,7 +172,8 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
   it('runs the four handlers of functions/handlers on nodejs22.x/arm64 with the storage variables and the API URL', () => {
     const functions = apiFunctionResources(template);
 
-    template.resourceCountIs('AWS::Lambda::Function', 5);
+    // The four API functions, the hook dispatcher and the run launcher.
+    template.resourceCountIs('AWS::Lambda::Function', 6);
     expect(functions).toHaveLength(4);
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
@@ -206,6 +207,7 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
       Updates: [1024, 28],
       Secrets: [1024, 28],
       'Stackyard hook dispatcher': [512, 60],
+      'Stackyard run launcher': [512, 60],
     });
     // The heavy functions stop before the HTTP API gives up on them (29 s), so their own timeout is logged.
     const integrationTimeouts = Object.values(template.findResources('AWS::ApiGatewayV2::Integration')).map(
@@ -289,7 +291,7 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
         .flatMap((policy) => (policy.Properties.Roles as Array<{ Ref: string }>).map((role) => role.Ref)),
     );
 
-    expect(functions.length).toBe(5);
+    expect(functions.length).toBe(6);
     expect(functions.map((fn) => fn.Properties.TracingConfig)).toEqual(functions.map(() => ({ Mode: 'Active' })));
     for (const fn of functions) expect(xrayRoles.has(fn.Properties.Role['Fn::GetAtt'][0])).toBe(true);
   });
@@ -345,14 +347,17 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
     template.resourceCountIs('AWS::KMS::Key', 1);
     expect(alarms).toHaveLength(6);
     expect(alarmMetrics).toBe(9);
-    template.resourceCountIs('AWS::Logs::LogGroup', 6);
-    template.resourceCountIs('AWS::Lambda::Function', 5);
+    // One per function, the API's access log, and the runner builds' log group.
+    template.resourceCountIs('AWS::Logs::LogGroup', 8);
+    template.resourceCountIs('AWS::Lambda::Function', 6);
+    // Billed per build minute, nothing while no run is queued.
+    template.resourceCountIs('AWS::CodeBuild::Project', 1);
     template.resourceCountIs('AWS::Events::Rule', 1);
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
     // The hook dispatcher's failed batches, the run queue and its dead letters: all billed per request.
     template.resourceCountIs('AWS::SQS::Queue', 3);
     // Pay-per-request or free types only: nothing with an hourly rate (NAT gateways, endpoints, provisioned capacity).
-    expect([...new Set(types)].sort()).toEqual([...DEPLOYMENT_RESOURCE_TYPES].sort());
+    expect([...new Set(types)].sort()).toEqual([...DEPLOYMENT_RESOURCE_TYPES, 'AWS::CodeBuild::Project'].sort());
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { BillingMode: 'PAY_PER_REQUEST' });
   });
 });
@@ -379,7 +384,7 @@ describe('the Stackyard stack with the real wiring and a custom domain', () => {
 
     expect(report.findings).toEqual([]);
     expect(new Set(report.suppressed.map((s) => s.ruleId.replace(/\[.*$/, '')))).toEqual(
-      new Set(['AwsSolutions-S1', 'AwsSolutions-IAM5', 'AwsSolutions-L1', 'AwsSolutions-APIG4', 'AwsSolutions-SQS3']),
+      new Set(['AwsSolutions-S1', 'AwsSolutions-IAM5', 'AwsSolutions-L1', 'AwsSolutions-APIG4', 'AwsSolutions-SQS3', 'AwsSolutions-CB4']),
     );
     for (const s of report.suppressed) expect(s.reason.length).toBeGreaterThan(40);
   });

@@ -36,6 +36,7 @@ const SDK_CLIENTS = [
   '@aws-sdk/client-secrets-manager',
   '@aws-sdk/client-ssm',
   '@aws-sdk/client-sqs',
+  '@aws-sdk/client-codebuild',
 ];
 const UNUSED_IN_LAMBDA = [
   '@aws-sdk/credential-provider-node',
@@ -77,7 +78,7 @@ afterAll(() => {
 
 describe('what each Lambda bundle carries (esbuild metafile, the infra bundling settings)', () => {
   it('builds one bundle per function under functions/handlers/', () => {
-    expect([...packages.keys()].sort()).toEqual(['hook-dispatcher', 'identity', 'secrets', 'stacks', 'updates']);
+    expect([...packages.keys()].sort()).toEqual(['hook-dispatcher', 'identity', 'run-launcher', 'secrets', 'stacks', 'updates']);
   });
 
   it('carries only the SDK clients of the storage its routes or its job use (Lambda: for hook pings and redeliveries, gates, deliveries)', () => {
@@ -86,6 +87,8 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
     expect(clients).toEqual({
       'hook-dispatcher': ['@aws-sdk/client-dynamodb', '@aws-sdk/client-kms', '@aws-sdk/client-lambda'],
       identity: ['@aws-sdk/client-dynamodb'],
+      // Claims a run (the table, the settings' data keys), seals its token (KMS) and starts its build.
+      'run-launcher': ['@aws-sdk/client-dynamodb', '@aws-sdk/client-kms', '@aws-sdk/client-codebuild'],
       // Environment definitions are objects in the bucket; opening one runs the providers (STS, Secrets Manager, SSM).
       secrets: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-sts', '@aws-sdk/client-secrets-manager', '@aws-sdk/client-ssm'],
       stacks: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms'],
@@ -99,6 +102,7 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
     expect(Object.fromEntries(tableStores)).toEqual({
       'hook-dispatcher': ['hook'],
       identity: sessions,
+      'run-launcher': ['audit', 'deployment', 'hook', 'identity', 'lease', 'stack', 'update'],
       secrets: ['audit', 'console-session', 'environment', 'identity', 'stack'],
       // Policy packs and groups are served by the stacks function; updates reads a stack's required packs.
       stacks: ['audit', 'console-session', 'identity', 'lease', 'policy', 'stack', 'update'],
@@ -112,6 +116,7 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
     expect(Object.fromEntries(schemaModules)).toEqual({
       'hook-dispatcher': [],
       identity: ['approvals', 'deployments', 'environments', 'identity', 'policy', 'secrets', 'stacks', 'updates'],
+      'run-launcher': [],
       secrets: ['environments', 'secrets'],
       // The access routes (members, teams, stack grants) are split between identity and stacks.
       stacks: ['identity', 'policy', 'stacks'],

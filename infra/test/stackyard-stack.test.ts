@@ -96,6 +96,10 @@ describe('StackyardStack', () => {
       GenerateDataKeyCommand: 'kms:GenerateDataKey',
       DecryptCommand: 'kms:Decrypt',
       SendMessageCommand: 'sqs:SendMessage',
+      // The run launcher's alone (sealing run tokens, starting builds): its role is asserted in
+      // constructs/codebuild-runner.test.ts, and this fixture wiring has no runner.
+      EncryptCommand: undefined,
+      StartBuildCommand: undefined,
     };
     const used = new Set([...source.matchAll(/\bnew (\w+Command)\(/g)].map((m) => m[1]!));
     const unknown = [...used].filter((command) => !(command in iamActionOf));

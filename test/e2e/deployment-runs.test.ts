@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeSandboxes, REPO, TESTPROV_DIR, until } from '../cli/cli-harness.js';
 import { fastHookEnv, startReceiver, type Receiver } from '../hooks/hook-fixtures.js';
 import { GitHttpServer } from '../support/git-http-server.js';
+import { programFiles } from './run-program.js';
 import { changeInWorld, worldResource } from '../support/testprov-world.js';
 import { E2eService } from './e2e-harness.js';
 
@@ -32,29 +33,6 @@ const pulumi = require('@pulumi/pulumi');
 new pulumi.CustomResource('testprov:index:Thing', 'kept', { value: 1 });
 setInterval(() => {}, 1000);
 `;
-
-/** The program's files, with a package-lock.json npm wrote for them (offline: the one dependency is in the repo). */
-function programFiles(index: string): Record<string, string> {
-  const files: Record<string, string> = {
-    'Pulumi.yaml': `name: runapp\nruntime: nodejs\nplugins:\n  providers:\n    - name: testprov\n      path: ${TESTPROV_DIR}\n`,
-    'index.js': index,
-    'package.json': JSON.stringify({ name: 'runapp', version: '1.0.0', private: true, dependencies: { greeting: 'file:./lib/greeting' } }),
-    'lib/greeting/package.json': JSON.stringify({ name: 'greeting', version: '1.0.0', main: 'index.js' }),
-    'lib/greeting/index.js': "exports.greeting = () => 'hello from the repository';\n",
-  };
-  const dir = mkdtempSync(join(tmpdir(), 'stackyard-lock-'));
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(join(dir, path, '..'), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    }
-    execFileSync('npm', ['install', '--package-lock-only', '--offline', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'ignore' });
-    files['package-lock.json'] = readFileSync(join(dir, 'package-lock.json'), 'utf8');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return files;
-}
 
 interface RunView {
   id: string;

@@ -1,9 +1,10 @@
-import { createDeploymentSchema, deploymentSettingsPatchSchema, encryptDeploymentSecretSchema } from '../schemas-deployments.js';
+import { createDeploymentSchema, deploymentSettingsPatchSchema, encryptDeploymentSecretSchema, runnerFinishSchema, runnerLogSchema } from '../schemas-deployments.js';
 import type { OperationDoc, QueryParameter } from './types.js';
 import * as wire from './responses.js';
 
 const DEPLOYMENTS = '/api/stacks/{orgName}/{projectName}/{stackName}/deployments';
 const RUN = `${DEPLOYMENTS}/{deploymentId}`;
+const RUNNER = '/api/deployments/runner/{deploymentId}';
 const tag = 'Deployments';
 const logQuery: readonly QueryParameter[] = [
   { name: 'offset', description: 'The first line to return (0-based)', type: 'integer' },
@@ -47,4 +48,12 @@ export const DEPLOYMENT_OPERATIONS: Record<string, OperationDoc> = {
   [`POST ${RUN}/cancel`]: { summary: 'Cancel a run (and its update)', tag, auth: 'token', response: wire.jsonObject },
   [`GET ${RUN}/logs`]: { summary: "A run's log", tag, auth: 'token', query: logQuery, response: wire.jsonObject },
   [`GET ${RUN}/updates`]: { summary: 'The updates a run made', tag, auth: 'token', response: wire.jsonObject },
+  [`GET ${RUNNER}`]: { summary: "The run's source, environment and options, for its runner (the run's token only)", tag, auth: 'token', response: wire.jsonObject },
+  [`POST ${RUNNER}/heartbeat`]: { summary: "Keep the runner's claim on the run; says whether a cancel was asked for", tag, auth: 'token', response: wire.jsonObject },
+  [`POST ${RUNNER}/logs`]: { summary: "Append lines to the run's log (the run's token only)", tag, auth: 'token', body: runnerLogSchema, status: 204 },
+  [`POST ${RUNNER}/cancel-updates`]: { summary: "Cancel the run's updates still running (the run's token only)", tag, auth: 'token', status: 204 },
+  [`POST ${RUNNER}/drift-found`]: { summary: "Whether the run's drift detection found drift (the run's token only)", tag, auth: 'token', response: wire.jsonObject },
+  [`POST ${RUNNER}/remediation`]: { summary: "Record the run's remediation on its drift run (the run's token only)", tag, auth: 'token', status: 204 },
+  [`POST ${RUNNER}/remove-stack`]: { summary: 'Remove the stack a destroy run with deleteAfterDestroy emptied (the run\'s token only)', tag, auth: 'token', status: 204 },
+  [`POST ${RUNNER}/finish`]: { summary: "Record the run's result and revoke its token (the run's token only)", tag, auth: 'token', body: runnerFinishSchema, status: 204 },
 };

@@ -1,6 +1,7 @@
 import { routesOf, type Route } from '../router.js';
 import { approvalRoutes } from './approvals.js';
 import { deploymentRoutes } from './deployments.js';
+import { deploymentRunnerRoutes } from './deployment-runner.js';
 import { driftRoutes } from './drift.js';
 import { scheduleRoutes } from './schedules.js';
 import { pushWebhookRoutes } from './push-webhooks.js';
@@ -16,6 +17,7 @@ export const UPDATES_GROUP_ROUTES: readonly Route[] = routesOf('updates', [
   ...updateRoutes,
   ...hookApiRoutes,
   ...deploymentRoutes,
+  ...deploymentRunnerRoutes,
   ...driftRoutes,
   ...approvalRoutes,
   ...scheduleRoutes,

@@ -4,6 +4,7 @@ import { approvalRoutes } from './approvals.js';
 import { auditRoutes } from './audit.js';
 import { consoleRoutes } from './console.js';
 import { deploymentRoutes } from './deployments.js';
+import { deploymentRunnerRoutes } from './deployment-runner.js';
 import { driftRoutes } from './drift.js';
 import { scheduleRoutes } from './schedules.js';
 import { environmentConsoleRoutes } from './environment-console.js';
@@ -38,6 +39,7 @@ export const API_ROUTES: readonly Route[] = [
   ...environmentConsoleRoutes,
   ...hookApiRoutes,
   ...deploymentRoutes,
+  ...deploymentRunnerRoutes,
   ...driftRoutes,
   ...approvalRoutes,
   ...scheduleRoutes,

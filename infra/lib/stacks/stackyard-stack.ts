@@ -11,7 +11,10 @@ import { HookDispatcher, grantHookFunctionInvoke, grantHookSecrets } from '../co
 import type { HookWiring } from '../constructs/hook-dispatcher.js';
 import { StackyardHttpApi } from '../constructs/http-api.js';
 import type { CustomDomain, RouteBinding } from '../constructs/http-api.js';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { CodeBuildRunner, type RunnerWiring } from '../constructs/codebuild-runner.js';
 import { RunQueue } from '../constructs/run-queue.js';
+import type { RunnerNetwork } from '../settings.js';
 import { StateBucket } from '../constructs/state-bucket.js';
 import { RUN_QUEUE_URL_VARIABLE } from '../../../shared/adapters/aws/sqs-run-queue.js';
 import { StateTable } from '../constructs/state-table.js';
@@ -31,6 +34,8 @@ export interface StackyardWiring {
   readonly keyDesign: KeyDesign;
   readonly timeToLiveAttribute: string;
   readonly encryptionContextKeys: readonly string[];
+  /** Runner builds on CodeBuild for deployment runs; without it runs are queued but nothing on AWS runs them. */
+  readonly runner?: RunnerWiring;
 }
 
 /** Props for {@link StackyardStack}. */
@@ -43,6 +48,8 @@ export interface StackyardStackProps extends StackProps {
    * ping, redeliver) and the dispatcher get `lambda:InvokeFunction` on, and the only ones hooks may name.
    */
   readonly hookFunctionArns?: readonly string[];
+  /** The team's VPC and private subnets runner builds run in (context `runnerVpcId`, `runnerSubnetIds`). */
+  readonly runnerNetwork?: RunnerNetwork;
 }
 
 /** One Stackyard deployment: storage, key, handlers, HTTP API, hook dispatcher and alarms. */
@@ -56,6 +63,8 @@ export class StackyardStack extends Stack {
   readonly hookDispatcher: HookDispatcher;
   /** The queue of deployment runs the API announces each queued run on. */
   readonly runQueue: RunQueue;
+  /** The run launcher and the CodeBuild runner project (when the wiring has a runner). */
+  readonly runner?: CodeBuildRunner;
 
   constructor(scope: Construct, id: string, props: StackyardStackProps) {
     super(scope, id, props);
@@ -104,6 +113,19 @@ export class StackyardStack extends Stack {
       functions: [...this.apiFunctions.functions.values()],
       actions: props.alarmActions,
     });
+    if (wiring.runner) {
+      const network = props.runnerNetwork;
+      this.runner = new CodeBuildRunner(this, 'Runner', {
+        wiring: wiring.runner,
+        queue: this.runQueue.queue,
+        table: this.stateTable.table,
+        indexNames,
+        key: this.dataKey.key,
+        encryptionContextKeys: wiring.encryptionContextKeys,
+        serviceUrl: this.httpApi.loginUrl,
+        ...(network ? { vpc: ec2.Vpc.fromVpcAttributes(this, 'RunnerVpc', { vpcId: network.vpcId, availabilityZones: this.availabilityZones }), subnetIds: network.subnetIds } : {}),
+      });
+    }
     const partitionKey = wiring.keyDesign.KeySchema?.find((key) => key.KeyType === 'HASH')?.AttributeName;
     if (!partitionKey) throw new Error('key design: the table has no HASH key');
     this.hookDispatcher = new HookDispatcher(this, 'Hooks', {

@@ -5,6 +5,7 @@ import { auditingDenials } from '../audit/denials.js';
 import { createAuditService } from '../audit/audit.js';
 import { createConsoleService } from '../console/index.js';
 import { createDeploymentService } from '../deployments/deployment-service.js';
+import { createRunAgentService } from '../deployments/run-agent.js';
 import { createDriftService } from '../drift/drift-service.js';
 import { createScheduleService } from '../schedules/schedule-service.js';
 import { createPushWebhookService } from '../push-webhooks/push-webhook-service.js';
@@ -43,6 +44,7 @@ export function createServices(storage: Storage, options: ServiceOptions = {}): 
     console: auditingDenials(deps, createConsoleService(deps, identity)),
     environments: auditingDenials(deps, createEnvironmentService(deps)),
     deployments: auditingDenials(deps, createDeploymentService(deps)),
+    runAgent: auditingDenials(deps, createRunAgentService(deps)),
     drift: auditingDenials(deps, createDriftService(deps)),
     approvals: auditingDenials(deps, createApprovalService(deps)),
     schedules: auditingDenials(deps, createScheduleService(deps)),

@@ -2,7 +2,7 @@ import type { AccessService } from '../access/index.js';
 import type { ApprovalService } from '../approvals/index.js';
 import type { AuditService } from '../audit/index.js';
 import type { ConsoleService } from '../console/index.js';
-import type { DeploymentService } from '../deployments/index.js';
+import type { DeploymentService, RunAgentService } from '../deployments/index.js';
 import type { DriftService } from '../drift/index.js';
 import type { ScheduleService } from '../schedules/index.js';
 import type { PushWebhookService } from '../push-webhooks/index.js';
@@ -44,6 +44,8 @@ export interface Services {
   console: ConsoleService;
   environments: EnvironmentService;
   deployments: DeploymentService;
+  /** A run's own side, for a runner holding only the run's token. */
+  runAgent: RunAgentService;
   drift: DriftService;
   approvals: ApprovalService;
   schedules: ScheduleService;

@@ -206,14 +206,10 @@ export function createRunnerService(deps: ServiceDeps, options: RunnerOptions = 
         await finish(runner, claimed, { status: 'failed', failure: stack ? 'the run has no git source' : `the stack ${claimed.org}/${claimed.project}/${claimed.stack} no longer exists` });
         return undefined;
       }
-      const environment = await openSettingsSecrets(deps.keys, stack, claimed.settings);
+      const brief = await runBrief(deps, stack, claimed);
       const token = await mintToken(claimed);
       const run = await mutate(runner, claimed, () => ({ status: 'running' }));
-      const operation = (claimed.settings.operationContext ?? {}) as { preRunCommands?: string[]; options?: Record<string, unknown> };
-      const skipInstallDependencies = operation.options?.skipInstallDependencies === true;
-      const remediateIfDriftDetected = run.operation === 'detect-drift' && operation.options?.remediateIfDriftDetected === true;
-      const deleteAfterDestroy = run.operation === 'destroy' && operation.options?.deleteAfterDestroy === true;
-      return { run, token, environment, source, preRunCommands: operation.preRunCommands ?? [], skipInstallDependencies, remediateIfDriftDetected, deleteAfterDestroy };
+      return { ...brief, run, token };
     },
 
     heartbeat(runner, run) {
@@ -233,6 +229,21 @@ export function createRunnerService(deps: ServiceDeps, options: RunnerOptions = 
     removeStack: (run) => removeDestroyedStack(deps, run),
     finish,
   };
+}
+
+/**
+ * What a runner needs to run `run` besides its token: the source, the environment (secret values opened), the
+ * pre-run commands and options. Only for the run's runner: never stored, never logged.
+ */
+export async function runBrief(deps: ServiceDeps, stack: StackRecord, run: DeploymentRun): Promise<Omit<ClaimedRun, 'token'>> {
+  const source = gitSource(run.settings);
+  if (!source) throw new ConflictError(`Deployment ${run.version} of ${runStackName(run)} has no git source.`);
+  const environment = await openSettingsSecrets(deps.keys, stack, run.settings);
+  const operation = (run.settings.operationContext ?? {}) as { preRunCommands?: string[]; options?: Record<string, unknown> };
+  const skipInstallDependencies = operation.options?.skipInstallDependencies === true;
+  const remediateIfDriftDetected = run.operation === 'detect-drift' && operation.options?.remediateIfDriftDetected === true;
+  const deleteAfterDestroy = run.operation === 'destroy' && operation.options?.deleteAfterDestroy === true;
+  return { run, environment, source, preRunCommands: operation.preRunCommands ?? [], skipInstallDependencies, remediateIfDriftDetected, deleteAfterDestroy };
 }
 
 /** `org/project/stack` of a run, as the CLI's `--stack` takes it. */
