@@ -61,7 +61,7 @@ describe('npx cdk synth of infra/bin/app.ts, offline', () => {
     expect(result.ms).toBeLessThan(60_000);
   });
 
-  it('bundles the four API handlers and the hook dispatcher into the cloud assembly', () => {
+  it('bundles the four API handlers, the hook dispatcher and the run launcher into the cloud assembly', () => {
     const functions = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
 
     const bundles = functions.map((fn) =>
@@ -73,7 +73,7 @@ describe('npx cdk synth of infra/bin/app.ts, offline', () => {
     expect(bundles).toEqual(
       functions.map((fn) => (consoleFunction(fn) ? ['console', 'index.mjs', 'index.mjs.map'] : ['index.mjs', 'index.mjs.map'])),
     );
-    expect(functions).toHaveLength(5);
+    expect(functions).toHaveLength(6);
   });
 
   it('applies the context: routes, custom domain URL in the functions, alarm topic on every alarm, hook functions', () => {
@@ -91,7 +91,10 @@ describe('npx cdk synth of infra/bin/app.ts, offline', () => {
     for (const fn of apiFunctions) {
       expect(fn.Properties.Environment.Variables.STACKYARD_PUBLIC_URL).toBe('https://pulumi.example.com');
     }
-    for (const fn of functions) expect(fn.Properties.Environment.Variables.STACKYARD_HOOK_FUNCTION_ARNS).toBe(HOOK_FUNCTION_ARN);
+    // Every function that may deliver hooks knows which functions it may invoke; the run launcher delivers none.
+    const hookSenders = functions.filter((fn) => fn.Properties.Description !== 'Stackyard run launcher');
+    expect(hookSenders).toHaveLength(5);
+    for (const fn of hookSenders) expect(fn.Properties.Environment.Variables.STACKYARD_HOOK_FUNCTION_ARNS).toBe(HOOK_FUNCTION_ARN);
     const invokeResources = resources
       .filter((r) => r.Type === 'AWS::IAM::Policy')
       .flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>)
