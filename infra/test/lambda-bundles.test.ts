@@ -108,7 +108,8 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
       stacks: ['audit', 'console-session', 'identity', 'lease', 'policy', 'stack', 'update'],
       // Deployment settings, runs, drift runs (the drift store is under 1 KB) and schedules, and approvals (whose rules
       // `start` applies), are served by the updates function.
-      updates: ['approval', 'audit', 'console-session', 'deployment', 'hook', 'identity', 'lease', 'policy', 'schedule', 'stack', 'update'],
+      // The runner routes (a CodeBuild build's calls) read and record drift runs of detect-drift runs.
+      updates: ['approval', 'audit', 'console-session', 'deployment', 'drift', 'hook', 'identity', 'lease', 'policy', 'schedule', 'stack', 'update'],
     });
   });
 

@@ -82,6 +82,24 @@ export const BUNDLING = {
   esbuildArgs: { '--alias': Object.entries(LAMBDA_ALIASES).map(([module, replacement]) => `${module}=${replacement}`) },
 } as const;
 
+/**
+ * Lets `role` wrap and unwrap stack data keys with the deployment's key, only with an encryption context made of
+ * exactly `contextKeys` (the core's), so the role cannot decrypt what S3 or another purpose encrypted under the key.
+ */
+export function grantDataKeysWithContext(role: iam.IRole, key: kms.IKey, contextKeys: readonly string[]): void {
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'DataKeysWithContext',
+      actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+      resources: [key.keyArn],
+      conditions: {
+        'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...contextKeys] },
+        StringLike: Object.fromEntries(contextKeys.map((k) => [`kms:EncryptionContext:${k}`, '*'])),
+      },
+    }),
+  );
+}
+
 /** Copies a built console into the bundle after esbuild ran (local bundling: a shell command on this machine). */
 function consoleCopy(consoleDir: string) {
   const quoted = (path: string) => `'${path.replace(/'/g, "'\\''")}'`;
@@ -216,17 +234,7 @@ export class ApiFunctions extends Construct {
     this.role.addToPolicy(
       new iam.PolicyStatement({ sid: 'BucketList', actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
     );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'DataKeysWithContext',
-        actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
-        resources: [key.keyArn],
-        conditions: {
-          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...props.encryptionContextKeys] },
-          StringLike: Object.fromEntries(props.encryptionContextKeys.map((k) => [`kms:EncryptionContext:${k}`, '*'])),
-        },
-      }),
-    );
+    grantDataKeysWithContext(this.role, key, props.encryptionContextKeys);
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'BucketEncryptionViaS3',

@@ -12,7 +12,7 @@ import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import { BUNDLING, type HandlerSpec } from './api-functions.js';
+import { BUNDLING, grantDataKeysWithContext, type HandlerSpec } from './api-functions.js';
 import { FUNCTION_TRACING, suppressTracingWildcard } from './tracing.js';
 
 /** What the application code dictates about runner builds. */
@@ -162,17 +162,7 @@ export class CodeBuildRunner extends Construct {
         resources: [table.tableArn, ...props.indexNames.map((name) => `${table.tableArn}/index/${name}`)],
       }),
     );
-    this.launcherRole.addToPolicy(
-      new iam.PolicyStatement({
-        sid: 'DataKeysWithContext',
-        actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
-        resources: [key.keyArn],
-        conditions: {
-          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...props.encryptionContextKeys] },
-          StringLike: Object.fromEntries(props.encryptionContextKeys.map((k) => [`kms:EncryptionContext:${k}`, '*'])),
-        },
-      }),
-    );
+    grantDataKeysWithContext(this.launcherRole, key, props.encryptionContextKeys);
     this.launcherRole.addToPolicy(
       new iam.PolicyStatement({
         sid: 'SealRunToken',

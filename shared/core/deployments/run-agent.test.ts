@@ -31,8 +31,8 @@ afterEach(async () => {
 });
 
 /** A queued run claimed as the launcher claims it, and the principal its token authenticates as. */
-async function launched(): Promise<{ runId: string; principal: Principal; token: string }> {
-  const { id } = await deployments.createRun(alice, REF, { operation: 'update' }, 'api');
+async function launched(ref = REF): Promise<{ runId: string; principal: Principal; token: string }> {
+  const { id } = await deployments.createRun(alice, ref, { operation: 'update' }, 'api');
   const claimed = (await createRunnerService(fx.deps, { claimMs: 60_000 }).claim('codebuild'))!;
   return { runId: id, principal: await fx.identity.authenticate(claimed.token), token: claimed.token };
 }
@@ -59,7 +59,10 @@ describe('RunAgentService (the runner routes)', () => {
 
   it("refuses a user's token and another run's token", async () => {
     const { runId } = await launched();
-    const other = await launched();
+    const prod = { ...REF, stack: 'prod' };
+    await fx.stacks.create(alice, prod);
+    await deployments.patchSettings(alice, prod, SETTINGS);
+    const other = await launched(prod);
 
     await expect(agent.brief(alice, runId)).rejects.toThrow(ForbiddenError);
     await expect(agent.finish(other.principal, runId, { status: 'failed' })).rejects.toThrow(ForbiddenError);
