@@ -100,6 +100,11 @@ describe('StackyardStack', () => {
       // constructs/codebuild-runner.test.ts, and this fixture wiring has no runner.
       EncryptCommand: undefined,
       StartBuildCommand: undefined,
+      // The environment providers' (aws-provider-sdk.ts): the web identity token is AssumeRoleWithWebIdentity's
+      // credential, and the other two sign with the credentials it returned, never with the function's role.
+      AssumeRoleWithWebIdentityCommand: undefined,
+      GetSecretValueCommand: undefined,
+      GetParameterCommand: undefined,
     };
     const used = new Set([...source.matchAll(/\bnew (\w+Command)\(/g)].map((m) => m[1]!));
     const unknown = [...used].filter((command) => !(command in iamActionOf));
