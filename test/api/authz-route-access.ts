@@ -22,7 +22,9 @@ export type Access =
   /** A policy pack upload: the one-time ticket header is the credential, never an API token. */
   | { uploadTicket: true }
   /** A push webhook: its signature under the stack's secret is the credential, never an API token. */
-  | { webhookSignature: true };
+  | { webhookSignature: true }
+  /** A runner route: the run's own deployment token only; any other token is refused with 403. */
+  | { runToken: true };
 
 export const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
 export const UPDATE = `${STACK}/update/{updateId}`;
@@ -185,6 +187,13 @@ export const ROUTE_ACCESS: Record<string, Access> = {
   // every caller alike, and issues nothing (the snapshot includes every token list). test/oidc/ covers the rest.
   'POST /api/oauth/token': { oidcExchange: true },
   'POST /api/webhooks/git/{orgName}/{projectName}/{stackName}': { webhookSignature: true },
+  'GET /api/deployments/runner/{deploymentId}': { runToken: true },
+  ...Object.fromEntries(
+    ['heartbeat', 'logs', 'cancel-updates', 'drift-found', 'remediation', 'remove-stack', 'finish'].map((step) => [
+      `POST /api/deployments/runner/{deploymentId}/${step}`,
+      { runToken: true },
+    ]),
+  ),
   'GET /oidc/.well-known/openid-configuration': { public: true },
   'GET /oidc/.well-known/jwks': { public: true },
   [`GET ${UPDATE}/events`]: { stack: 'history' },
