@@ -254,6 +254,8 @@ describe('deployment runs on serve --runners 1', () => {
     const DRIFT = '/api/stacks/admin/runapp/drift';
     await deployableStack('drift');
     const thing = await deployed(DRIFT);
+    // What the program deploys: the repository's main branch, which an earlier test of this file pushed to.
+    const deployedValue = worldResource(world, thing.id)!.value;
     changeInWorld(world, thing.id, { ...worldResource(world, thing.id)!, value: 'changed by hand' });
     const cli = (...args: string[]) => service.sandbox.run(service.sandbox.root, [...args, '--stack', 'admin/runapp/drift']);
     expect((await cli('hook', 'add', 'drift', '--url', `${receiver.url}/ok/drift`, '--events', 'drift_detected')).status).toBe(0);
@@ -270,7 +272,7 @@ describe('deployment runs on serve --runners 1', () => {
     const [drift] = ((await api('GET', `${DRIFT}/drift/runs`)) as { driftRuns: Record<string, unknown>[] }).driftRuns;
     expect(drift).toMatchObject({ driftDetected: true, deploymentId: run.id, resources: [{ urn: thing.urn, change: 'update', properties: ['value'] }] });
     expect(drift!.remediateUpdate).toMatchObject({ updateId: done.updates.at(-1)!.updateID, status: 'succeeded', resourceChanges: { update: 1 } });
-    expect(worldResource(world, thing.id)!.value).toBe('hello from the repository');
+    expect(worldResource(world, thing.id)!.value).toBe(deployedValue);
     expect(await logOfStack(DRIFT, run.id)).toContain('$ stackyard up --refresh --yes --wait --stack admin/runapp/drift --non-interactive');
     const delivery = await until('the drift_detected delivery', async () => (await receiver.received()).find((r) => r.path === '/ok/drift'));
     expect(JSON.parse(delivery.body)).toMatchObject({ event: 'drift_detected', driftRunId: drift!.id, resources: drift!.resources });
