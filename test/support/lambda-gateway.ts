@@ -37,7 +37,9 @@ export async function startLambdaGateway(
   const hosts = {} as Record<HandlerGroup, FunctionHost>;
   const invocations = {} as Record<HandlerGroup, number>;
   let sequence = 0;
-  const server = createServer((req, res) => {
+  // Idle connections stay open as serve's do (functions/serve/server.ts): Node's 5 s default closes one a client is
+  // about to reuse after a slow step, which the client sees as ECONNRESET.
+  const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, (req, res) => {
     void (async () => {
       const body = await readAll(req);
       const url = new URL(req.url ?? '/', 'http://gateway');
