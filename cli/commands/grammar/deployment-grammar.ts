@@ -16,6 +16,7 @@ const commands = {
   settingsGet: () => import('../deployment-settings-get.js'),
   settingsEdit: () => import('../deployment-settings-edit.js'),
   settingsDestroy: () => import('../deployment-settings-destroy.js'),
+  webhook: () => import('../deployment-webhook.js'),
 };
 
 const OUTPUT_FLAG: FlagSpec = { flags: '-o, --output <format>', description: 'output format: default or json' };
@@ -100,6 +101,15 @@ export function registerDeploymentGrammar(program: Command): void {
       leaf(settings, 'get', 'Retrieve the deployment settings for a stack (JSON; secrets as ciphertext)', [STACK_FLAG, OUTPUT_FLAG], async () => (await commands.settingsGet()).deploymentSettingsGet);
       leaf(settings, 'edit', 'Create or update deployment settings for a stack', EDIT_FLAGS, async () => (await commands.settingsEdit()).deploymentSettingsEdit).aliases(['update', 'modify']);
       leaf(settings, 'destroy', "Delete all the stack's deployment settings", [STACK_FLAG, YES_FLAG], async () => (await commands.settingsDestroy()).deploymentSettingsDestroy).aliases(['down', 'dn', 'clear']);
+      group(settings, 'webhook', "The stack's push webhook: its URL and secret (stackyard's own; docs/deployments.md)", (webhook) => {
+        leaf(webhook, 'show', 'Show the webhook URL and whether a secret is set (never the secret)', [STACK_FLAG, OUTPUT_FLAG], async () => (await commands.webhook()).deploymentWebhookShow);
+        leaf(webhook, 'set', 'Set or rotate the secret: made here and printed once, or read from stdin', [
+          STACK_FLAG,
+          OUTPUT_FLAG,
+          { flags: '--secret-stdin', description: 'read the secret from standard input instead of making one (never pass it as an argument)' },
+        ], async () => (await commands.webhook()).deploymentWebhookSet).alias('rotate');
+        leaf(webhook, 'remove', 'Remove the secret: every delivery is refused', [STACK_FLAG, YES_FLAG], async () => (await commands.webhook()).deploymentWebhookRemove).alias('rm');
+      });
     });
   });
 }

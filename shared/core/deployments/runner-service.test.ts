@@ -53,6 +53,15 @@ describe('RunnerService.claim', () => {
     expect(claimed).toMatchObject({ remediateIfDriftDetected: false, deleteAfterDestroy: false });
   });
 
+  it('opens a secret variable as last set, a new value replacing the sealed one', async () => {
+    await deployments.patchSettings(alice, REF, { operationContext: { environmentVariables: { DEPLOY_KEY: { secret: 'rotated-value' } } } });
+    await deployments.createRun(alice, REF, { operation: 'update' }, 'api');
+
+    const claimed = await runner.claim('runner-1');
+
+    expect(claimed?.environment.DEPLOY_KEY).toBe('rotated-value');
+  });
+
   it("carries a scheduled run's options for the operation they belong to", async () => {
     const options = { deleteAfterDestroy: true, remediateIfDriftDetected: true, skipInstallDependencies: true };
     await deployments.createRun(alice, REF, { operation: 'destroy', operationContext: { options } }, 'schedule');

@@ -25,15 +25,21 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A secret value (`{ "secret": … }` or `{ "ciphertext": … }`): one value, never merged into another. */
+function isSecretValue(value: Json): boolean {
+  return typeof value.secret === 'string' || typeof value.ciphertext === 'string';
+}
+
 /**
  * RFC 7396 merge, as Pulumi Cloud applies a settings `POST`: objects merge key by key, `null` removes a key, and
- * anything else (arrays included) replaces what was there.
+ * anything else (arrays included) replaces what was there. A secret value replaces the one stored whole: merged into
+ * the stored `{ ciphertext }`, a new `{ secret }` would sit beside the old ciphertext, which sealing keeps.
  */
 export function mergeSettings(base: Json, patch: Json): Json {
   const merged: Json = { ...base };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete merged[key];
-    else if (isObject(value) && isObject(merged[key])) merged[key] = mergeSettings(merged[key] as Json, value);
+    else if (isObject(value) && isObject(merged[key]) && !isSecretValue(value)) merged[key] = mergeSettings(merged[key] as Json, value);
     else merged[key] = isObject(value) ? mergeSettings({}, value) : value;
   }
   return merged;
