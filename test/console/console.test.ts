@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { CliSandbox, until } from '../cli/cli-harness.js';
 import type { E2eProject } from '../e2e/e2e-harness.js';
 import { fastHookEnv, startReceiver, type Receiver } from '../hooks/hook-fixtures.js';
@@ -329,6 +330,33 @@ describe('the web console in Chromium', () => {
     const drifted = page.getByTestId('drift-runs').locator('tbody tr');
     expect(await drifted.allInnerTexts()).toEqual([expect.stringMatching(/^web-r\d\ttestprov:index:Thing\tchanged outside Pulumi\tvalue$/)]);
     await shot(page, 'drift');
+  });
+
+  it("shows the update that remediated a drift run's drift, linked to that update's page", async () => {
+    // What a detect-drift run with remediateIfDriftDetected does after its preview (run-aftermath.ts): an
+    // `up --refresh`, recorded on the drift run. The update is real; only the recording is done here, as the runner
+    // would, since this serve runs no runners.
+    const remediation = await project.cli('up', '--refresh', '--yes', '--skip-preview', '--message', 'remediate');
+    expect(remediation.status, remediation.stderr).toBe(0);
+    const updates = await api('GET', `/api/stacks/${STACK}/updates?page=1&pageSize=1`);
+    const { updateID: updateId, version } = updates.json.updates[0] as { updateID: string; version: number };
+    const storage = await createLocalStorage({ dataDir: world.service.serve!.dataDir });
+    try {
+      const stack = await storage.stacks.get({ org: 'acme', project: 'site', stack: 'dev' });
+      const [drift] = (await storage.drift.listRuns(stack.id, { limit: 1, skip: 0 })).runs;
+      await storage.drift.recordRemediation(drift!, { updateId, status: 'succeeded', resourceChanges: { update: 1, same: 4 }, modified: Date.now() });
+    } finally {
+      await storage.close();
+    }
+    const page = await browser();
+
+    await signInWithToken(page, viewerToken, `/${STACK}/drift`);
+
+    const remediated = page.getByTestId('drift-remediation');
+    await expect.poll(() => remediated.innerText()).toBe(`Remediated by update ${updateId} · Succeeded · 1 update, 4 same`);
+    await remediated.getByRole('link', { name: updateId }).click();
+    await page.waitForURL(`${url}/${STACK}/updates/${encodeURIComponent(updateId)}`);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe(`Update ${version} (update)`);
   });
 
   it('says "you may not see this" where the API refuses a read with 403 (a member on the hooks page)', async () => {

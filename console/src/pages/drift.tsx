@@ -6,13 +6,23 @@ import { LoadError } from './not-found.js';
 import { Result } from './parts.js';
 import { StackTabs } from './stack-tabs.js';
 
+/** Pulumi's `DriftRunUpdate`: the detecting preview, or the remediating update. */
+interface DriftRunUpdate {
+  updateId: string;
+  status: string;
+  resourceChanges?: Record<string, number>;
+}
+
 /** Pulumi's `DriftRun` plus Stackyard's `resources` (docs/deployments.md). */
 interface DriftRunView {
   id: string;
   driftDetected: boolean;
   created: string;
   status: string;
-  detectUpdate: { updateId: string; resourceChanges?: Record<string, number> };
+  deploymentVersion?: number;
+  detectUpdate: DriftRunUpdate;
+  /** The `up --refresh` a detect-drift run with `remediateIfDriftDetected` ran after finding drift. */
+  remediateUpdate?: DriftRunUpdate;
   resources: { urn: string; type: string; change: 'update' | 'delete'; properties: string[] }[];
 }
 
@@ -97,7 +107,13 @@ function DriftRun({ run, page }: { run: DriftRunView; page: string }) {
       <p class="muted">
         Preview <a href={`${page}/previews/${encodeURIComponent(run.detectUpdate.updateId)}`}>{run.detectUpdate.updateId}</a> ·{' '}
         {changes(run.detectUpdate.resourceChanges)}
+        {run.deploymentVersion !== undefined && (
+          <>
+            {' '}· by <a href={`${page}/deployments/${run.deploymentVersion}`}>deployment {run.deploymentVersion}</a>
+          </>
+        )}
       </p>
+      {run.remediateUpdate && <Remediation update={run.remediateUpdate} page={page} />}
       {run.resources.length > 0 && (
         <div class="scroll">
           <table>
@@ -125,5 +141,15 @@ function DriftRun({ run, page }: { run: DriftRunView; page: string }) {
         </div>
       )}
     </li>
+  );
+}
+
+/** The update that remediated a run's drift: where it is in the history, how it ended, what it changed. */
+function Remediation({ update, page }: { update: DriftRunUpdate; page: string }) {
+  return (
+    <p data-testid="drift-remediation">
+      Remediated by update <a href={`${page}/updates/${encodeURIComponent(update.updateId)}`}>{update.updateId}</a> ·{' '}
+      <Result status={update.status} /> · {changes(update.resourceChanges)}
+    </p>
   );
 }
