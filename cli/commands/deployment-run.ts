@@ -1,10 +1,33 @@
 /** `deployment run <operation> [url]`: queues a deployment of the stack, as `pulumi deployment run` (remote.go). */
+import { readFileSync } from 'node:fs';
 import { DEPLOYMENT_OPERATIONS } from '../../shared/core/deployments/run-queue.js';
 import type { RunRequest } from '../backend/deployments-backend.js';
 import { UserError } from '../output/errors.js';
 import { environmentVariables, list } from './deployment-shared.js';
 import { followLog } from './deployment-log.js';
 import type { CommandHandler } from './types.js';
+
+/** The one `gitAuth` the `--git-auth-*` flags give, in Pulumi's order: access token, SSH key, user name (remote.go). */
+function gitAuthOf(opts: Record<string, unknown>): Record<string, unknown> | undefined {
+  const text = (name: string) => (typeof opts[name] === 'string' && opts[name] !== '' ? (opts[name] as string) : undefined);
+  const secret = (value: string) => ({ secret: value });
+  const password = text('gitAuthPassword');
+  const keyPath = text('gitAuthSshPrivateKeyPath');
+  let key = text('gitAuthSshPrivateKey');
+  if (keyPath) {
+    try {
+      key = readFileSync(keyPath, 'utf8');
+    } catch (error) {
+      throw new UserError(`reading SSH private key path "${keyPath}": ${(error as Error).message}`);
+    }
+  }
+  const token = text('gitAuthAccessToken');
+  if (token) return { accessToken: secret(token) };
+  if (key) return { sshAuth: { sshPrivateKey: secret(key), ...(password ? { password: secret(password) } : {}) } };
+  const userName = text('gitAuthUsername');
+  if (userName) return { basicAuth: { userName: secret(userName), password: secret(password ?? '') } };
+  return undefined;
+}
 
 export const deploymentRun: CommandHandler = async (ctx, args, opts) => {
   const operation = args[0]!;
@@ -19,12 +42,17 @@ export const deploymentRun: CommandHandler = async (ctx, args, opts) => {
   if (!url && !inheritSettings) throw new UserError('the url arg must be specified if not passing --inherit-settings');
   if (branch && commit) throw new UserError('`--git-branch` and `--git-commit` cannot both be specified');
   if (!branch && !commit && !inheritSettings) throw new UserError('either `--git-branch` or `--git-commit` is required if not passing --inherit-settings');
+  if (opts.gitAuthSshPrivateKey && opts.gitAuthSshPrivateKeyPath) {
+    throw new UserError('`--git-auth-ssh-private-key` and `--git-auth-ssh-private-key-path` cannot both be specified');
+  }
 
-  const git: Record<string, string> = {};
+  const git: Record<string, unknown> = {};
   if (url) git.repoUrl = url;
   if (branch) git.branch = branch;
   if (commit) git.commit = commit;
   if (opts.gitRepoDir) git.repoDir = String(opts.gitRepoDir);
+  const gitAuth = gitAuthOf(opts);
+  if (gitAuth) git.gitAuth = gitAuth;
   const operationContext: Record<string, unknown> = {};
   const variables = environmentVariables(list(opts.env), list(opts.envSecret));
   if (variables) operationContext.environmentVariables = variables;

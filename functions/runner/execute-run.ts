@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunLostError, runStackName, type ClaimedRun, type RunnerService, type RunOutcome } from '../../shared/core/deployments/runner-service.js';
 import type { DeploymentOperation, DeploymentRun } from '../../shared/ports/deployment-store.js';
+import { gitCredentials } from './git-credentials.js';
 import { operationArguments, operationNoun } from './operations.js';
 import { runStep, type StepResult } from './step-process.js';
 
@@ -39,6 +40,11 @@ function reason(result: StepResult): string {
   const lines = result.lastLines.map((line) => line.trim()).filter(Boolean);
   const error = [...lines].reverse().find((line) => /^error:/i.test(line) || /^fatal:/.test(line) || /^npm (ERR!|error)/.test(line));
   return (error ?? lines.at(-1) ?? `exit code ${result.code}`).replace(/^(error|fatal):\s*/i, '');
+}
+
+/** A repository URL as the log shows it: any `user:password@` written into it is left out. */
+function withoutUserInfo(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
 }
 
 /** Log lines are sent in batches, one write at a time, in order. */
@@ -141,9 +147,15 @@ async function runSteps(ctx: RunContext, claimed: ClaimedRun, workspace: string,
   };
 
   const checkout = join(workspace, 'source');
-  line(`$ git clone ${source.repoUrl}${source.branch ? ` --branch ${source.branch}` : ''}`);
+  line(`$ git clone ${withoutUserInfo(source.repoUrl)}${source.branch ? ` --branch ${source.branch}` : ''}`);
   const branch = source.branch ? ['--branch', source.branch, '--single-branch'] : [];
-  await step('clone failed', 'git', ['clone', '--quiet', ...branch, '--', source.repoUrl, checkout], workspace);
+  const credentials = gitCredentials(workspace, claimed.gitAuth);
+  try {
+    const cloneArgs = [...credentials.configArgs, 'clone', '--quiet', ...branch, '--', source.repoUrl, checkout];
+    await step('clone failed', 'git', cloneArgs, workspace, { ...stepEnv, ...credentials.env });
+  } finally {
+    credentials.dispose();
+  }
   if (source.commit) {
     line(`$ git checkout ${source.commit}`);
     await step('clone failed', 'git', ['checkout', '--quiet', '--detach', source.commit], checkout);

@@ -150,9 +150,9 @@ describe('deployment runs on serve --runners 1', () => {
     expect(failed.status).toBe(1);
     expect(failed.stderr).toMatch(/deployment failed/);
     expect(failed.stderr).toMatch(/clone failed/);
-    const refused = await cli('deployment', 'run', 'update', '--git-auth-password', 'x');
+    const refused = await cli('deployment', 'run', 'update', '--git-auth-ssh-private-key', 'k', '--git-auth-ssh-private-key-path', '/k');
     expect(refused.status).not.toBe(0);
-    expect(refused.stderr).toContain('git credentials are not used yet');
+    expect(refused.stderr).toContain('`--git-auth-ssh-private-key` and `--git-auth-ssh-private-key-path` cannot both be specified');
     expect((await cli('deployment', 'settings', 'destroy', '--yes')).status).toBe(0);
     expect(JSON.parse((await cli('deployment', 'settings', 'get')).stdout)).toEqual({});
   }, 200_000);

@@ -1,8 +1,11 @@
 /**
  * A loopback git server for runner tests: bare repositories made at test time, served over git's dumb HTTP protocol
- * (plain files, after `git update-server-info`), which `git clone http://…` reads like any remote.
+ * (plain files, after `git update-server-info`), which `git clone http://…` reads like any remote. Given a
+ * credential, it answers 401 (HTTP Basic) to any request that does not carry exactly that one, as a private
+ * repository's host does.
  */
 import { execFileSync } from 'node:child_process';
+import { timingSafeEqual } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,9 +17,28 @@ export class GitHttpServer {
   readonly root = mkdtempSync(join(tmpdir(), 'stackyard-git-'));
   private server?: Server;
   url = '';
+  /** `Authorization` headers refused so far (a test checks a wrong credential was offered, then turned away). */
+  refused = 0;
+
+  /** `basicAuth`: the one user name and password every request must carry. */
+  constructor(private readonly options: { basicAuth?: { userName: string; password: string } } = {}) {}
+
+  private authorized(header: string | undefined): boolean {
+    const wanted = this.options.basicAuth;
+    if (!wanted) return true;
+    const expected = Buffer.from(`Basic ${Buffer.from(`${wanted.userName}:${wanted.password}`).toString('base64')}`);
+    const given = Buffer.from(header ?? '');
+    const matches = given.length === expected.length && timingSafeEqual(given, expected);
+    if (header && !matches) this.refused += 1;
+    return matches;
+  }
 
   async start(): Promise<void> {
     const server = createServer((request, response) => {
+      if (!this.authorized(request.headers.authorization)) {
+        response.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end();
+        return;
+      }
       const path = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname));
       const file = join(this.root, path);
       try {

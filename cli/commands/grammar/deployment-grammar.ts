@@ -20,7 +20,6 @@ const commands = {
 };
 
 const OUTPUT_FLAG: FlagSpec = { flags: '-o, --output <format>', description: 'output format: default or json' };
-const NO_GIT_AUTH = 'the runner clones repositories readable without credentials; git credentials are not used yet (docs/deployments.md)';
 const NO_EXECUTOR = 'stackyard runs deployments in serve\'s runner processes, not in executor images or agent pools';
 
 /** `pulumi deployment run`'s remote flags (remote.go, ApplyFlagsForDeploymentCommand). */
@@ -36,11 +35,11 @@ const RUN_FLAGS: FlagSpec[] = [
   { flags: '--git-branch <branch>', description: 'git branch to deploy; this is mutually exclusive with --git-commit' },
   { flags: '--git-commit <sha>', description: 'git commit hash of the commit to deploy; this is mutually exclusive with --git-branch' },
   { flags: '--git-repo-dir <dir>', description: 'the directory to work from in the project\'s source repository where Pulumi.yaml is located' },
-  { flags: '--git-auth-access-token <token>', description: 'git personal access token', refused: NO_GIT_AUTH },
-  { flags: '--git-auth-ssh-private-key <key>', description: 'git SSH private key', refused: NO_GIT_AUTH },
-  { flags: '--git-auth-ssh-private-key-path <path>', description: 'git SSH private key path', refused: NO_GIT_AUTH },
-  { flags: '--git-auth-password <password>', description: 'git password', refused: NO_GIT_AUTH },
-  { flags: '--git-auth-username <name>', description: 'git username', refused: NO_GIT_AUTH },
+  { flags: '--git-auth-access-token <token>', description: 'git personal access token' },
+  { flags: '--git-auth-ssh-private-key <key>', description: 'git SSH private key' },
+  { flags: '--git-auth-ssh-private-key-path <path>', description: 'git SSH private key path' },
+  { flags: '--git-auth-password <password>', description: 'git password; for use with username or with an SSH private key' },
+  { flags: '--git-auth-username <name>', description: 'git username' },
   { flags: '--executor-image <image>', description: 'the image to use for the remote executor', refused: NO_EXECUTOR },
   { flags: '--executor-image-username <name>', description: 'the username for the credentials with access to the executor image', refused: NO_EXECUTOR },
   { flags: '--executor-image-password <password>', description: 'the password for the credentials with access to the executor image', refused: NO_EXECUTOR },

@@ -8,7 +8,7 @@ import { createRunnerService } from './runner-service.js';
 
 const REF = { org: 'acme', project: 'app', stack: 'dev' };
 const SETTINGS = {
-  sourceContext: { git: { repoUrl: 'http://127.0.0.1:9/app.git', branch: 'main' } },
+  sourceContext: { git: { repoUrl: 'http://127.0.0.1:9/app.git', branch: 'main', gitAuth: { accessToken: { secret: 'repo-token' } } } },
   operationContext: { environmentVariables: { DEPLOY_KEY: { secret: 'for-the-runner' } } },
 };
 
@@ -38,7 +38,7 @@ async function launched(ref = REF): Promise<{ runId: string; principal: Principa
 }
 
 describe('RunAgentService (the runner routes)', () => {
-  it("gives the run's own token the run's source and opened environment, and takes its log and result", async () => {
+  it("gives the run's own token the run's source, git credential and opened environment, and takes its log and result", async () => {
     // Arrange
     const { runId, principal, token } = await launched();
 
@@ -51,6 +51,7 @@ describe('RunAgentService (the runner routes)', () => {
     // Assert
     expect(brief.source).toEqual({ repoUrl: 'http://127.0.0.1:9/app.git', branch: 'main' });
     expect(brief.environment).toEqual({ DEPLOY_KEY: 'for-the-runner' });
+    expect(brief.gitAuth).toEqual({ kind: 'basic', userName: 'git', password: 'repo-token' });
     expect(beat).toEqual({ cancelRequested: false });
     expect(await deployments.getRun(alice, REF, runId)).toMatchObject({ status: 'succeeded' });
     expect((await deployments.readLogs(alice, REF, runId, 0, 10)).lines.map((l) => l.line)).toContain('hello from the build');
@@ -65,6 +66,7 @@ describe('RunAgentService (the runner routes)', () => {
     const other = await launched(prod);
 
     await expect(agent.brief(alice, runId)).rejects.toThrow(ForbiddenError);
+    await expect(agent.brief(other.principal, runId)).rejects.toThrow(ForbiddenError);
     await expect(agent.finish(other.principal, runId, { status: 'failed' })).rejects.toThrow(ForbiddenError);
     expect(await deployments.getRun(alice, REF, runId)).toMatchObject({ status: 'running' });
   });

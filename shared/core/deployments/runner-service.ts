@@ -18,6 +18,7 @@ import { API_TOKEN_PREFIX, hashApiToken } from '../identity/identity-service.js'
 import type { ServiceDeps } from '../kernel/deps.js';
 import type { Principal } from '../kernel/principal.js';
 import { cancelUpdate } from '../updates/settling.js';
+import { openGitAuth, type GitAuth } from './git-auth.js';
 import { driftRunOf, recordRemediation, removeDestroyedStack } from './run-aftermath.js';
 import { gitSource, openSettingsSecrets } from './settings.js';
 import { isFinished } from './views.js';
@@ -38,6 +39,8 @@ export interface ClaimedRun {
   /** `operationContext.environmentVariables`, secret ones opened. */
   environment: Record<string, string>;
   source: RunSource;
+  /** `sourceContext.git.gitAuth`, opened: the credential the clone uses, and nothing else. */
+  gitAuth?: GitAuth;
   preRunCommands: string[];
   /** `operationContext.options.skipInstallDependencies`: no `npm ci`. */
   skipInstallDependencies: boolean;
@@ -239,11 +242,12 @@ export async function runBrief(deps: ServiceDeps, stack: StackRecord, run: Deplo
   const source = gitSource(run.settings);
   if (!source) throw new ConflictError(`Deployment ${run.version} of ${runStackName(run)} has no git source.`);
   const environment = await openSettingsSecrets(deps.keys, stack, run.settings);
+  const gitAuth = await openGitAuth(deps.keys, stack, run.settings);
   const operation = (run.settings.operationContext ?? {}) as { preRunCommands?: string[]; options?: Record<string, unknown> };
   const skipInstallDependencies = operation.options?.skipInstallDependencies === true;
   const remediateIfDriftDetected = run.operation === 'detect-drift' && operation.options?.remediateIfDriftDetected === true;
   const deleteAfterDestroy = run.operation === 'destroy' && operation.options?.deleteAfterDestroy === true;
-  return { run, environment, source, preRunCommands: operation.preRunCommands ?? [], skipInstallDependencies, remediateIfDriftDetected, deleteAfterDestroy };
+  return { run, environment, source, ...(gitAuth ? { gitAuth } : {}), preRunCommands: operation.preRunCommands ?? [], skipInstallDependencies, remediateIfDriftDetected, deleteAfterDestroy };
 }
 
 /** `org/project/stack` of a run, as the CLI's `--stack` takes it. */

@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../errors.js';
 import type { StackRecord } from '../../ports/stack-store.js';
 import type { StackKeyring } from '../kernel/deps.js';
+import { validateGitAuth } from './git-auth.js';
 
 /**
  * The top-level fields of Pulumi's `DeploymentSettings` (apitype/deployments.go), plus Stackyard's `pushWebhook` (the
@@ -61,6 +62,7 @@ export function validateSettings(settings: Json): void {
       throw new InvalidInputError(`sourceContext.git.repoDir must be a path inside the repository, got '${git.repoDir.slice(0, 100)}'.`);
     }
     if (git.branch && git.commit) throw new InvalidInputError('sourceContext.git takes a branch or a commit, not both.');
+    validateGitAuth(git.gitAuth);
   }
   validatePushFields(settings);
   const operation = objectAt(settings, ['operationContext']);
