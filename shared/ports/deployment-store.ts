@@ -52,6 +52,26 @@ export interface DeploymentRun {
   /** Why a failed run failed, in a sentence (clone failed, install failed, update failed, cancelled…). */
   failure?: string;
   updates: DeploymentRunUpdate[];
+  /** The pull (merge) request whose push webhook queued this `preview`: where its result may be posted back. */
+  pullRequest?: RunPullRequest;
+  /** What became of posting the result back to the git host (only when the settings ask for it). */
+  resultPost?: RunResultPost;
+}
+
+/** A pull request on GitHub, or a merge request (by its `iid`) on GitLab, at the commit the run previews. */
+export interface RunPullRequest {
+  provider: 'github' | 'gitlab';
+  number: number;
+  commit: string;
+}
+
+/** A result posted back (`posted`), refused or unreachable (`failed`), or not attempted and why (`skipped`). */
+export interface RunResultPost {
+  status: 'posted' | 'failed' | 'skipped';
+  /** What was posted where, or why not, in a sentence (never a token). */
+  detail: string;
+  /** Epoch ms. */
+  at: number;
 }
 
 /** A run a runner holds: claimed (`accepted` or `running`) and not yet finished. */

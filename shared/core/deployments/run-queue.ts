@@ -31,9 +31,17 @@ export function deploymentOperation(request: Pick<CreateRunRequest, 'operation'>
 
 /**
  * Queues a run of `stack` (the caller has checked who may): the stack's settings merged with the request's own,
- * checked, secrets sealed, with the next version of the stack's runs. Used by `createRun` and by the scheduler.
+ * checked, secrets sealed, with the next version of the stack's runs. Used by `createRun`, the scheduler and push
+ * webhooks (whose `origin` names the pull request a preview is for).
  */
-export async function queueRun(deps: ServiceDeps, stack: StackRecord, request: CreateRunRequest, requestedBy: string, initiator: string): Promise<DeploymentRun> {
+export async function queueRun(
+  deps: ServiceDeps,
+  stack: StackRecord,
+  request: CreateRunRequest,
+  requestedBy: string,
+  initiator: string,
+  origin: Pick<DeploymentRun, 'pullRequest'> = {},
+): Promise<DeploymentRun> {
   const operation = deploymentOperation(request);
   const store = deps.storage.deployments;
   const inherited = request.inheritSettings === false ? {} : ((await store.getSettings(stack.id))?.settings ?? {});
@@ -69,6 +77,7 @@ export async function queueRun(deps: ServiceDeps, stack: StackRecord, request: C
       modified: now,
       revision: 1,
       updates: [],
+      ...origin,
     };
     try {
       await store.createRun(run);

@@ -17,6 +17,7 @@ import type { StackRecord } from '../../ports/stack-store.js';
 import { API_TOKEN_PREFIX, hashApiToken } from '../identity/identity-service.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import type { Principal } from '../kernel/principal.js';
+import { postPullRequestResult } from '../push-webhooks/result-post.js';
 import { cancelUpdate } from '../updates/settling.js';
 import { openGitAuth, type GitAuth } from './git-auth.js';
 import { driftRunOf, recordRemediation, removeDestroyedStack } from './run-aftermath.js';
@@ -183,6 +184,8 @@ export function createRunnerService(deps: ServiceDeps, options: RunnerOptions = 
       ...(latest.cancelRequested && outcome.status === 'failed' && !outcome.failure ? { failure: 'cancelled' } : {}),
     }));
     await revokeToken(run);
+    // After the result is stored: posting it back to a pull request never changes how the run ended.
+    await postPullRequestResult(deps, saved);
     return saved;
   }
 

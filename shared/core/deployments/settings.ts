@@ -2,6 +2,7 @@ import { InvalidInputError } from '../errors.js';
 import type { StackRecord } from '../../ports/stack-store.js';
 import type { StackKeyring } from '../kernel/deps.js';
 import { validateGitAuth } from './git-auth.js';
+import { validatePostResults } from '../push-webhooks/result-settings.js';
 
 /**
  * The top-level fields of Pulumi's `DeploymentSettings` (apitype/deployments.go), plus Stackyard's `pushWebhook` (the
@@ -18,6 +19,7 @@ const SECRET_PATHS: readonly (readonly string[])[] = [
   ['sourceContext', 'git', 'gitAuth', 'basicAuth', 'password'],
   ['executorContext', 'executorImage', 'credentials', 'password'],
   ['pushWebhook', 'secret'],
+  ['pushWebhook', 'postResults', 'token'],
 ];
 
 type Json = Record<string, unknown>;
@@ -130,19 +132,15 @@ function validatePushFields(settings: Json): void {
   if (gitHub?.paths !== undefined && !isStringArray(gitHub.paths)) throw new InvalidInputError('gitHub.paths must be a list of path patterns.');
   const hook = settings.pushWebhook;
   if (hook === undefined) return;
-  if (!isObject(hook)) throw new InvalidInputError('pushWebhook must be an object: { "secret": … }.');
+  if (!isObject(hook)) throw new InvalidInputError('pushWebhook must be an object: { "secret": …, "postResults": … }.');
   const secret = hook.secret;
   if (secret !== undefined && !(isObject(secret) && (typeof secret.ciphertext === 'string' || (typeof secret.secret === 'string' && secret.secret.length >= 16)))) {
     throw new InvalidInputError('pushWebhook.secret must be { "secret": "<at least 16 characters>" }: it is stored sealed and never returned.');
   }
   for (const key of Object.keys(hook)) {
-    if (key === 'postResults') {
-      // Said, not ignored: posting results back to the git host is not built (docs/deployments.md).
-      if (hook.postResults !== false) throw new InvalidInputError('pushWebhook.postResults is not supported yet: Stackyard does not post run results back to the git host; leave it unset.');
-    } else if (key !== 'secret') {
-      throw new InvalidInputError(`Unknown pushWebhook field '${key.slice(0, 64)}': expected secret.`);
-    }
+    if (key !== 'secret' && key !== 'postResults') throw new InvalidInputError(`Unknown pushWebhook field '${key.slice(0, 64)}': expected secret or postResults.`);
   }
+  validatePostResults(settings);
 }
 
 /**

@@ -23,6 +23,10 @@ export interface DeploymentRunView {
   initiator: string;
   /** Stackyard's own: the reason a failed run failed. */
   failure?: string;
+  /** Stackyard's own: the pull (merge) request a push webhook's preview is for. */
+  pullRequest?: { provider: 'github' | 'gitlab'; number: number; commit: string };
+  /** Stackyard's own: what became of posting the result back to it (`at` as ISO 8601). */
+  resultPost?: { status: 'posted' | 'failed' | 'skipped'; detail: string; at: string };
 }
 
 /** Pulumi's `DeploymentLogs`: the lines, and where to read on while more may come. */
@@ -49,6 +53,8 @@ export function runView(run: DeploymentRun): DeploymentRunView {
     jobs: [{ status: run.status, lastUpdated: iso(run.modified), steps: [] }],
     initiator: run.initiator,
     ...(run.failure ? { failure: run.failure } : {}),
+    ...(run.pullRequest ? { pullRequest: run.pullRequest } : {}),
+    ...(run.resultPost ? { resultPost: { ...run.resultPost, at: iso(run.resultPost.at) } } : {}),
   };
 }
 

@@ -9,6 +9,7 @@
  */
 import { ConflictError, NotFoundError, TooLargeError, UnauthorizedError } from '../errors.js';
 import { formatStackRef, type StackRef } from '../names.js';
+import type { DeploymentRun } from '../../ports/deployment-store.js';
 import type { StackRecord } from '../../ports/stack-store.js';
 import { audited } from '../audit/audit.js';
 import { queueRun } from '../deployments/run-queue.js';
@@ -49,6 +50,12 @@ const NOT_VERIFIED =
 const PROVIDER_NAMES = { github: 'GitHub', gitlab: 'GitLab', git: 'git' } as const;
 
 type Json = Record<string, unknown>;
+
+/** The pull request a preview is for, where its result may be posted back (result-post.ts). */
+function origin(envelope: DeliveryEnvelope, trigger: Trigger): Pick<DeploymentRun, 'pullRequest'> {
+  if (trigger.kind !== 'pull-request' || trigger.number === undefined || envelope.provider === 'git') return {};
+  return { pullRequest: { provider: envelope.provider, number: trigger.number, commit: trigger.commit } };
+}
 
 export function createPushWebhookService(deps: ServiceDeps): PushWebhookService {
   const store = () => deps.storage.deployments;
@@ -95,7 +102,7 @@ export function createPushWebhookService(deps: ServiceDeps): PushWebhookService 
         description: `a ${PROVIDER_NAMES[envelope.provider]} ${what} (delivery ${envelope.deliveryId}) queued ${run.operation === 'update' ? 'an' : 'a'} ${run.operation} deployment of ${target} at ${run.commit.slice(0, 12)}, as ${requestedBy}`,
       },
       // The pushed commit, not the branch's tip at run time: a later push queues its own run.
-      () => queueRun(deps, stack, { operation: run.operation, sourceContext: { git: { branch: null, commit: run.commit } } }, requestedBy, initiator),
+      () => queueRun(deps, stack, { operation: run.operation, sourceContext: { git: { branch: null, commit: run.commit } } }, requestedBy, initiator, origin(envelope, trigger)),
     );
   }
 
