@@ -9,6 +9,7 @@ import type { StackKeys } from '../shared/core/secrets/secrets-envelope.js';
 import type { Services } from '../shared/core/compose/types.js';
 import type { Storage } from '../shared/ports/index.js';
 import type { RunQueue } from '../shared/ports/run-queue.js';
+import type { ScheduleTriggers } from '../shared/ports/schedule-triggers.js';
 import type { AccessLogEntry } from './http/access-log.js';
 import { createRoutedApi, type ApiHandler } from './http/api-core.js';
 import { findConsoleAssets } from './http/console-assets.js';
@@ -40,7 +41,12 @@ function lambdaServices(event: APIGatewayProxyEventV2, fn: LambdaFunction): Serv
       storage,
       now,
       keys: fn.keys?.(storage, now) ?? absent<StackKeys>(`stack data keys (the ${fn.group} function's routes never use them)`),
-      options: { serviceUrl, hooks: hookOptionsFromEnv(process.env), runQueue: fn.runQueue?.(process.env) },
+      options: {
+        serviceUrl,
+        hooks: hookOptionsFromEnv(process.env),
+        runQueue: fn.runQueue?.(process.env),
+        scheduleTriggers: fn.scheduleTriggers?.(process.env),
+      },
     };
     const built = fn.services(deps, (service) => auditingDenials(deps, service));
     const missing = (name: string) => absent<object>(`${name} service (the ${fn.group} function's routes never use it)`);
@@ -71,6 +77,8 @@ export interface LambdaFunction {
   keys?: (storage: Storage, now: () => number) => StackKeys;
   /** The run queue queued deployment runs are announced on (SQS), for a function whose routes queue runs. */
   runQueue?: (env: NodeJS.ProcessEnv) => RunQueue | undefined;
+  /** The triggers of stack schedules (EventBridge Scheduler), for a function whose routes create or change schedules. */
+  scheduleTriggers?: (env: NodeJS.ProcessEnv) => ScheduleTriggers | undefined;
   /**
    * Builds the services those routes (and authentication: identity, console) use, each passed through `audited` as
    * `createServices` does (authorization refusals go to the audit log); the others are left out of the bundle, and

@@ -24,6 +24,7 @@ import { createHookService } from '../../shared/core/hooks/hook-service.js';
 import { createIdentityService } from '../../shared/core/identity/identity-service.js';
 import { createUpdateService } from '../../shared/core/updates/update-service.js';
 import { runQueueFromEnv } from '../../shared/adapters/aws/sqs-run-queue.js';
+import { scheduleTriggersFromEnv } from '../../shared/adapters/aws/eventbridge-schedule-triggers.js';
 import { lambdaHandler, type LambdaFunction } from '../composition.js';
 import { UPDATES_GROUP_ROUTES } from '../http/routes/group-updates.js';
 import { kmsParts } from '../storage-parts/kms.js';
@@ -53,6 +54,7 @@ export const updatesFunction: LambdaFunction = {
   ],
   storage: [s3Parts, kmsParts],
   runQueue: runQueueFromEnv,
+  scheduleTriggers: scheduleTriggersFromEnv,
   services: (deps, audited) => {
     const identity = audited(createIdentityService(deps));
     return {

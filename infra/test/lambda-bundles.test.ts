@@ -37,6 +37,7 @@ const SDK_CLIENTS = [
   '@aws-sdk/client-ssm',
   '@aws-sdk/client-sqs',
   '@aws-sdk/client-codebuild',
+  '@aws-sdk/client-scheduler',
 ];
 const UNUSED_IN_LAMBDA = [
   '@aws-sdk/credential-provider-node',
@@ -78,7 +79,7 @@ afterAll(() => {
 
 describe('what each Lambda bundle carries (esbuild metafile, the infra bundling settings)', () => {
   it('builds one bundle per function under functions/handlers/', () => {
-    expect([...packages.keys()].sort()).toEqual(['hook-dispatcher', 'identity', 'run-launcher', 'secrets', 'stacks', 'updates']);
+    expect([...packages.keys()].sort()).toEqual(['hook-dispatcher', 'identity', 'run-launcher', 'schedule-fire', 'secrets', 'stacks', 'updates']);
   });
 
   it('carries only the SDK clients of the storage its routes or its job use (Lambda: for hook pings and redeliveries, gates, deliveries)', () => {
@@ -89,11 +90,13 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
       identity: ['@aws-sdk/client-dynamodb'],
       // Claims a run (the table, the settings' data keys), seals its token (KMS) and starts its build.
       'run-launcher': ['@aws-sdk/client-dynamodb', '@aws-sdk/client-kms', '@aws-sdk/client-codebuild'],
+      // Fires a due schedule: its run's settings (data keys), the run queue, and the removal of an orphaned trigger.
+      'schedule-fire': ['@aws-sdk/client-dynamodb', '@aws-sdk/client-kms', '@aws-sdk/client-sqs', '@aws-sdk/client-scheduler'],
       // Environment definitions are objects in the bucket; opening one runs the providers (STS, Secrets Manager, SSM).
       secrets: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-sts', '@aws-sdk/client-secrets-manager', '@aws-sdk/client-ssm'],
       stacks: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms'],
-      // Queueing a deployment run announces it on the run queue (SQS).
-      updates: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-lambda', '@aws-sdk/client-sqs'],
+      // Queueing a deployment run announces it on the run queue (SQS); a stack schedule has an EventBridge Scheduler trigger.
+      updates: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-kms', '@aws-sdk/client-lambda', '@aws-sdk/client-sqs', '@aws-sdk/client-scheduler'],
     });
   });
 
@@ -103,6 +106,7 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
       'hook-dispatcher': ['hook'],
       identity: sessions,
       'run-launcher': ['audit', 'deployment', 'hook', 'identity', 'lease', 'stack', 'update'],
+      'schedule-fire': ['audit', 'deployment', 'hook', 'schedule', 'stack'],
       secrets: ['audit', 'console-session', 'environment', 'identity', 'stack'],
       // Policy packs and groups are served by the stacks function; updates reads a stack's required packs.
       stacks: ['audit', 'console-session', 'identity', 'lease', 'policy', 'stack', 'update'],
@@ -118,6 +122,7 @@ describe('what each Lambda bundle carries (esbuild metafile, the infra bundling 
       'hook-dispatcher': [],
       identity: ['approvals', 'deployments', 'environments', 'identity', 'policy', 'secrets', 'stacks', 'updates'],
       'run-launcher': [],
+      'schedule-fire': [],
       secrets: ['environments', 'secrets'],
       // The access routes (members, teams, stack grants) are split between identity and stacks.
       stacks: ['identity', 'policy', 'stacks'],

@@ -13,6 +13,7 @@ export type * from './drift-store.js';
 export type * from './approval-store.js';
 export type * from './schedule-store.js';
 export type * from './run-queue.js';
+export type * from './schedule-triggers.js';
 export type * from './policy-store.js';
 export { INFLATE_CHUNK_BYTES, MAX_OBJECT_BYTES } from './checkpoint-store.js';
 export { ORG_ROLES, tokenOwnerKey } from './identity-store.js';

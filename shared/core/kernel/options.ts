@@ -5,6 +5,7 @@
 import type { AwsProviderApi } from '../../ports/aws-provider-api.js';
 import type { KeyService } from '../../ports/key-service.js';
 import type { RunQueue } from '../../ports/run-queue.js';
+import type { ScheduleTriggers } from '../../ports/schedule-triggers.js';
 
 /** How the services behave; every field has a default. */
 export interface ServiceOptions {
@@ -27,6 +28,8 @@ export interface ServiceOptions {
   awsProviderApi?: AwsProviderApi;
   /** Where queued deployment runs are announced (SQS on AWS); absent on serve, whose runners poll the store. */
   runQueue?: RunQueue;
+  /** What wakes the fire function at each schedule's times (EventBridge Scheduler on AWS); absent on serve, whose loop polls. */
+  scheduleTriggers?: ScheduleTriggers;
 }
 
 /** How hooks reach their destinations; shared by the dispatcher, ping/redeliver and gates. */

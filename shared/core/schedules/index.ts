@@ -1,3 +1,3 @@
 export { createScheduleService, type ScheduleService } from './schedule-service.js';
-export { fireDueSchedules, type SchedulerTick } from './scheduler.js';
+export { fireDueSchedules, fireTriggeredSchedule, type SchedulerTick, type TriggeredSchedule, type TriggerOutcome } from './scheduler.js';
 export type { ScheduleBody, ScheduleView } from './definitions.js';

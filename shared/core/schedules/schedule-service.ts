@@ -9,6 +9,7 @@ import { loadStack } from '../kernel/authorization.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import type { Principal } from '../kernel/principal.js';
 import { nextExecutionOf, scheduleDefinition, scheduleView, type ScheduleBody, type ScheduleView } from './definitions.js';
+import { removeTrigger, syncTrigger } from './triggers.js';
 
 /** Scheduled deployments of a stack, in Pulumi Cloud's shapes (docs/deployments.md, "Schedules"). */
 export interface ScheduleService {
@@ -55,14 +56,23 @@ export function createScheduleService(deps: ServiceDeps): ScheduleService {
     return next;
   }
 
-  /** Writes `change(current)` at the revision read, reading again when a scheduler fired it in between. */
+  /**
+   * Writes `change(current)` at the revision read, reading again when a scheduler fired it in between, then puts the
+   * trigger. The record is written first: if the trigger then fails, the caller gets the error and sends the same
+   * request again, and meanwhile the old trigger fires nothing the record does not call for (a paused or not yet due
+   * record is ignored by the fire function).
+   */
   async function change(principal: Principal, stack: StackRecord, id: string, event: 'deployment.schedule-changed', what: string, fn: (current: ScheduleRecord) => ScheduleRecord) {
     const target = formatStackRef(stack);
     for (;;) {
       const current = await find(stack, id);
       const next = { ...fn(current), modified: deps.now(), revision: current.revision + 1 };
       try {
-        return await audited(deps, principal, { org: stack.org, event, target, description: `${what} schedule ${id} of ${target}` }, () => store().update(next, current.revision));
+        return await audited(deps, principal, { org: stack.org, event, target, description: `${what} schedule ${id} of ${target}` }, async () => {
+          const written = await store().update(next, current.revision);
+          await syncTrigger(deps, written);
+          return written;
+        });
       } catch (error) {
         if (!(error instanceof ConflictError)) throw error;
       }
@@ -103,7 +113,14 @@ export function createScheduleService(deps: ServiceDeps): ScheduleService {
       };
       const target = formatStackRef(stack);
       const spec = { org: stack.org, event: 'deployment.schedule-created', target, description: `scheduled ${String(definition.request.operation)} of ${target} (${schedule.id})` } as const;
-      await audited(deps, principal, spec, () => store().create(schedule));
+      await audited(deps, principal, spec, async () => {
+        await store().create(schedule);
+        // A record without its trigger would never fire on AWS: undone, and the caller is told to try again.
+        await syncTrigger(deps, schedule).catch(async (error: unknown) => {
+          await store().delete(stack.id, schedule.id);
+          throw error;
+        });
+      });
       return scheduleView(schedule);
     },
 
@@ -134,9 +151,12 @@ export function createScheduleService(deps: ServiceDeps): ScheduleService {
       const stack = await loadStack(deps, principal, ref, 'manage-deployments');
       await find(stack, id);
       const target = formatStackRef(stack);
-      await audited(deps, principal, { org: stack.org, event: 'deployment.schedule-deleted', target, description: `removed schedule ${id} of ${target}` }, () =>
-        store().delete(stack.id, id),
-      );
+      await audited(deps, principal, { org: stack.org, event: 'deployment.schedule-deleted', target, description: `removed schedule ${id} of ${target}` }, async () => {
+        await store().delete(stack.id, id);
+        // The record is gone, so its trigger fires nothing; one left by a failed call is removed by the fire function
+        // the next time it wakes it (docs/deployments.md, "Schedules on AWS").
+        await removeTrigger(deps, id).catch(() => undefined);
+      });
     },
   };
 }
