@@ -3,22 +3,26 @@
  * git server — clone, `npm ci`, the bundled CLI with the run's own token — and records their logs, updates and
  * results: a run from a repository leaves the program's resources in the stack, a push through the example
  * post-receive hook (examples/git-push-webhook) starts exactly one update of the pushed commit, an unreachable repository fails as
- * `clone failed`, and cancelling a running run stops its CLI and cancels its update.
+ * `clone failed`, and cancelling a running run stops its CLI and cancels its update. A drift schedule's first run
+ * comes at the next cron minute, so its test's actions start in `beforeAll` on a second serve (drift-schedule-proof.ts)
+ * and wait for that minute while the other tests run.
  *
  * Offline installs: the program's only npm dependency is a package inside the repository (`file:./lib/greeting`), so
  * `npm ci` installs it from its lock file without any registry; `@pulumi/pulumi` comes from this repository's own
  * node_modules through NODE_PATH, set in the stack's deployment settings like any environment variable.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeSandboxes, REPO, TESTPROV_DIR, until } from '../cli/cli-harness.js';
+import { removeSandboxes, REPO, until } from '../cli/cli-harness.js';
 import { fastHookEnv, startReceiver, type Receiver } from '../hooks/hook-fixtures.js';
 import { GitHttpServer } from '../support/git-http-server.js';
 import { programFiles } from './run-program.js';
-import { changeInWorld, worldResource } from '../support/testprov-world.js';
+import { worldResource } from '../support/testprov-world.js';
+import { DeploymentService, type RunView } from './deployment-service.js';
+import { observeDriftSchedule, type DriftObservations } from './drift-schedule-proof.js';
 import { E2eService } from './e2e-harness.js';
 
 const STACK = '/api/stacks/admin/runapp/dev';
@@ -34,50 +38,21 @@ new pulumi.CustomResource('testprov:index:Thing', 'kept', { value: 1 });
 setInterval(() => {}, 1000);
 `;
 
-interface RunView {
-  id: string;
-  status: string;
-  failure?: string;
-  updates: { updateID: string; version: number }[];
-}
-
 describe('deployment runs on serve --runners 1', () => {
+  let deployments: DeploymentService;
   let service: E2eService;
   let git: GitHttpServer;
   let receiver: Receiver;
   let repoUrl: string;
   let world: string;
+  let driftServe: DeploymentService | undefined;
+  let driftProof: Promise<DriftObservations>;
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${service.serve!.url}${path}`, {
-      method,
-      headers: { authorization: `token ${service.serve!.adminToken}`, 'content-type': 'application/json', accept: 'application/vnd.pulumi+8' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
+  const api = (method: string, path: string, body?: unknown) => deployments.api(method, path, body);
   const queue = async (request: Record<string, unknown>) => (await api('POST', `${STACK}/deployments`, request)) as { id: string };
   const run = async (id: string) => (await api('GET', `${STACK}/deployments/${id}`)) as RunView;
-  const ended = (id: string, timeoutMs = 120_000) =>
-    until(`run ${id} to end`, async () => {
-      const view = await run(id);
-      return view.status === 'succeeded' || view.status === 'failed' ? view : undefined;
-    }, timeoutMs);
-  /** A stack of the `runapp` project whose settings deploy the repository's `main` branch. */
-  const deployableStack = async (name: string) => {
-    await api('POST', '/api/stacks/admin/runapp', { stackName: name });
-    await api('POST', `/api/stacks/admin/runapp/${name}/deployments/settings`, {
-      sourceContext: { git: { repoUrl, branch: 'main' } },
-      operationContext: {
-        environmentVariables: { NODE_PATH: join(REPO, 'node_modules'), TESTPROV_WORLD: world, TESTPROV_LOG: join(world, 'provider.log') },
-      },
-    });
-  };
-  const logOfStack = async (stack: string, id: string) =>
-    ((await api('GET', `${stack}/deployments/${id}/logs`)) as { lines: { line: string }[] }).lines.map((l) => l.line).join('\n');
-  const logOf = (id: string) => logOfStack(STACK, id);
+  const ended = (id: string, timeoutMs = 120_000) => deployments.endedOn(STACK, id, timeoutMs);
+  const logOf = (id: string) => deployments.logOf(STACK, id);
 
   beforeAll(async () => {
     git = new GitHttpServer();
@@ -86,12 +61,18 @@ describe('deployment runs on serve --runners 1', () => {
     world = mkdtempSync(join(tmpdir(), 'stackyard-world-'));
     receiver = await startReceiver();
     const env = fastHookEnv({ STACKYARD_HOOKS_ALLOW_PRIVATE: 'true', STACKYARD_RUNNER_POLL_MS: '200', STACKYARD_RUNNER_CLAIM_SECONDS: '4', STACKYARD_SCHEDULER_TICK_MS: '500' });
-    service = await E2eService.start({ storage: 'local', args: ['--runners', '1'], env });
-    await deployableStack('dev');
+    // The drift schedule's proof waits for a cron minute (up to 60 s): it runs from here on a serve and a repository of
+    // its own, while the other tests run, and its test asserts what it saw.
+    [deployments, driftServe] = await Promise.all([DeploymentService.start(env), DeploymentService.start(env)]);
+    service = deployments.service;
+    driftProof = observeDriftSchedule(driftServe, git.repository('drift', { main: programFiles(PROGRAM) }), receiver);
+    driftProof.catch(() => undefined);
+    await deployments.deployableStack('dev', repoUrl, world);
   }, 120_000);
 
   afterAll(async () => {
-    await service?.stop();
+    await driftProof?.catch(() => undefined);
+    await Promise.all([deployments?.stop(), driftServe?.stop()]);
     await git?.stop();
     await receiver?.stop();
     rmSync(world, { recursive: true, force: true });
@@ -112,7 +93,7 @@ describe('deployment runs on serve --runners 1', () => {
     expect(log).toContain('$ npm ci');
     expect(log).toContain('$ stackyard up --yes --wait --stack admin/runapp/dev --non-interactive');
     expect(log).toMatch(/\+ +testprov:index:Thing +deployed +created/);
-    expect(log).not.toContain(service.serve!.adminToken);
+    expect(log).not.toContain(deployments.adminToken);
     // `up` previews, then updates: both are the run's, and the update is in history naming the run.
     expect(done.updates).toHaveLength(2);
     const history = (await api('GET', `${STACK}/updates`)) as { updates: { version: number; environment: Record<string, string> }[] };
@@ -173,7 +154,7 @@ describe('deployment runs on serve --runners 1', () => {
     writeFileSync(join(bare, 'hooks/post-receive'), '#!/bin/sh\ngit update-server-info\nexec "$(dirname "$0")/stackyard-post-receive"\n', { mode: 0o755 });
     const work = mkdtempSync(join(tmpdir(), 'stackyard-push-'));
     const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com',
-      STACKYARD_WEBHOOK_URL: `${service.serve!.url}/api/webhooks/git/admin/runapp/pushed`, STACKYARD_WEBHOOK_SECRET: secret };
+      STACKYARD_WEBHOOK_URL: `${deployments.url}/api/webhooks/git/admin/runapp/pushed`, STACKYARD_WEBHOOK_SECRET: secret };
     const gitIn = (...args: string[]) => execFileSync('git', args, { cwd: work, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const runsOf = async () => ((await api('GET', `${pushed}/deployments`)) as { deployments: (RunView & { initiator: string })[] }).deployments;
     try {
@@ -231,63 +212,31 @@ describe('deployment runs on serve --runners 1', () => {
     expect(runnerWorkers(service.serve!.dataDir)).toHaveLength(1);
   }, 200_000);
 
-  /** The run `id` of `stack` (an API path) once it ended. */
-  const endedOn = (stack: string, id: string) =>
-    until(`run ${id} to end`, async () => {
-      const view = (await api('GET', `${stack}/deployments/${id}`)) as RunView;
-      return view.status === 'succeeded' || view.status === 'failed' ? view : undefined;
-    }, 120_000);
-  /** Deploys the program to `stack` with a run and returns its resource as the state holds it. */
-  const deployed = async (stack: string) => {
-    const { id } = (await api('POST', `${stack}/deployments`, { operation: 'update' })) as { id: string };
-    expect((await endedOn(stack, id)).status).toBe('succeeded');
-    const exported = (await api('GET', `${stack}/export`)) as { deployment: { resources: { urn: string; id: string }[] } };
-    return exported.deployment.resources.find((r) => r.urn.endsWith('::deployed'))!;
-  };
-  const firstRun = (stack: string, operation: string, timeoutMs: number) =>
-    until(`a ${operation} run of ${stack}`, async () => {
-      const { deployments } = (await api('GET', `${stack}/deployments`)) as { deployments: { id: string; pulumiOperation: string; created: string; initiator: string }[] };
-      return deployments.find((d) => d.pulumiOperation === operation);
-    }, timeoutMs);
-
   it('a drift schedule reports a resource changed out of band within one period, to a hook too, and remediates it', async () => {
-    const DRIFT = '/api/stacks/admin/runapp/drift';
-    await deployableStack('drift');
-    const thing = await deployed(DRIFT);
-    // What the program deploys: the repository's main branch, which an earlier test of this file pushed to.
-    const deployedValue = worldResource(world, thing.id)!.value;
-    changeInWorld(world, thing.id, { ...worldResource(world, thing.id)!, value: 'changed by hand' });
-    const cli = (...args: string[]) => service.sandbox.run(service.sandbox.root, [...args, '--stack', 'admin/runapp/drift']);
-    expect((await cli('hook', 'add', 'drift', '--url', `${receiver.url}/ok/drift`, '--events', 'drift_detected')).status).toBe(0);
-    const scheduledAt = Date.now();
-    const schedule = JSON.parse((await cli('stack', 'schedule', 'new', '--kind', 'drift', '--cron', '* * * * *', '--auto-remediate', '--output', 'json')).stdout);
+    const seen = await driftProof;
 
-    const run = await firstRun(DRIFT, 'detect-drift', 75_000);
-    await api('DELETE', `${DRIFT}/deployments/schedules/${schedule.id}`);
-    const done = await endedOn(DRIFT, run.id);
-
-    expect(run.initiator).toBe('schedule');
-    expect(Date.parse(run.created) - scheduledAt).toBeLessThan(61_000);
-    expect(done.failure).toBeUndefined();
-    const [drift] = ((await api('GET', `${DRIFT}/drift/runs`)) as { driftRuns: Record<string, unknown>[] }).driftRuns;
-    expect(drift).toMatchObject({ driftDetected: true, deploymentId: run.id, resources: [{ urn: thing.urn, change: 'update', properties: ['value'] }] });
-    expect(drift!.remediateUpdate).toMatchObject({ updateId: done.updates.at(-1)!.updateID, status: 'succeeded', resourceChanges: { update: 1 } });
-    expect(worldResource(world, thing.id)!.value).toBe(deployedValue);
-    expect(await logOfStack(DRIFT, run.id)).toContain('$ stackyard up --refresh --yes --wait --stack admin/runapp/drift --non-interactive');
-    const delivery = await until('the drift_detected delivery', async () => (await receiver.received()).find((r) => r.path === '/ok/drift'));
-    expect(JSON.parse(delivery.body)).toMatchObject({ event: 'drift_detected', driftRunId: drift!.id, resources: drift!.resources });
-    expect((await cli('stack', 'drift', 'ls')).stdout).toMatch(new RegExp(`^${drift!.id} +\\S+ +succeeded +yes +succeeded \\(1 update\\) +succeeded \\(1 update\\)$`, 'm'));
+    expect(seen.hookAdded).toBe(0);
+    expect(seen.run.initiator).toBe('schedule');
+    expect(Date.parse(seen.run.created) - seen.scheduledAt).toBeLessThan(61_000);
+    expect(seen.done.failure).toBeUndefined();
+    const [drift] = seen.driftRuns;
+    expect(drift).toMatchObject({ driftDetected: true, deploymentId: seen.run.id, resources: [{ urn: seen.thing.urn, change: 'update', properties: ['value'] }] });
+    expect(drift!.remediateUpdate).toMatchObject({ updateId: seen.done.updates.at(-1)!.updateID, status: 'succeeded', resourceChanges: { update: 1 } });
+    expect(seen.valueAfterRun).toBe(seen.deployedValue);
+    expect(seen.log).toContain('$ stackyard up --refresh --yes --wait --stack admin/runapp/drift --non-interactive');
+    expect(JSON.parse(seen.delivery.body)).toMatchObject({ event: 'drift_detected', driftRunId: drift!.id, resources: drift!.resources });
+    expect(seen.driftList).toMatch(new RegExp(`^${drift!.id} +\\S+ +succeeded +yes +succeeded \\(1 update\\) +succeeded \\(1 update\\)$`, 'm'));
   }, 240_000);
 
   it('a TTL schedule destroys its stack at its time, within a scheduler tick, and then removes it', async () => {
     const TTL = '/api/stacks/admin/runapp/ttl';
-    await deployableStack('ttl');
-    const thing = await deployed(TTL);
+    await deployments.deployableStack('ttl', repoUrl, world);
+    const thing = await deployments.deployed(TTL);
     const at = Date.now() + 2_000;
 
     await api('POST', `${TTL}/deployments/ttl/schedules`, { timestamp: new Date(at).toISOString(), deleteAfterDestroy: true });
-    const run = await firstRun(TTL, 'destroy', 30_000);
-    await until('the stack to be removed', async () => ((await fetch(`${service.serve!.url}${TTL}`, { headers: { authorization: `token ${service.serve!.adminToken}` } })).status === 404 ? true : undefined), 120_000);
+    const run = await deployments.firstRun(TTL, 'destroy', 30_000);
+    await until('the stack to be removed', async () => ((await fetch(`${deployments.url}${TTL}`, { headers: { authorization: `token ${deployments.adminToken}` } })).status === 404 ? true : undefined), 120_000);
 
     expect(Date.parse(run.created)).toBeGreaterThanOrEqual(at);
     expect(Date.parse(run.created) - at).toBeLessThan(500 + 1_000);
