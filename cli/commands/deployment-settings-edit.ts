@@ -6,6 +6,18 @@ import { UserError } from '../output/errors.js';
 import { environmentVariables, list } from './deployment-shared.js';
 import type { CommandHandler } from './types.js';
 
+/** Pulumi's `gitHub` settings from `--github-repo`, `--preview-prs`, `--push-to-deploy` and `--path-filter`, as its patch sets them. */
+function gitHubPatch(opts: Record<string, unknown>): Record<string, unknown> {
+  // As Pulumi's (cobra's MarkFlagsMutuallyExclusive), though here the repository names no source: it is where results go.
+  if (opts.githubRepo !== undefined && opts.gitUrl !== undefined) throw new UserError('if any flags in the group [github-repo git-url] are set none of the others can be; [git-url github-repo] were all set');
+  const gitHub: Record<string, unknown> = {};
+  if (opts.githubRepo !== undefined) gitHub.repository = String(opts.githubRepo);
+  if (opts.previewPrs !== undefined) gitHub.previewPullRequests = opts.previewPrs === true;
+  if (opts.pushToDeploy !== undefined) gitHub.deployCommits = opts.pushToDeploy === true;
+  if (opts.pathFilter !== undefined) gitHub.paths = list(opts.pathFilter).flatMap((entry) => entry.split(',')).map((path) => path.trim()).filter((path) => path !== '');
+  return gitHub;
+}
+
 export const deploymentSettingsEdit: CommandHandler = async (ctx, _args, opts) => {
   const branch = opts.branch as string | undefined;
   const commit = opts.commit as string | undefined;
@@ -29,9 +41,11 @@ export const deploymentSettingsEdit: CommandHandler = async (ctx, _args, opts) =
   if (Object.keys(options).length > 0) operationContext.options = options;
 
   const patch: Record<string, unknown> = {};
+  const gitHub = gitHubPatch(opts);
+  if (Object.keys(gitHub).length > 0) patch.gitHub = gitHub;
   if (Object.keys(git).length > 0) patch.sourceContext = { git };
   if (Object.keys(operationContext).length > 0) patch.operationContext = operationContext;
-  if (Object.keys(patch).length === 0) throw new UserError('nothing to change', 'Name what to set with flags, e.g. --git-url, --branch, --env NAME=value (see --help).');
+  if (Object.keys(patch).length === 0) throw new UserError('nothing to change', 'Name what to set with flags, e.g. --git-url, --branch, --env NAME=value, --push-to-deploy (see --help).');
 
   const { backend, ref } = await ctx.resolveStack(opts.stack as string | undefined);
   const settings = await backend.deployments().patchSettings(ref, patch);

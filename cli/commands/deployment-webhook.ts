@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { StackRef } from '../../shared/core/names.js';
+import { DEFAULT_API_URLS, type ResultProvider } from '../../shared/core/push-webhooks/result-settings.js';
 import { UserError } from '../output/errors.js';
 import type { CommandContext } from './context.js';
 import type { CommandHandler } from './types.js';
@@ -25,28 +26,41 @@ async function target(ctx: CommandContext, opts: Record<string, unknown>) {
   return { deployments: backend.deployments(), ref, url: webhookUrl(backend.url, ref), name: await ctx.displayName(ref) };
 }
 
-async function readSecret(): Promise<string> {
-  if (process.stdin.isTTY) throw new UserError('--secret-stdin reads the secret from standard input', 'Pipe it in: `printf %s "$SECRET" | stackyard deployment settings webhook set --secret-stdin`.');
+/** A value piped to standard input (one trailing newline dropped), refused when a terminal would echo it. */
+async function readStdin(flag: string, usage: string, minLength: number): Promise<string> {
+  if (process.stdin.isTTY) throw new UserError(`${flag} reads the value from standard input`, `Pipe it in: \`${usage}\`.`);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const secret = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
-  if (secret.length < MIN_SECRET_LENGTH) throw new UserError(`the push webhook secret must be at least ${MIN_SECRET_LENGTH} characters (got ${secret.length})`, 'Give a longer one, or leave out --secret-stdin to have one made.');
-  return secret;
+  const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  if (value.length < minLength) throw new UserError(`the value given on standard input must be at least ${minLength} characters (got ${value.length})`, `Pipe in the whole value: \`${usage}\`.`);
+  return value;
 }
 
 /** `webhook show`: whether a secret is set, the URL, and whether results are posted back. */
 export const deploymentWebhookShow: CommandHandler = async (ctx, _args, opts) => {
   const { deployments, ref, url, name } = await target(ctx, opts);
-  const hook = (await deployments.getSettings(ref)).pushWebhook as { hasSecret?: boolean } | undefined;
+  const settings = await deployments.getSettings(ref);
+  const hook = settings.pushWebhook as { hasSecret?: boolean; postResults?: unknown } | undefined;
   const hasSecret = hook?.hasSecret === true;
-  if (opts.output === 'json') return ctx.json({ url, hasSecret });
+  const post = typeof hook?.postResults === 'object' && hook.postResults !== null ? (hook.postResults as Record<string, unknown>) : undefined;
+  const postResults = post && {
+    provider: String(post.provider),
+    repository: String(post.repository ?? (settings.gitHub as { repository?: string } | undefined)?.repository),
+    apiUrl: String(post.apiUrl ?? DEFAULT_API_URLS[post.provider as ResultProvider]),
+  };
+  if (opts.output === 'json') return ctx.json({ url, hasSecret, ...(postResults ? { postResults } : {}) });
   ctx.out(`Push webhook of '${name}': ${hasSecret ? 'a secret is set' : 'no secret is set (set one with `stackyard deployment settings webhook set`)'}`);
   ctx.out(`URL: ${url}`);
+  ctx.out(
+    postResults
+      ? `Pull request previews' results are posted to ${postResults.provider === 'gitlab' ? 'GitLab' : 'GitHub'}: ${postResults.repository} through ${postResults.apiUrl}`
+      : 'Pull request previews\' results are not posted back (configure it with `stackyard deployment settings webhook post-results`)',
+  );
 };
 
 /** `webhook set`: a new secret (made here, or read from stdin), replacing any; also how a secret is rotated. */
 export const deploymentWebhookSet: CommandHandler = async (ctx, _args, opts) => {
-  const given = opts.secretStdin === true ? await readSecret() : undefined;
+  const given = opts.secretStdin === true ? await readStdin('--secret-stdin', 'printf %s "$SECRET" | stackyard deployment settings webhook set --secret-stdin', MIN_SECRET_LENGTH) : undefined;
   const { deployments, ref, url, name } = await target(ctx, opts);
   const secret = given ?? randomBytes(32).toString('hex');
   await deployments.patchSettings(ref, { pushWebhook: { secret: { secret } } });
@@ -63,4 +77,27 @@ export const deploymentWebhookRemove: CommandHandler = async (ctx, _args, opts) 
   await ctx.confirm(opts.yes, `remove the push webhook secret of ${name}`, `Every push webhook delivery to '${name}' will be refused.`);
   await deployments.patchSettings(ref, { pushWebhook: { secret: null } });
   ctx.out(`Push webhook secret of '${name}' removed; deliveries to its URL are refused.`);
+};
+
+/**
+ * `webhook post-results`: where the results of pull request previews are posted (`pushWebhook.postResults`), with the
+ * git host's token read from stdin and sealed by the service; `--off` stops posting.
+ */
+export const deploymentWebhookPostResults: CommandHandler = async (ctx, _args, opts) => {
+  const usage = 'printf %s "$TOKEN" | stackyard deployment settings webhook post-results --provider github --token-stdin';
+  if (opts.off === true) {
+    if (opts.provider !== undefined || opts.repository !== undefined || opts.apiUrl !== undefined || opts.tokenStdin === true) throw new UserError('--off takes no other flag');
+    const { deployments, ref, name } = await target(ctx, opts);
+    await deployments.patchSettings(ref, { pushWebhook: { postResults: null } });
+    return ctx.out(`Results of pull request previews of '${name}' are no longer posted back.`);
+  }
+  if (opts.provider !== 'github' && opts.provider !== 'gitlab') throw new UserError('--provider must be github or gitlab', 'Or pass --off to stop posting results.');
+  const token = opts.tokenStdin === true ? await readStdin('--token-stdin', usage, 1) : undefined;
+  const { deployments, ref, name } = await target(ctx, opts);
+  const postResults: Record<string, unknown> = { provider: opts.provider };
+  if (opts.repository !== undefined) postResults.repository = String(opts.repository);
+  if (opts.apiUrl !== undefined) postResults.apiUrl = String(opts.apiUrl);
+  if (token !== undefined) postResults.token = { secret: token };
+  await deployments.patchSettings(ref, { pushWebhook: { postResults } });
+  ctx.out(`Results of pull request previews of '${name}' are posted to ${opts.provider === 'gitlab' ? 'GitLab' : 'GitHub'}.`);
 };

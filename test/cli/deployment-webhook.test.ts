@@ -45,7 +45,10 @@ describe('stackyard deployment settings webhook', () => {
 
   it('makes a secret, prints it once with the URL, and deliveries signed with it verify', async () => {
     const url = `${serve.url}/api/webhooks/git/acme/app/dev`;
-    expect((await cli(['show'])).stdout).toBe(`Push webhook of 'acme/app/dev': no secret is set (set one with \`stackyard deployment settings webhook set\`)\nURL: ${url}\n`);
+    expect((await cli(['show'])).stdout).toBe(
+      `Push webhook of 'acme/app/dev': no secret is set (set one with \`stackyard deployment settings webhook set\`)\nURL: ${url}\n` +
+        "Pull request previews' results are not posted back (configure it with `stackyard deployment settings webhook post-results`)\n",
+    );
 
     const set = await cli(['set']);
 
@@ -86,5 +89,37 @@ describe('stackyard deployment settings webhook', () => {
     expect(removed.status, removed.stderr).toBe(0);
     expect(JSON.parse((await cli(['show', '-o', 'json'])).stdout).hasSecret).toBe(false);
     expect(await deliver(`${serve.url}/api/webhooks/git/acme/app/dev`, given)).toBe(401);
+  });
+
+  it('configures posting results back with a token read from stdin, sealed, and turns it off', async () => {
+    const token = 'glpat-token-of-the-git-host';
+
+    const set = await cli(['post-results', '--provider', 'gitlab', '--repository', 'group/app', '--api-url', 'https://gitlab.example.com/api/v4', '--token-stdin'], token);
+
+    expect(set.status, set.stderr).toBe(0);
+    expect(JSON.parse((await cli(['show', '-o', 'json'])).stdout).postResults).toEqual({ provider: 'gitlab', repository: 'group/app', apiUrl: 'https://gitlab.example.com/api/v4' });
+    expect((await cli(['show'])).stdout).toContain("Pull request previews' results are posted to GitLab: group/app through https://gitlab.example.com/api/v4\n");
+    expect(await filesContain(serve.dataDir, token)).toBe(false);
+    const noToken = await cli(['post-results', '--provider', 'github', '--repository', 'acme/app', '--off']);
+    expect(noToken.status).not.toBe(0);
+    expect((await cli(['post-results', '--off'])).status).toBe(0);
+    expect(JSON.parse((await cli(['show', '-o', 'json'])).stdout).postResults).toBeUndefined();
+    const refused = await cli(['post-results', '--provider', 'github', '--repository', 'acme/app']);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('pushWebhook.postResults.token');
+  });
+
+  it("sets Pulumi's gitHub push settings with deployment settings edit, as pulumi's patch does", async () => {
+    const edit = (...args: string[]) => sandbox.run(sandbox.root, ['deployment', 'settings', 'edit', ...args, ...STACK]);
+
+    const edited = await edit('--github-repo', 'acme/app', '--push-to-deploy=false', '--preview-prs', '--path-filter', 'lib/**,index.js', '--path-filter', 'docs');
+
+    expect(edited.status, edited.stderr).toBe(0);
+    const settings = JSON.parse((await sandbox.run(sandbox.root, ['deployment', 'settings', 'get', ...STACK])).stdout);
+    expect(settings.gitHub).toEqual({ repository: 'acme/app', deployCommits: false, previewPullRequests: true, paths: ['lib/**', 'index.js', 'docs'] });
+    const both = await edit('--github-repo', 'acme/app', '--git-url', 'https://example.com/app.git');
+    expect(both.status).not.toBe(0);
+    expect(both.stderr).toContain('if any flags in the group [github-repo git-url] are set none of the others can be');
+    expect((await edit('--pr-template')).stderr).toContain('review stacks are not built yet');
   });
 });

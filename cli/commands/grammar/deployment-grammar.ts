@@ -59,11 +59,11 @@ const EDIT_FLAGS: FlagSpec[] = [
   { flags: '--secret-env <NAME=value>', description: 'a secret environment variable, sealed under the stack\'s key (repeatable)', repeatable: true },
   { flags: '--remove-env <names>', description: 'environment variables to remove (comma-separated, repeatable)', repeatable: true },
   { flags: '--skip-install-deps [bool]', description: 'skip the dependency installation step', parse: boolValue },
-  ...['--github-repo <repo>', '--preview-prs', '--push-to-deploy', '--pr-template', '--path-filter <paths>'].map((flags) => ({
-    flags,
-    description: 'GitHub app integration',
-    refused: 'stackyard has no GitHub app; use --git-url (push-to-deploy webhooks are to come, docs/deployments.md)',
-  })),
+  { flags: '--github-repo <repo>', description: 'GitHub: organization/repository (gitHub.repository: where pull request results are posted; not a source, set --git-url too)' },
+  { flags: '--preview-prs [bool]', description: 'push webhooks: run previews for pull requests (default on)', parse: boolValue },
+  { flags: '--push-to-deploy [bool]', description: 'push webhooks: run updates for pushed commits (default on)', parse: boolValue },
+  { flags: '--path-filter <paths>', description: 'push webhooks: replace the path filter list (repeatable, comma-separated)', repeatable: true },
+  { flags: '--pr-template', description: 'GitHub: use this stack as a template for PR review stacks', refused: 'review stacks are not built yet (docs/deployments.md)' },
   ...['--runner-pool <id>', '--executor-image <image>', '--executor-root-path <path>'].map((flags) => ({ flags, description: 'executor', refused: NO_EXECUTOR })),
   { flags: '--shell <shell>', description: 'shell to use for pre-run commands', refused: 'pre-run commands run with sh -c' },
   { flags: '--skip-intermediate-deployments', description: 'skip intermediate deployments', refused: 'every queued run runs' },
@@ -108,6 +108,14 @@ export function registerDeploymentGrammar(program: Command): void {
           { flags: '--secret-stdin', description: 'read the secret from standard input instead of making one (never pass it as an argument)' },
         ], async () => (await commands.webhook()).deploymentWebhookSet).alias('rotate');
         leaf(webhook, 'remove', 'Remove the secret: every delivery is refused', [STACK_FLAG, YES_FLAG], async () => (await commands.webhook()).deploymentWebhookRemove).alias('rm');
+        leaf(webhook, 'post-results', "Post pull request previews' results back to GitHub or GitLab (or stop with --off)", [
+          STACK_FLAG,
+          { flags: '--provider <host>', description: 'github or gitlab' },
+          { flags: '--repository <name>', description: 'GitHub: owner/repo (default: gitHub.repository); GitLab: group/project or the project id' },
+          { flags: '--api-url <url>', description: 'the API base URL (default https://api.github.com or https://gitlab.com/api/v4)' },
+          { flags: '--token-stdin', description: "read the git host's API token from standard input (sealed by the service; never pass it as an argument)" },
+          { flags: '--off', description: 'stop posting results' },
+        ], async () => (await commands.webhook()).deploymentWebhookPostResults);
       });
     });
   });

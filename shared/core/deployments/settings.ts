@@ -130,6 +130,7 @@ function validatePushFields(settings: Json): void {
     if (gitHub?.[flag] !== undefined && typeof gitHub[flag] !== 'boolean') throw new InvalidInputError(`gitHub.${flag} must be true or false.`);
   }
   if (gitHub?.paths !== undefined && !isStringArray(gitHub.paths)) throw new InvalidInputError('gitHub.paths must be a list of path patterns.');
+  if (gitHub?.repository !== undefined && typeof gitHub.repository !== 'string') throw new InvalidInputError('gitHub.repository must be a string: organization/repository.');
   const hook = settings.pushWebhook;
   if (hook === undefined) return;
   if (!isObject(hook)) throw new InvalidInputError('pushWebhook must be an object: { "secret": …, "postResults": … }.');
