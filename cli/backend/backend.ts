@@ -11,6 +11,7 @@ import type { PolicyBackend } from './policy-backend.js';
 import type { RequiredPolicy } from '../policy/policy-types.js';
 import type { DeploymentsBackend } from './deployments-backend.js';
 import type { DriftBackend } from './drift-backend.js';
+import type { IssuerBackend } from './issuer-backend.js';
 import type { SchedulesBackend } from './schedules-backend.js';
 import type { EnvironmentsBackend } from './environments-backend.js';
 import type { ApprovalsBackend } from './approvals-backend.js';
@@ -145,6 +146,8 @@ export interface Backend {
   schedules(): SchedulesBackend;
   /** Drift runs and drift status (`stackyard stack drift …`). */
   drift(): DriftBackend;
+  /** The environments' OIDC issuer keys (`stackyard admin oidc-key …`). */
+  issuer(): IssuerBackend;
   /** Policy packs and groups (`stackyard policy …`); the local backend refuses every call. */
   policies(): PolicyBackend;
   /** The organization of stack names given without one. */

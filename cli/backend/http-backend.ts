@@ -23,6 +23,7 @@ import { httpIdentityBackend, type IdentityBackend } from './identity-backend.js
 import { httpPolicyBackend, type PolicyBackend } from './policy-backend.js';
 import { httpDeploymentsBackend, type DeploymentsBackend } from './deployments-backend.js';
 import { httpDriftBackend, type DriftBackend } from './drift-backend.js';
+import { httpIssuerBackend, type IssuerBackend } from './issuer-backend.js';
 import { httpSchedulesBackend, type SchedulesBackend } from './schedules-backend.js';
 import type { Backend, CarriedHistoryInfo, StackDetails, StackSummary, UpdateInfo, WhoAmI } from './backend.js';
 
@@ -92,6 +93,10 @@ export class HttpBackend implements Backend {
 
   drift(): DriftBackend {
     return httpDriftBackend(this.client);
+  }
+
+  issuer(): IssuerBackend {
+    return httpIssuerBackend(this.client);
   }
 
   policies(): PolicyBackend {

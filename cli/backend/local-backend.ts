@@ -16,6 +16,7 @@ import { localIdentityBackend, type IdentityBackend } from './identity-backend.j
 import { localPolicyBackend, type PolicyBackend } from './policy-backend.js';
 import { localDeploymentsBackend, type DeploymentsBackend } from './deployments-backend.js';
 import { localDriftBackend, type DriftBackend } from './drift-backend.js';
+import { localIssuerBackend, type IssuerBackend } from './issuer-backend.js';
 import { localSchedulesBackend, type SchedulesBackend } from './schedules-backend.js';
 import { drainHookOutbox } from './local-hook-drain.js';
 import { localServices, type LocalServices } from './local-services.js';
@@ -102,6 +103,10 @@ export class LocalBackend implements Backend {
 
   drift(): DriftBackend {
     return localDriftBackend(this.services, PRINCIPAL);
+  }
+
+  issuer(): IssuerBackend {
+    return localIssuerBackend(this.services, PRINCIPAL);
   }
 
   policies(): PolicyBackend {

@@ -196,6 +196,8 @@ export const ROUTE_ACCESS: Record<string, Access> = {
   ),
   'GET /oidc/.well-known/openid-configuration': { public: true },
   'GET /oidc/.well-known/jwks': { public: true },
+  'GET /api/admin/oidc-issuer/keys': { siteAdmin: true },
+  'POST /api/admin/oidc-issuer/keys': { siteAdmin: true },
   [`GET ${UPDATE}/events`]: { stack: 'history' },
   // Environments: listing and checking a definition that is not stored take membership only.
   [`GET ${ESC}`]: { any: true },

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { ORG_TOKEN_FLAGS, registerOrgAccessCommands, registerTeamAndAuditCommands } from '../access-register.js';
 import { addFlags, positiveInteger, tokenLifetimeDays } from '../pulumi-flags.js';
+import { registerOidcKeyGrammar } from './oidc-key-grammar.js';
 import { registerOrgApprovalsGrammar } from './plan-grammar.js';
 import { COMMAND_GLOBALS, JSON_FLAG, SHARED_FLAGS, group, leaf, run } from './tree.js';
 
@@ -68,5 +69,7 @@ export function registerOrganizationGrammar(program: Command): void {
       const { runAdminUpgrade } = await import('../admin-upgrade.js');
       await runAdminUpgrade({ table: String(opts.table ?? '') }, { stdout: (line) => process.stdout.write(`${line}\n`), stderr: (line) => process.stderr.write(`${line}\n`) });
     });
+
+    registerOidcKeyGrammar(adminCmd);
   });
 }

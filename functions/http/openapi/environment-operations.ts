@@ -91,6 +91,8 @@ export const ENVIRONMENT_OPERATIONS: Record<string, OperationDoc> = {
   [`POST ${PREVIEW}/{orgName}/yaml/check`]: { summary: 'Check a definition (preview route)', tag, auth: 'token', query: [showSecrets], response: wire.jsonObject },
   'GET /oidc/.well-known/openid-configuration': { summary: "The OIDC discovery document of the environments' token issuer", tag, auth: 'none', response: wire.jsonObject },
   'GET /oidc/.well-known/jwks': { summary: "The public signing keys of the environments' token issuer (JWKS)", tag, auth: 'none', response: wire.jsonObject },
+  'GET /api/admin/oidc-issuer/keys': { summary: "The token issuer's signing keys and their states (site admins)", tag, auth: 'token', response: wire.jsonObject },
+  'POST /api/admin/oidc-issuer/keys': { summary: "Rotate the token issuer's signing key: make the next key (site admins)", tag, auth: 'token', status: 201, response: wire.jsonObject },
   ...environmentOperations(`${ESC}/{orgName}/{projectName}/{envName}`),
   ...environmentOperations(`${PREVIEW}/{orgName}/{envName}`),
   ...CONSOLE_OPERATIONS,

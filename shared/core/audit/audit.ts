@@ -55,6 +55,7 @@ export type AuditEvent =
   | 'oidc.policy-created'
   | 'oidc.policy-deleted'
   | 'oidc.token-issued'
+  | 'oidc.issuer-key-rotated'
   | 'environment.created'
   | 'environment.updated'
   | 'environment.deleted'

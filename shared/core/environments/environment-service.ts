@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ANONYMOUS_ENVIRONMENT, checkEnvironment, decryptSecrets, encryptSecrets, hasErrors, type Diagnostic } from '../../esc/index.js';
 import { audited } from '../audit/audit.js';
 import { ConflictError, DiagnosticsError, InvalidInputError, NotFoundError } from '../errors.js';
-import { isMember, isStaleRevision, requireMember, requireOrgAction } from '../kernel/authorization.js';
+import { isMember, isStaleRevision, requireAdmin, requireMember, requireOrgAction } from '../kernel/authorization.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import { isEnvironmentPermission, teamSubject, userSubject } from '../kernel/permissions.js';
 import type { Principal } from '../kernel/principal.js';
@@ -14,7 +14,7 @@ import { cloneEnvironment } from './clone.js';
 import { createEnvironmentConsoleReads } from './console-reads.js';
 import { definitionAt, evaluationName, evaluationOptions } from './evaluation.js';
 import { createOpenSessions } from './open-sessions.js';
-import { discoveryDocument, issuerKeySet } from './providers/index.js';
+import { discoveryDocument, issuerKeySet, issuerKeyStandings, rotateIssuerKey } from './issuer/index.js';
 import { createRevisionUseCases, resolveRevision } from './revisions.js';
 import type { EnvironmentService, EnvironmentSummary } from './types.js';
 
@@ -214,6 +214,17 @@ export function createEnvironmentService(deps: ServiceDeps): EnvironmentService 
 
     issuerDiscovery: () => discoveryDocument(deps),
     issuerKeySet: () => issuerKeySet(deps),
+    async issuerKeys(principal) {
+      requireAdmin(principal);
+      return issuerKeyStandings(deps);
+    },
+    async rotateIssuerKey(principal) {
+      requireAdmin(principal);
+      // The site log (org ''): the issuer belongs to the deployment, not to one organization.
+      return audited(deps, principal, { org: '', event: 'oidc.issuer-key-rotated', target: 'oidc-issuer', description: 'rotated the OIDC issuer signing key' }, () =>
+        rotateIssuerKey(deps),
+      );
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import type { Diagnostic, EscEnvironment, EscValue } from '../../esc/index.js';
 import type { EnvironmentPermission } from '../kernel/permissions.js';
 import type { Principal } from '../kernel/principal.js';
 import type { EnvironmentRef } from '../names.js';
+import type { KeyStanding } from './issuer/index.js';
 
 /** One environment as listed (ESC's OrgEnvironment, with epoch milliseconds the edge renders). */
 export interface EnvironmentSummary extends EnvironmentRef {
@@ -134,6 +135,10 @@ export interface EnvironmentService {
   issuerDiscovery(): Record<string, unknown>;
   /** The issuer's public signing keys (public: no caller); the first call of a new deployment makes the key. */
   issuerKeySet(): Promise<{ keys: object[] }>;
+  /** The issuer's keys that may still matter, oldest first, each with its state now (administrators only). */
+  issuerKeys(principal: Principal): Promise<KeyStanding[]>;
+  /** Makes the issuer's next signing key (administrators only; `ConflictError` while a rotated key waits to sign). */
+  rotateIssuerKey(principal: Principal): Promise<KeyStanding[]>;
 }
 
 /** A checked environment and its diagnostics (errors refuse nothing here: it is only a check). */

@@ -12,7 +12,7 @@
 import { escValue, type EscExecContext, type EscProvider, type EscValue } from '../../../esc/index.js';
 import type { ServiceDeps } from '../../kernel/deps.js';
 import { AwsCallError, type AwsProviderApi } from '../../../ports/aws-provider-api.js';
-import { signIdToken } from './issuer.js';
+import { signIdToken } from '../issuer/index.js';
 import { durationSeconds, LOGIN_SCHEMA, plainInputs } from './provider-inputs.js';
 
 /** AWS's shortest role session. */

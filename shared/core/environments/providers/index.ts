@@ -1,4 +1,4 @@
-/** Providers that run in the service when an environment is opened (issue 31, part 3), and the OIDC issuer they use. */
+/** Providers that run in the service when an environment is opened (issue 31, part 3); their OIDC issuer is ../issuer/. */
 import type { EscProvider } from '../../../esc/index.js';
 import { AwsCallError, type AwsProviderApi } from '../../../ports/aws-provider-api.js';
 import type { ServiceDeps } from '../../kernel/deps.js';
@@ -6,7 +6,6 @@ import { awsLoginProvider } from './aws-login.js';
 import { awsParameterStoreProvider } from './aws-parameter-store.js';
 import { awsSecretsProvider } from './aws-secrets.js';
 
-export { discoveryDocument, issuerKeySet, issuerUrl, signIdToken, ISSUER_PATH } from './issuer.js';
 
 const notConfigured = (): never => {
   throw new AwsCallError('aws', 'NotConfigured', 'this service was started without an AWS client for environment providers', 503);

@@ -5,7 +5,7 @@ import { checkEnvironment, evalEnvironment } from '../../../esc/index.js';
 import { awsEndpoint } from '../../../adapters/aws/aws-provider-api.js';
 import { awsLoginClaims } from './aws-login.js';
 import { environmentProviders } from './index.js';
-import { discoveryDocument, ISSUER_KEY_SCOPE, issuerKeySet, signIdToken } from './issuer.js';
+import { discoveryDocument, ISSUER_KEY_SCOPE, issuerKeySet, signIdToken } from '../issuer/index.js';
 import { durationSeconds } from './provider-inputs.js';
 
 let fx: ServiceFixture;
