@@ -148,6 +148,19 @@ export function deploymentStoreContract(adapterName: string, setup: ContractSetu
       expect((await env.storage.deployments.getRun(created.stackId, created.id))?.status).toBe('running');
     });
 
+    it("keeps a finished run's pull request and what became of posting its result", async () => {
+      const pullRequest = { provider: 'github' as const, number: 7, commit: 'c'.repeat(40) };
+      const created = { ...run(randomUUID(), 1, env.clock.now()), operation: 'preview' as const, pullRequest };
+      await env.storage.deployments.createRun(created);
+      const finished = { ...created, status: 'succeeded' as const, revision: 2 };
+      await env.storage.deployments.updateRun(finished, 1);
+      const resultPost = { status: 'failed' as const, detail: 'GitHub refused a commit status', at: env.clock.now() };
+
+      await env.storage.deployments.updateRun({ ...finished, resultPost, revision: 3 }, 2);
+
+      expect(await env.storage.deployments.getRun(created.stackId, created.id)).toMatchObject({ status: 'succeeded', pullRequest, resultPost, revision: 3 });
+    });
+
     it('records a webhook delivery once until it expires, per stack', async () => {
       const stackId = randomUUID();
       const now = env.clock.now();
