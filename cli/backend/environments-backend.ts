@@ -65,17 +65,3 @@ export interface EnvironmentsBackend {
   updateRevisionTag(ref: EnvironmentRef, name: string, revision: number): Promise<void>;
   deleteRevisionTag(ref: EnvironmentRef, name: string): Promise<void>;
 }
-
-/**
- * An environments backend whose implementation is loaded on first use: the local backend is part of every command's
- * start-up, and most commands never touch an environment.
- */
-export function lazyEnvironmentsBackend(load: () => Promise<EnvironmentsBackend>): EnvironmentsBackend {
-  let loaded: Promise<EnvironmentsBackend> | undefined;
-  return new Proxy({} as EnvironmentsBackend, {
-    get:
-      (_target, name: keyof EnvironmentsBackend) =>
-      async (...args: unknown[]) =>
-        ((await (loaded ??= load()))[name] as (...a: unknown[]) => Promise<unknown>)(...args),
-  });
-}

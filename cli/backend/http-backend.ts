@@ -10,21 +10,22 @@ import type { LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { UntypedDeployment } from '../../shared/core/checkpoints/types.js';
 import { ApiClient } from '../api-client/api-client.js';
-import { httpApprovalsBackend, type ApprovalsBackend } from './approvals-backend.js';
-import { httpAccessBackend, type AccessBackend } from './access-backend.js';
+import type { ApprovalsBackend } from './approvals-backend.js';
+import type { AccessBackend } from './access-backend.js';
 import { httpStateDiffBackend, type StateDiffBackend } from './state-diff-backend.js';
 import { ApiError } from '../api-client/api-error.js';
 import { liveLease } from './lease-conflict.js';
 import { HttpUpdateCalls, stackPath, type UpdateCalls } from './http-update-calls.js';
 import type { EnvironmentsBackend } from './environments-backend.js';
 import { httpEnvironmentsBackend } from './environments-http.js';
-import { httpHooksBackend, type HooksBackend } from './hooks-backend.js';
-import { httpIdentityBackend, type IdentityBackend } from './identity-backend.js';
-import { httpPolicyBackend, type PolicyBackend } from './policy-backend.js';
+import type { HooksBackend } from './hooks-backend.js';
+import type { IdentityBackend } from './identity-backend.js';
+import type { PolicyBackend } from './policy-backend.js';
 import { httpDeploymentsBackend, type DeploymentsBackend } from './deployments-backend.js';
 import { httpDriftBackend, type DriftBackend } from './drift-backend.js';
 import { httpIssuerBackend, type IssuerBackend } from './issuer-backend.js';
 import { httpSchedulesBackend, type SchedulesBackend } from './schedules-backend.js';
+import { lazySubBackend } from './lazy-sub-backend.js';
 import type { Backend, CarriedHistoryInfo, StackDetails, StackSummary, UpdateInfo, WhoAmI } from './backend.js';
 
 interface ServiceUser {
@@ -60,7 +61,7 @@ export class HttpBackend implements Backend {
   private org?: Promise<string>;
 
   access(): AccessBackend {
-    return httpAccessBackend(this.client);
+    return lazySubBackend(async () => (await import('./access-http.js')).httpAccessBackend(this.client));
   }
 
   stateDiff(): StateDiffBackend {
@@ -72,15 +73,15 @@ export class HttpBackend implements Backend {
   }
 
   approvals(): ApprovalsBackend {
-    return httpApprovalsBackend(this.client);
+    return lazySubBackend(async () => (await import('./approvals-http.js')).httpApprovalsBackend(this.client));
   }
 
   identity(): IdentityBackend {
-    return httpIdentityBackend(this.client);
+    return lazySubBackend(async () => (await import('./identity-http.js')).httpIdentityBackend(this.client));
   }
 
   hooks(): HooksBackend {
-    return httpHooksBackend(this.client);
+    return lazySubBackend(async () => (await import('./hooks-http.js')).httpHooksBackend(this.client));
   }
 
   deployments(): DeploymentsBackend {
@@ -100,7 +101,7 @@ export class HttpBackend implements Backend {
   }
 
   policies(): PolicyBackend {
-    return httpPolicyBackend(this.client);
+    return lazySubBackend(async () => (await import('./policy-http.js')).httpPolicyBackend(this.client));
   }
 
   /** `configuredOrg`: the default organization set for this backend (`org set-default`), which the service is not asked for. */

@@ -7,13 +7,13 @@ import { ConflictError, type LeaseHolder } from '../../shared/core/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { serviceDeps } from '../../shared/core/compose/service-deps.js';
-import { localApprovalsBackend, type ApprovalsBackend } from './approvals-backend.js';
-import { localAccessBackend, type AccessBackend } from './access-backend.js';
+import type { ApprovalsBackend } from './approvals-backend.js';
+import type { AccessBackend } from './access-backend.js';
 import { localStateDiffBackend, type StateDiffBackend } from './state-diff-backend.js';
-import { lazyEnvironmentsBackend, type EnvironmentsBackend } from './environments-backend.js';
-import { localHooksBackend, type HooksBackend } from './hooks-backend.js';
-import { localIdentityBackend, type IdentityBackend } from './identity-backend.js';
-import { localPolicyBackend, type PolicyBackend } from './policy-backend.js';
+import type { EnvironmentsBackend } from './environments-backend.js';
+import type { HooksBackend } from './hooks-backend.js';
+import type { IdentityBackend } from './identity-backend.js';
+import type { PolicyBackend } from './policy-backend.js';
 import { localDeploymentsBackend, type DeploymentsBackend } from './deployments-backend.js';
 import { localDriftBackend, type DriftBackend } from './drift-backend.js';
 import { localIssuerBackend, type IssuerBackend } from './issuer-backend.js';
@@ -27,6 +27,7 @@ import type { StackRecord } from '../../shared/ports/stack-store.js';
 import type { UpdateRecord } from '../../shared/ports/update-store.js';
 import type { JournalEntry } from '../../shared/core/journal/types.js';
 import { updateInfo as serviceUpdateInfo } from '../../functions/http/wire.js';
+import { lazySubBackend } from './lazy-sub-backend.js';
 import type { Backend, CarriedHistoryInfo, StackDetails, StackSummary, StartedUpdate, StartOptions, UpdateInfo, UpdateRequest, WhoAmI } from './backend.js';
 import type { CreatedUpdate } from './backend.js';
 
@@ -70,7 +71,7 @@ export class LocalBackend implements Backend {
   }
 
   access(): AccessBackend {
-    return localAccessBackend(this.services, PRINCIPAL);
+    return lazySubBackend(async () => (await import('./access-local.js')).localAccessBackend(this.services, PRINCIPAL));
   }
 
   stateDiff(): StateDiffBackend {
@@ -78,19 +79,19 @@ export class LocalBackend implements Backend {
   }
 
   environments(): EnvironmentsBackend {
-    return lazyEnvironmentsBackend(async () => (await import('./environments-local.js')).localEnvironmentsBackend(this.services, PRINCIPAL));
+    return lazySubBackend(async () => (await import('./environments-local.js')).localEnvironmentsBackend(this.services, PRINCIPAL));
   }
 
   approvals(): ApprovalsBackend {
-    return localApprovalsBackend();
+    return lazySubBackend(async () => (await import('./approvals-local.js')).localApprovalsBackend());
   }
 
   identity(): IdentityBackend {
-    return localIdentityBackend(this.services, PRINCIPAL);
+    return lazySubBackend(async () => (await import('./identity-local.js')).localIdentityBackend(this.services, PRINCIPAL));
   }
 
   hooks(): HooksBackend {
-    return localHooksBackend(this.services, PRINCIPAL);
+    return lazySubBackend(async () => (await import('./hooks-local.js')).localHooksBackend(this.services, PRINCIPAL));
   }
 
   deployments(): DeploymentsBackend {
@@ -110,7 +111,7 @@ export class LocalBackend implements Backend {
   }
 
   policies(): PolicyBackend {
-    return localPolicyBackend();
+    return lazySubBackend(async () => (await import('./policy-local.js')).localPolicyBackend());
   }
 
   async whoami(): Promise<WhoAmI> {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../cli/api-client/api-client.js';
 import { HttpBackend } from '../../cli/backend/http-backend.js';
-import { httpPolicyBackend } from '../../cli/backend/policy-backend.js';
+import { httpPolicyBackend } from '../../cli/backend/policy-http.js';
 import type { RequiredPolicy } from '../../cli/policy/policy-types.js';
 import { requiredPackPath, requiredPackSpecs } from '../../cli/policy/required-packs.js';
 import type { OperationSession } from '../../cli/engine/operation.js';
