@@ -40,6 +40,8 @@ export interface StackDetails {
   /** The update holding the stack, if one runs. */
   activeUpdate?: string;
   version: number;
+  /** `<project>/<env>`: the ESC environment holding the stack's configuration (remote config), if it has one. */
+  configEnvironment?: string;
 }
 
 /** A history entry in the Pulumi wire shape (`apitype.UpdateInfo`): times in epoch seconds. */
@@ -154,8 +156,11 @@ export interface Backend {
   defaultOrg(): Promise<string>;
 
   listStacks(filter: { org?: string; project?: string; tagName?: string; tagValue?: string }): Promise<StackSummary[]>;
-  /** `teams` (`stack init --teams`): teams of the organization given `write` on the new stack. */
-  createStack(ref: StackRef, tags: Record<string, string>, teams?: string[]): Promise<void>;
+  /**
+   * `teams` (`stack init --teams`): teams of the organization given `write` on the new stack. `configEnvironment`
+   * (`--remote-config`): the ESC environment (`<project>/<stack>`) the service creates, or links, for its configuration.
+   */
+  createStack(ref: StackRef, tags: Record<string, string>, teams?: string[], configEnvironment?: string): Promise<void>;
   getStack(ref: StackRef): Promise<StackDetails>;
   removeStack(ref: StackRef, force: boolean): Promise<void>;
   renameStack(ref: StackRef, to: { project: string; stack: string }): Promise<void>;

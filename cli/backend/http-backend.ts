@@ -40,6 +40,7 @@ interface WireStack {
   activeUpdate?: string;
   tags?: Record<string, string>;
   version?: number;
+  config?: { environment?: string } | null;
 }
 
 interface WireStackSummary {
@@ -174,11 +175,12 @@ export class HttpBackend implements Backend {
     return stacks;
   }
 
-  async createStack(ref: StackRef, tags: Record<string, string>, teams?: string[]): Promise<void> {
+  async createStack(ref: StackRef, tags: Record<string, string>, teams?: string[], configEnvironment?: string): Promise<void> {
     await this.client.request({
       method: 'POST',
       path: `/api/stacks/${ref.org}/${ref.project}`,
-      body: { stackName: ref.stack, tags, ...(teams?.length ? { teams } : {}) },
+      // `config` as Pulumi's CreateStackRequest carries it (apitype.StackConfig).
+      body: { stackName: ref.stack, tags, ...(teams?.length ? { teams } : {}), ...(configEnvironment !== undefined ? { config: { environment: configEnvironment } } : {}) },
       operation: 'create stack',
     });
   }
@@ -190,6 +192,7 @@ export class HttpBackend implements Backend {
       tags: stack.tags ?? {},
       activeUpdate: stack.activeUpdate || undefined,
       version: stack.version ?? 0,
+      ...(stack.config?.environment ? { configEnvironment: stack.config.environment } : {}),
     };
   }
 

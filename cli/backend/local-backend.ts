@@ -4,6 +4,7 @@
  * CLI processes may use one folder at once; the local adapter serializes their writes.
  */
 import { ConflictError, type LeaseHolder } from '../../shared/core/errors.js';
+import { UserError } from '../output/errors.js';
 import type { StackRef } from '../../shared/core/names.js';
 import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { serviceDeps } from '../../shared/core/compose/service-deps.js';
@@ -133,7 +134,11 @@ export class LocalBackend implements Backend {
     return stacks;
   }
 
-  async createStack(ref: StackRef, tags: Record<string, string>, teams?: string[]): Promise<void> {
+  async createStack(ref: StackRef, tags: Record<string, string>, teams?: string[], configEnvironment?: string): Promise<void> {
+    // As Pulumi's DIY backend (backend.ErrConfigNotSupported): only a service keeps a stack's configuration.
+    if (configEnvironment !== undefined) {
+      throw new UserError('could not create stack: remote config is not supported', 'Log in to a Stackyard service (`stackyard login <url>`) to keep a stack\'s configuration in an ESC environment.');
+    }
     await (await this.services.stacks()).create(PRINCIPAL, ref, { tags, ...(teams?.length ? { teams } : {}) });
     await drainHookOutbox(this.storage);
   }
@@ -145,6 +150,7 @@ export class LocalBackend implements Backend {
       tags: stack.tags,
       activeUpdate: stack.activeUpdate,
       version: stack.version,
+      ...(stack.configEnvironment !== undefined ? { configEnvironment: stack.configEnvironment } : {}),
     };
   }
 

@@ -17,6 +17,9 @@ export const configCopy: CommandHandler = async (ctx, args, opts) => {
     throw new UserError('current stack and destination stack are the same', 'Name another stack of the project with --dest <stack>.');
   }
   const target = await stackConfigTarget(ctx, source.project, destination);
+  if (target.file.remoteEnvironment !== undefined) {
+    throw new UserError(`config copy destination not supported for remote stack config: use \`stackyard env set ${target.file.remoteEnvironment} pulumiConfig.<key>\``);
+  }
   if (args[0] === undefined) {
     await copyStackConfig(source.backend, source.project, source.ref, target.ref);
     return;

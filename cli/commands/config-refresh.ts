@@ -25,6 +25,8 @@ async function freeBackupPath(path: string): Promise<string> {
 
 export const configRefresh: CommandHandler = async (ctx, _args, opts) => {
   const { backend, ref, file } = await configTarget(ctx, opts);
+  // As Pulumi (its issue 19557): a remote-config stack cannot be reset to an earlier configuration yet.
+  if (file.remoteEnvironment !== undefined) throw new UserError('cannot refresh stacks with remote config', `Its configuration is the ESC environment ${file.remoteEnvironment}: see its revisions with \`stackyard env version history ${file.remoteEnvironment}\`.`);
   const [latest] = await backend.history(ref, 1, 1);
   if (!latest) {
     throw new UserError('getting latest configuration: no previous deployment', 'Run `stackyard up` first; `config refresh` restores the configuration of the last update.');

@@ -3,14 +3,15 @@ import { isNotFound } from '../backend/backend.js';
 import { UserError } from '../output/errors.js';
 import { missingStackError } from './missing-stack.js';
 import { decryptConfig, effectiveConfig } from '../project/config-values.js';
-import { stackConfigPath, type Project } from '../project/project.js';
+import type { Project } from '../project/project.js';
+import { loadStackConfigFile, remoteConfigRefusal } from '../project/remote-config.js';
 import {
   collectCiphertexts,
   isSecureValue,
   mapSecureValues,
   parseConfigKey,
-  StackConfigFile,
   typedPathValue,
+  type StackConfigFile,
   type ConfigKey,
 } from '../project/stack-config.js';
 import type { CommandContext, ResolvedStack } from './context.js';
@@ -30,13 +31,13 @@ export interface ConfigTarget extends ResolvedStack {
 /** The stack (which must exist) of the current project, and its config file. */
 export async function stackConfigTarget(ctx: CommandContext, project: Project, resolved: ResolvedStack): Promise<ConfigTarget> {
   const { backend, ref } = resolved;
-  await backend.getStack(ref).catch(async (error: unknown) => {
+  const details = await backend.getStack(ref).catch(async (error: unknown) => {
     if (isNotFound(error)) {
       throw await missingStackError(backend, ref, await ctx.displayName(ref), `Create it with \`stackyard stack init ${ref.stack}\`.`);
     }
     throw error;
   });
-  const file = await StackConfigFile.load(stackConfigPath(project, ref.stack));
+  const file = await loadStackConfigFile({ project, stack: ref.stack, configEnvironment: details.configEnvironment, warn: (message) => ctx.warn(message) });
   return { ...resolved, project, file, fileName: `Pulumi.${ref.stack}.yaml` };
 }
 
@@ -172,6 +173,10 @@ export const configSet: CommandHandler = async (ctx, args, opts) => {
   const usePath = opts.path === true;
   const key: ConfigKey = parseConfigKey(args[0]!, project.name, usePath);
   const raw = await readValue(ctx, args[1], opts.secret === true);
+  if (file.remoteEnvironment !== undefined) {
+    const example = opts.secret === true ? '--secret <value>' : raw;
+    throw remoteConfigRefusal('config set', `\`stackyard env set ${file.remoteEnvironment} pulumiConfig.${key.key} ${example}\``);
+  }
   let value: unknown;
   if (opts.secret === true) {
     const [ciphertext] = await backend.encrypt(ref, [raw]);
@@ -189,6 +194,9 @@ export const configSet: CommandHandler = async (ctx, args, opts) => {
 export const configRm: CommandHandler = async (ctx, args, opts) => {
   const { project, file, ref } = await configTarget(ctx, opts);
   const key = parseConfigKey(args[0]!, project.name, opts.path === true);
+  if (file.remoteEnvironment !== undefined) {
+    throw remoteConfigRefusal('config rm', `\`stackyard env rm ${file.remoteEnvironment} pulumiConfig.${key.key}\` to update config environment`);
+  }
   if (file.remove(key)) await file.save();
   else ctx.warn(`configuration key '${args[0]}' is not set for stack '${await ctx.displayName(ref)}'; nothing to remove`);
 };

@@ -12,7 +12,7 @@ import { UserError } from '../output/errors.js';
 import { decryptConfig, effectiveConfig, engineConfig, updateConfig } from '../project/config-values.js';
 import { validateStackConfig } from '../project/config-schema.js';
 import { stackConfigPath } from '../project/project.js';
-import { StackConfigFile } from '../project/stack-config.js';
+import { loadStackConfigFile } from '../project/remote-config.js';
 import { openStackEnvironments } from '../project/stack-environments.js';
 import { removeTemporaryFilesOnExit, temporaryFile } from '../environments/temporary-files.js';
 import { applyConfigOverrides } from '../project/config-overrides.js';
@@ -47,8 +47,13 @@ export function createEngineStackResolver(globals: () => GlobalOptions): Resolve
     }
     program.organization = ref.org;
 
-    const defaultConfigPath = stackConfigPath(project, ref.stack);
-    const file = await StackConfigFile.load(config?.file ? resolvePath(config.file) : defaultConfigPath);
+    const file = await loadStackConfigFile({
+      project,
+      stack: ref.stack,
+      configEnvironment: details.configEnvironment,
+      ...(config?.file ? { configFile: resolvePath(config.file) } : {}),
+      warn: (text) => ctx.warn(text),
+    });
     if (config?.overrides.length) {
       applyConfigOverrides(file, project.name, config.overrides, config.path);
       await file.save();
@@ -84,7 +89,7 @@ export function createEngineStackResolver(globals: () => GlobalOptions): Resolve
       refreshAlways: options.refresh === 'always',
       removeStack: async () => {
         await backend.removeStack(ref, false);
-        await rm(defaultConfigPath, { force: true });
+        await rm(stackConfigPath(project, ref.stack), { force: true });
         return 'The resources in the stack have been deleted, and the history and configuration removed.\n';
       },
       config: programConfig,

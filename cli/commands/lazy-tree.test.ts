@@ -72,14 +72,14 @@ describe('the lazily declared command tree', () => {
   });
 
   it('gives a command parsed again the defaults of the flags declared for its first parse', async () => {
-    // Arrange: `--no-select` defaults `select` to true; --remote-config is refused, so `stack init` never runs
+    // Arrange: `--no-select` defaults `select` to true; --secrets-provider is refused, so `stack init` never runs
     const program = createProgram('1.2.3');
     const init = () => find(program, 'stack init');
 
     // Act
-    await expect(program.parseAsync(['stack', 'init', '--remote-config'], { from: 'user' })).rejects.toThrow(UsageError);
+    await expect(program.parseAsync(['stack', 'init', '--secrets-provider', 'passphrase'], { from: 'user' })).rejects.toThrow(UsageError);
     const first = init().opts().select;
-    await expect(program.parseAsync(['stack', 'init', '--remote-config'], { from: 'user' })).rejects.toThrow(UsageError);
+    await expect(program.parseAsync(['stack', 'init', '--secrets-provider', 'passphrase'], { from: 'user' })).rejects.toThrow(UsageError);
 
     // Assert
     expect(first).toBe(true);

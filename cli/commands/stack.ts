@@ -138,10 +138,16 @@ export const stackInit: CommandHandler = async (ctx, args, opts) => {
     copyFrom = await ctx.parseStack(opts.copyConfigFrom);
     await requireExisting(ctx, backend, copyFrom);
   }
-  await backend.createStack(ref, projectTags(project), opts.teams as string[] | undefined);
+  // As Pulumi: the environment is `<project>/<stack>`, in the stack's organization.
+  const configEnvironment = opts.remoteConfig === true ? `${ref.project}/${ref.stack}` : undefined;
+  if (configEnvironment !== undefined && copyFrom) {
+    throw new UserError('--copy-config-from cannot be used with --remote-config', `Set the values in the environment instead: \`stackyard env set ${configEnvironment} pulumiConfig.<key> <value>\`.`);
+  }
+  await backend.createStack(ref, projectTags(project), opts.teams as string[] | undefined, configEnvironment);
   if (copyFrom) await copyStackConfig(backend, project, copyFrom, ref);
   if (opts.select !== false) await selectStack(project, backend.url, formatStackRef(ref), ctx.env);
   ctx.out(`Created stack '${await ctx.displayName(ref)}'`);
+  if (configEnvironment !== undefined) ctx.out(`Created environment ${configEnvironment} for stack configuration`);
 };
 
 export const stackSelect: CommandHandler = async (ctx, args, opts) => {

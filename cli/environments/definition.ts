@@ -58,7 +58,8 @@ export function valueNode(input: string, options: { raw: boolean; secret: boolea
 export function setDefinitionValue(yaml: string, path: Path, node: Node): string {
   const doc = parseDocument(yaml);
   if (doc.errors.length > 0) throw new UserError(`unmarshaling environment definition: ${doc.errors[0]!.message}`);
-  if (!isMap(doc.contents)) doc.contents = new YAMLMap() as never;
+  // A node of the document's own schema: a bare `new YAMLMap()` cannot take a path (a new environment is empty).
+  if (!isMap(doc.contents)) doc.contents = doc.createNode({}) as never;
   const at = path[0] === 'imports' ? path : ['values', ...path];
   const parent = doc.getIn(at.slice(0, -1), true);
   if (parent !== undefined && !isCollection(parent)) {

@@ -4,6 +4,7 @@ import { goIndentJSON, prepareEnvironment } from './render.js';
 import { unifiedDiff } from '../../shared/esc/unified-diff.js';
 import { cutAtSeparator, parseEditorCommand } from './editor.js';
 import { redactingWriter } from './redact.js';
+import { setDefinitionValue, valueNode } from './definition.js';
 import { PassThrough } from 'node:stream';
 
 describe('environment names', () => {
@@ -12,6 +13,14 @@ describe('environment names', () => {
     expect(parseEnvironmentArg('app/dev@stable', 'acme')).toMatchObject({ org: 'acme', project: 'app', name: 'dev', version: 'stable', ambiguous: true });
     expect(parseEnvironmentArg('o/app/dev:3', 'acme')).toMatchObject({ org: 'o', project: 'app', name: 'dev', version: '3' });
     expect(parseRelativeArg('@4', 'acme', parseEnvironmentArg('o/app/dev@1', 'acme'))).toMatchObject({ org: 'o', project: 'app', name: 'dev', version: '4' });
+  });
+});
+
+describe('env set', () => {
+  it('writes a path into an empty definition, as a new environment has (remote config creates one)', () => {
+    const secret = valueNode('s3cret', { raw: false, secret: true });
+    expect(setDefinitionValue('', ['pulumiConfig', 'app:size'], valueNode('large', { raw: false, secret: false }))).toBe('values:\n  pulumiConfig:\n    app:size: large\n');
+    expect(setDefinitionValue('values:\n  a: 1\n', ['pulumiConfig', 'password'], secret)).toBe('values:\n  a: 1\n  pulumiConfig:\n    password:\n      fn::secret: s3cret\n');
   });
 });
 

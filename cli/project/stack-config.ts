@@ -118,7 +118,19 @@ export class StackConfigFile {
     readonly path: string,
     private readonly doc: Document,
     readonly exists: boolean,
+    /** `<project>/<env>` when the stack keeps its configuration in that ESC environment (remote config). */
+    readonly remoteEnvironment?: string,
   ) {}
+
+  /**
+   * A remote-config stack's configuration as Pulumi loads it (httpstate `LoadRemoteConfig`): no values of its own,
+   * its one environment imported. `path` is where `Pulumi.<stack>.yaml` would be; it is never read or written.
+   */
+  static remote(path: string, environment: string): StackConfigFile {
+    const doc = parseDocument('');
+    doc.set('environment', doc.createNode([environment]));
+    return new StackConfigFile(path, doc, false, environment);
+  }
 
   /** Reads the file; a missing file is an empty configuration. */
   static async load(path: string): Promise<StackConfigFile> {
@@ -219,6 +231,13 @@ export class StackConfigFile {
   }
 
   async save(): Promise<void> {
+    if (this.remoteEnvironment !== undefined) {
+      // Pulumi's SaveRemoteConfig refuses any change of values the same way.
+      throw new UserError(
+        'cannot set config for a stack with cloud config',
+        `This stack keeps its configuration in the ESC environment ${this.remoteEnvironment}: change it there with \`stackyard env set ${this.remoteEnvironment} pulumiConfig.<key> <value>\`.`,
+      );
+    }
     await fs.writeFile(this.path, this.doc.toString());
   }
 

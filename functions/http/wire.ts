@@ -26,7 +26,8 @@ export function serviceUser(user: UserRecord & { orgs: string[] }) {
 }
 
 /**
- * `GET /api/stacks/{o}/{p}/{s}`. `config` stays absent: a non-null one would switch the CLI to remote config.
+ * `GET /api/stacks/{o}/{p}/{s}`. `config` (apitype.StackConfig) only for a remote-config stack: a non-null one
+ * switches the CLI to reading the configuration from that ESC environment instead of `Pulumi.<stack>.yaml`.
  * `currentOperation` describes the running update, when there is one.
  */
 export function stackView(stack: StackRecord, running?: UpdateStatusView) {
@@ -40,6 +41,7 @@ export function stackView(stack: StackRecord, running?: UpdateStatusView) {
       ? { currentOperation: { kind: running.kind, author: running.requestedBy, started: seconds(running.startedAt ?? Date.now()) } }
       : {}),
     tags: stack.tags,
+    ...(stack.configEnvironment !== undefined ? { config: { environment: stack.configEnvironment } } : {}),
     version: stack.version,
   };
 }

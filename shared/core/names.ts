@@ -140,6 +140,26 @@ export function validateEnvironmentRef(ref: EnvironmentRef): EnvironmentRef {
   return { org, project, name };
 }
 
+/**
+ * A stack's remote-config environment, `<project>/<env>` in the stack's organization (what `pulumi stack init
+ * --remote-config` sends as `config.environment`), checked by ESC's naming rules.
+ */
+export function parseConfigEnvironment(org: string, text: unknown): EnvironmentRef {
+  const parts = typeof text === 'string' ? text.split('/') : [];
+  if (parts.length !== 2) {
+    throw new InvalidInputError(
+      `Invalid config environment '${String(text).slice(0, 120)}': expected '<project>/<environment>', as \`stack init --remote-config\` sends it.`,
+    );
+  }
+  return validateEnvironmentRef({ org, project: parts[0]!, name: parts[1]! });
+}
+
+/** The `<project>/<env>` text of a stack's remote-config environment, checked as `parseConfigEnvironment` does. */
+export function validateConfigEnvironment(text: unknown): string {
+  const { project, name } = parseConfigEnvironment('org', text);
+  return `${project}/${name}`;
+}
+
 export function formatEnvironmentRef(ref: EnvironmentRef): string {
   return `${ref.org}/${ref.project}/${ref.name}`;
 }

@@ -26,6 +26,11 @@ export interface StackRecord extends StackRef {
   createdBy?: string;
   /** Permissions given on this stack, by grant subject; they move with the stack on rename. */
   grants?: Record<string, StackPermission>;
+  /**
+   * `<project>/<env>`: the ESC environment that holds the stack's configuration (`stack init --remote-config`), in
+   * the stack's organization. Absent when the configuration lives in `Pulumi.<stack>.yaml`.
+   */
+  configEnvironment?: string;
 }
 
 export interface NewStack extends StackRef {
@@ -36,6 +41,7 @@ export interface NewStack extends StackRef {
   currentCheckpoint?: string;
   createdBy?: string;
   grants?: Record<string, StackPermission>;
+  configEnvironment?: string;
 }
 
 /** Fields a caller may change; `null` removes an optional field. */
@@ -47,6 +53,7 @@ export interface StackChanges {
   encryptedDataKey?: string | null;
   currentCheckpoint?: string | null;
   activeUpdate?: string | null;
+  configEnvironment?: string | null;
   /** Replaces all grants (conditional on the revision like every change). */
   grants?: Record<string, StackPermission>;
 }

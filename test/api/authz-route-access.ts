@@ -78,6 +78,7 @@ export const ROUTE_ACCESS: Record<string, Access> = {
   [`DELETE ${STACK}`]: { stack: 'delete' },
   [`POST ${STACK}/rename`]: { stack: 'rename' },
   [`PATCH ${STACK}/tags`]: { stack: 'tags' },
+  [`PUT ${STACK}/config`]: { stack: 'config' },
   [`GET ${STACK}/export`]: { stack: 'export' },
   [`GET ${STACK}/export/{version}`]: { stack: 'export' },
   [`POST ${STACK}/import`]: { stack: 'import' },

@@ -154,6 +154,8 @@ function bodyFor(url: string, method: string, path: string): unknown {
       return { newName: 'renamed', newProject: dev.project };
     case 'tags':
       return { 'pulumi:project': dev.project, owner: 'mallory' };
+    case 'config':
+      return method === 'PUT' ? { environment: `${dev.project}/intruder` } : undefined;
     case 'import':
       return deployment(url, dev, 0);
     case 'rollback':

@@ -3,6 +3,7 @@ import { startAwsStandIns, type AwsStandIns } from '../support/aws-stand-ins.js'
 import { PulumiWire } from './pulumi-wire.js';
 import { startServe, type ServeProcess } from './serve-process.js';
 import { defineWireScenarios } from './wire-scenarios.js';
+import { defineRemoteConfigScenarios } from './wire-remote-config.js';
 
 let standIns: AwsStandIns;
 let serve: ServeProcess;
@@ -22,4 +23,5 @@ afterAll(async () => {
 
 describe('Pulumi CLI call sequences against `stackyard serve` on AWS storage (DynamoDB Local, s3rver, KMS stand-in)', () => {
   defineWireScenarios(() => ({ wire, adminToken: serve.adminToken, url: serve.url }));
+  defineRemoteConfigScenarios(() => ({ wire, adminToken: serve.adminToken, url: serve.url }));
 });

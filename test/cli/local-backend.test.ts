@@ -257,13 +257,17 @@ describe('stackyard on the local backend', () => {
   });
 
   it('refuses a pulumi flag it does not implement, saying why, and changes nothing', async () => {
-    const refused = await cli('stack', 'init', 'flagged', '--remote-config');
+    const refused = await cli('stack', 'init', 'flagged', '--secrets-provider', 'passphrase');
+    const remote = await cli('stack', 'init', 'flagged', '--remote-config');
     const refusedGlobal = await cli('--emoji', 'stack', 'init', 'flagged');
     const listed = await cli('stack', 'ls', '--json');
     const created = await cli('stack', 'init', 'flagged');
 
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toContain('error: --remote-config is not supported by stackyard: config lives in Pulumi.<stack>.yaml');
+    expect(refused.stderr).toContain("error: --secrets-provider is not supported by stackyard: each stack's secrets");
+    // As Pulumi's DIY backend: only a service keeps a stack's configuration in an environment.
+    expect(remote.status).toBe(1);
+    expect(remote.stderr).toContain('error: could not create stack: remote config is not supported');
     expect(refusedGlobal.status).toBe(2);
     expect(refusedGlobal.stderr).toContain('error: --emoji is not supported by stackyard');
     expect(listed.stdout).not.toContain('flagged');

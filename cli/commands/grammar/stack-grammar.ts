@@ -26,7 +26,7 @@ export function registerStackGrammar(program: Command): void {
       { flags: '--no-select', description: 'do not select the new stack' },
       { flags: '--secrets-provider <provider>', description: 'secrets provider (stackyard always uses the stack key)', refused: "each stack's secrets are always encrypted with the stack's own key, held by the backend" },
       { flags: '--teams <team>', description: 'teams of the organization to give write access (repeatable)', repeatable: true },
-      { flags: '--remote-config', description: 'store config in an ESC environment', refused: 'config lives in Pulumi.<stack>.yaml, which may import ESC environments with `environment:`' },
+      { flags: '--remote-config', description: 'store the stack\'s configuration in the ESC environment <project>/<stack> (a service backend only)' },
     ], async () => (await stack()).stackInit);
 
     leaf(stackCmd, 'ls', 'List stacks', [

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { loginCodeSchema, signInSchema } from '../routes/console.js';
+import { stackConfigSchema } from '../routes/stack-config.js';
 import { untypedDeploymentSchema } from '../schemas.js';
 import {
   addMemberSchema,
@@ -202,6 +203,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   [`POST ${STACK}/rename`]: { summary: 'Rename a stack (or move it to another project)', tag: 'Stacks', auth: 'token', body: renameStackSchema, response: wire.stackBody },
   [`PATCH ${STACK}/tags`]: { summary: "Replace a stack's tags", tag: 'Stacks', auth: 'token', body: tagsSchema },
+  [`PUT ${STACK}/config`]: { summary: 'Link another ESC environment as the stack\'s remote configuration', tag: 'Stacks', auth: 'token', body: stackConfigSchema },
   [`GET ${STACK}/export`]: { summary: 'Export the current state', tag: 'State', auth: 'token', response: wire.untypedDeploymentBody },
   [`GET ${STACK}/export/{version}`]: { summary: 'Export the state of one version', tag: 'State', auth: 'token', response: wire.untypedDeploymentBody },
   [`POST ${STACK}/import`]: {

@@ -63,6 +63,7 @@ export const stackBody = z.object({
   activeUpdate: z.string().check(z.describe('The running update, or empty')),
   currentOperation: z.optional(z.object({ kind: z.string(), author: z.string(), started: epochSeconds })),
   tags: z.record(z.string(), z.string()),
+  config: z.optional(z.object({ environment: z.string() }).check(z.describe('Remote config: the ESC environment (`<project>/<env>`) holding the configuration'))),
   version: z.number().check(z.int()),
 });
 

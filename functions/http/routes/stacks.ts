@@ -11,6 +11,7 @@ import type { Route } from '../router.js';
 import { untypedDeploymentSchema } from '../schemas.js';
 import { createStackSchema, renameStackSchema, tagsSchema } from '../schemas-stacks.js';
 import { stackSummary, stackView, updateInfo } from '../wire.js';
+import { checkStackConfig, createStackWithConfig, stackConfigRoutes } from './stack-config.js';
 
 const STACK = '/api/stacks/{orgName}/{projectName}/{stackName}';
 /** The store serves history pages of at most this many entries. */
@@ -77,18 +78,16 @@ export const stackRoutes: Route[] = [
     async handle(ctx) {
       const principal = await ctx.principal();
       const body = validateBody(createStackSchema, await ctx.jsonBody(), 'create stack request');
-      if (body.config !== undefined && body.config !== null) {
-        throw new InvalidInputError(
-          'Remote stack configuration (ESC environments, --remote-config) is not supported by Stackyard: create the ' +
-            'stack without --remote-config and keep its config in Pulumi.<stack>.yaml.',
-        );
-      }
       const ref = validateStackRef({ org: ctx.params.orgName!, project: ctx.params.projectName!, stack: body.stackName });
-      const stack = await ctx.services.stacks.create(principal, ref, {
-        tags: body.tags ?? undefined,
-        initialState: body.state ? toDeployment(body.state) : undefined,
-        teams: body.teams ?? undefined,
-      });
+      const environment = body.config === undefined || body.config === null ? undefined : checkStackConfig(ref.org, body.config);
+      const create = (configEnvironment?: string) =>
+        ctx.services.stacks.create(principal, ref, {
+          tags: body.tags ?? undefined,
+          initialState: body.state ? toDeployment(body.state) : undefined,
+          teams: body.teams ?? undefined,
+          ...(configEnvironment !== undefined ? { configEnvironment } : {}),
+        });
+      const stack = environment === undefined ? await create() : await createStackWithConfig(ctx.services, principal, ref, environment, create);
       return jsonResponse(200, { ...stackView(stack), messages: [] });
     },
   },
@@ -208,4 +207,5 @@ export const stackRoutes: Route[] = [
       return jsonResponse(200, { info: updateInfo(await ctx.services.stacks.latestUpdate(principal, ctx.stackRef())) });
     },
   },
+  ...stackConfigRoutes,
 ];

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../../core/errors.js';
-import { validateTags } from '../../core/names.js';
+import { validateConfigEnvironment, validateTags } from '../../core/names.js';
 import { validateGrants } from '../../core/kernel/permissions.js';
 import type { ListStacksQuery, StackChanges, StackRecord } from '../../ports/stack-store.js';
 import { STACK_SK, stacksByOrg } from './keys.js';
@@ -12,7 +12,7 @@ import { KEY } from './table.js';
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 500;
 export const TOKEN_VERSION = 1;
-export const OPTIONAL_FIELDS = ['lastUpdate', 'resourceCount', 'encryptedDataKey', 'currentCheckpoint', 'activeUpdate'] as const;
+export const OPTIONAL_FIELDS = ['lastUpdate', 'resourceCount', 'encryptedDataKey', 'currentCheckpoint', 'activeUpdate', 'configEnvironment'] as const;
 export const RECORD_FIELDS = ['id', 'org', 'project', 'stack', 'version', 'revision', 'tags', 'createdAt', 'createdBy', 'grants', ...OPTIONAL_FIELDS] as const;
 
 /** The one rule every write of a stack item carries: it exists and has the revision the caller read. */
@@ -47,12 +47,13 @@ export function checkChanges(changes: StackChanges): StackChanges {
   if (changes.grants !== undefined) checked.grants = validateGrants(changes.grants);
   if (changes.lastUpdate !== undefined && changes.lastUpdate !== null) count(changes.lastUpdate, 'lastUpdate');
   if (changes.resourceCount !== undefined && changes.resourceCount !== null) count(changes.resourceCount, 'resourceCount');
-  for (const field of ['encryptedDataKey', 'currentCheckpoint', 'activeUpdate'] as const) {
+  for (const field of ['encryptedDataKey', 'currentCheckpoint', 'activeUpdate', 'configEnvironment'] as const) {
     const value = changes[field];
     if (value !== undefined && value !== null && (typeof value !== 'string' || value.length === 0 || value.length > 4096)) {
       throw new InvalidInputError(`Invalid ${field}: expected a non-empty string.`);
     }
   }
+  if (typeof changes.configEnvironment === 'string') validateConfigEnvironment(changes.configEnvironment);
   return checked;
 }
 

@@ -57,9 +57,10 @@ export class DynamoDbStackStore implements StackStore {
     if (typeof stack.createdAt !== 'number' || !Number.isFinite(stack.createdAt)) {
       throw new InvalidInputError('Invalid createdAt: expected epoch milliseconds.');
     }
-    const optional = checkChanges({ encryptedDataKey: stack.encryptedDataKey, currentCheckpoint: stack.currentCheckpoint });
+    const optional = checkChanges({ encryptedDataKey: stack.encryptedDataKey, currentCheckpoint: stack.currentCheckpoint, configEnvironment: stack.configEnvironment });
     if (optional.encryptedDataKey) record.encryptedDataKey = optional.encryptedDataKey;
     if (optional.currentCheckpoint) record.currentCheckpoint = optional.currentCheckpoint;
+    if (optional.configEnvironment) record.configEnvironment = optional.configEnvironment;
     if (stack.createdBy !== undefined) record.createdBy = validateCreator(stack.createdBy);
     if (stack.grants !== undefined) record.grants = validateGrants(stack.grants);
     try {

@@ -1,6 +1,6 @@
 import { validateCreator, validateGrant, validateGrants, type StackPermission } from '../../core/kernel/permissions.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.js';
-import { formatStackRef, validateStackRef, validateTags, type StackRef } from '../../core/names.js';
+import { formatStackRef, validateConfigEnvironment, validateStackRef, validateTags, type StackRef } from '../../core/names.js';
 import type {
   ListStacksQuery,
   NewStack,
@@ -43,6 +43,7 @@ export class LocalStackStore implements StackStore {
       ...(stack.currentCheckpoint !== undefined ? { currentCheckpoint: stack.currentCheckpoint } : {}),
       ...(stack.createdBy !== undefined ? { createdBy: validateCreator(stack.createdBy) } : {}),
       ...(stack.grants !== undefined ? { grants: validateGrants(stack.grants) } : {}),
+      ...(stack.configEnvironment !== undefined ? { configEnvironment: validateConfigEnvironment(stack.configEnvironment) } : {}),
     };
     return this.dir.withLock(LOCK, () =>
       this.outbox.around(events, { record: 'stack', stackId: id, revision: 1 }, async () => {
@@ -207,7 +208,8 @@ function applyChanges(current: StackRecord, changes: StackChanges): StackRecord 
   if (changes.version !== undefined) next.version = changes.version;
   if (changes.tags !== undefined) next.tags = validateTags(changes.tags);
   if (changes.grants !== undefined) next.grants = validateGrants(changes.grants);
-  const optional = ['lastUpdate', 'resourceCount', 'encryptedDataKey', 'currentCheckpoint', 'activeUpdate'] as const;
+  const optional = ['lastUpdate', 'resourceCount', 'encryptedDataKey', 'currentCheckpoint', 'activeUpdate', 'configEnvironment'] as const;
+  if (typeof changes.configEnvironment === 'string') validateConfigEnvironment(changes.configEnvironment);
   for (const field of optional) {
     const value = changes[field];
     if (value === null) delete next[field];

@@ -37,6 +37,7 @@ export type AuditEvent =
   | 'stack.deleted'
   | 'stack.renamed'
   | 'stack.tags-changed'
+  | 'stack.config-changed'
   | 'stack.imported'
   | 'stack.rolled-back'
   | 'stack.history-added'

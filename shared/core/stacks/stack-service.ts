@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
-import { formatStackRef, validateStackRef, validateTags, type StackRef } from '../names.js';
+import { formatStackRef, validateConfigEnvironment, validateStackRef, validateTags, type StackRef } from '../names.js';
 import type { StackChanges, StackRecord } from '../../ports/stack-store.js';
 import type { UpdateKind } from '../../ports/update-store.js';
 import {
@@ -109,6 +109,7 @@ export function createStackService(deps: ServiceDeps): StackService {
       const tags = validateTags(options.tags ?? {});
       const grants = await teamGrants(valid.org, options.teams ?? []);
       const initial = options.initialState === undefined ? undefined : validateDeployment(options.initialState);
+      const configEnvironment = options.configEnvironment === undefined ? undefined : validateConfigEnvironment(options.configEnvironment);
       const now = deps.now();
       const id = randomUUID();
       // The initial state is written before the stack exists; if the name turns out to be taken it is an orphan
@@ -125,6 +126,7 @@ export function createStackService(deps: ServiceDeps): StackService {
             ...(currentCheckpoint !== undefined ? { currentCheckpoint } : {}),
             ...creatorOf(principal),
             ...(grants ? { grants } : {}),
+            ...(configEnvironment !== undefined ? { configEnvironment } : {}),
           },
           [stackEvent('stack_created', { ...valid, id }, principal.login, now)],
         ));
@@ -250,6 +252,22 @@ export function createStackService(deps: ServiceDeps): StackService {
           if (error instanceof NotFoundError) throw stackNotFound(stack);
           if (!isStaleRevision(error)) throw error;
           if (attempt >= MAX_TAG_WRITE_ATTEMPTS) throw changedMeanwhile(stack, 'tagged', error);
+        }
+      }
+    },
+
+    async setConfigEnvironment(principal, ref, environment) {
+      const valid = validateConfigEnvironment(environment);
+      for (let attempt = 1; ; attempt++) {
+        const stack = await loadStack(deps, principal, ref, 'config');
+        try {
+          return await audited(deps, principal, { org: stack.org, event: 'stack.config-changed', target: formatStackRef(stack), description: `set the configuration environment of ${formatStackRef(stack)} to ${valid}` }, () =>
+            stacks.update(stack.id, stack.revision, { configEnvironment: valid }),
+          );
+        } catch (error) {
+          if (error instanceof NotFoundError) throw stackNotFound(stack);
+          if (!isStaleRevision(error)) throw error;
+          if (attempt >= MAX_TAG_WRITE_ATTEMPTS) throw changedMeanwhile(stack, 'changed', error);
         }
       }
     },

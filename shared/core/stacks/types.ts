@@ -12,7 +12,14 @@ export interface StackPageView {
 
 export interface StackService {
   /** `teams` (`stack init --teams`): existing teams of the organization given `write` on the new stack. */
-  create(principal: Principal, ref: StackRef, options?: { tags?: Record<string, string>; initialState?: UntypedDeployment; teams?: string[] }): Promise<StackRecord>;
+  /** `configEnvironment` (`<project>/<env>`, remote config) links the stack to the environment holding its configuration. */
+  create(
+    principal: Principal,
+    ref: StackRef,
+    options?: { tags?: Record<string, string>; initialState?: UntypedDeployment; teams?: string[]; configEnvironment?: string },
+  ): Promise<StackRecord>;
+  /** `PUT …/config`: links the stack to another environment (`<project>/<env>`) holding its configuration. */
+  setConfigEnvironment(principal: Principal, ref: StackRef, environment: string): Promise<StackRecord>;
   get(principal: Principal, ref: StackRef): Promise<StackRecord>;
   /** Lists across the principal's organizations (or one of them), paged with an opaque token. */
   list(principal: Principal, query: { org?: string; project?: string; tagName?: string; tagValue?: string; continuationToken?: string }): Promise<StackPageView>;

@@ -117,6 +117,21 @@ export function stackStoreContract(adapterName: string, setup: ContractSetup): v
       expect(await env.storage.stacks.getById(s.id)).toEqual(u2);
     });
 
+    it('keeps a remote-config environment from create, through a rename, until a change removes it; refuses a malformed one', async () => {
+      const org = uniqueOrg();
+      const s = await env.storage.stacks.create({ ...newStack(org, 'p', 'dev'), configEnvironment: 'p/dev' });
+      expect((await env.storage.stacks.get({ org, project: 'p', stack: 'dev' })).configEnvironment).toBe('p/dev');
+      const renamed = await env.storage.stacks.rename(s.id, 1, { org, project: 'p', stack: 'prod' });
+      expect(renamed.configEnvironment).toBe('p/dev');
+      const moved = await env.storage.stacks.update(s.id, 2, { configEnvironment: 'shared/prod' });
+      expect((await env.storage.stacks.getById(s.id)).configEnvironment).toBe('shared/prod');
+      await env.storage.stacks.update(s.id, moved.revision, { configEnvironment: null });
+      expect((await env.storage.stacks.getById(s.id)).configEnvironment).toBeUndefined();
+      await expect(env.storage.stacks.create({ ...newStack(org, 'p', 'bad'), configEnvironment: 'no-project' })).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(env.storage.stacks.update(s.id, moved.revision + 1, { configEnvironment: 'a/b/c' })).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(env.storage.stacks.get({ org, project: 'p', stack: 'bad' })).rejects.toBeInstanceOf(NotFoundError);
+    });
+
     it('refuses a stale revision with ConflictError and changes nothing', async () => {
       const org = uniqueOrg();
       const s = await env.storage.stacks.create(newStack(org, 'p', 'dev'));

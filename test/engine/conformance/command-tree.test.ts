@@ -114,6 +114,7 @@ const EXERCISED: Record<string, string> = {
   'stack init --copy-config-from': LOCAL_BACKEND,
   'stack init --no-select': COMMAND_FLAGS,
   'stack init --teams': 'test/cli/access-cli.test.ts',
+  'stack init --remote-config': 'test/cli/remote-config.test.ts',
   'stack permission set --user': 'test/cli/access-cli.test.ts',
   'stack ls --all': COMMAND_FLAGS,
   'stack ls --organization': COMMAND_FLAGS,
