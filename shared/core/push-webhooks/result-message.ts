@@ -13,8 +13,9 @@ export interface PreviewResult {
   /** Why the run failed, when it did. */
   failure?: string;
   commit: string;
-  /** The run's page in the console (absolute when the service knows its URL). */
-  runUrl: string;
+  /** The run's version, and its page in the console when the service knows its own URL (not in every process). */
+  version: number;
+  runUrl?: string;
 }
 
 /** The changes a comment lists, in Pulumi's summary order; `same` is said as unchanged. */
@@ -46,7 +47,7 @@ export function commentBody(result: PreviewResult): string {
     '',
     result.passed ? `Changes: ${changesLine(result.changes)}.` : `Why: ${(result.failure ?? 'the run failed').slice(0, 500)}`,
     '',
-    `[View the run](${result.runUrl})`,
+    result.runUrl ? `[View the run](${result.runUrl})` : `Deployment ${result.version} of the stack.`,
   ];
   return lines.join('\n');
 }

@@ -151,12 +151,15 @@ describe('results of pull request previews, posted back', () => {
 
   it('records a refused post on the run and in its log, leaving the run as it ended, with no token anywhere', async () => {
     answer = 401;
+    // A process that does not know the service's URL posts no link (GitHub refuses a relative target_url).
+    fx.deps.options.serviceUrl = undefined;
     await deployments.patchSettings(alice, REF, { pushWebhook: { postResults: { provider: 'github', apiUrl: apiBase, repository: 'acme/app', token: { secret: TOKEN } } } });
     await openPullRequest('github');
 
     const run = await runPreview({ update: 1 }, { status: 'succeeded' });
 
     expect(received).toHaveLength(1);
+    expect(received[0]!.body).toEqual({ state: 'success', description: 'Preview passed: 0 to create, 1 to update, 0 to delete', context: 'stackyard/preview (acme/app/dev)' });
     expect(run.status).toBe('succeeded');
     expect(run.resultPost).toMatchObject({ status: 'failed', detail: `GitHub refused a commit status on c0ffee000000: POST /repos/acme/app/statuses/${HEAD} answered 401` });
     const log = await logOf(run.id);

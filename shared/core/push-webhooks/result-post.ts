@@ -40,7 +40,12 @@ function hostRequests(config: PostResultsConfig, pr: RunPullRequest, result: Pre
     {
       what: `a commit status on ${pr.commit.slice(0, 12)}`,
       path: `/repos/${repo}/statuses/${encodeURIComponent(pr.commit)}`,
-      body: { state: result.passed ? 'success' : 'failure', target_url: result.runUrl, description: statusDescription(result), context: `stackyard/preview (${result.stack})` },
+      body: {
+        state: result.passed ? 'success' : 'failure',
+        ...(result.runUrl ? { target_url: result.runUrl } : {}),
+        description: statusDescription(result),
+        context: `stackyard/preview (${result.stack})`,
+      },
     },
     { what: `a comment on pull request #${pr.number}`, path: `/repos/${repo}/issues/${pr.number}/comments`, body: { body: commentBody(result) } },
   ];
@@ -56,6 +61,8 @@ async function previewResult(deps: ServiceDeps, run: DeploymentRun): Promise<Pre
   const last = (await deps.storage.deployments.getRun(run.stackId, run.id))?.updates.at(-1) ?? run.updates.at(-1);
   const changes = last ? ((await readSummary(deps, run.stackId, last.updateId)) ?? {}) : {};
   const stack = formatStackRef({ org: run.org, project: run.project, stack: run.stack });
+  // GitHub takes only an absolute target_url; a process that does not know the service's URL (the AWS run launcher
+  // recording a lost runner) posts no link rather than a broken one.
   const base = (deps.options.serviceUrl ?? '').replace(/\/+$/, '');
   return {
     stack,
@@ -63,7 +70,8 @@ async function previewResult(deps: ServiceDeps, run: DeploymentRun): Promise<Pre
     changes,
     ...(run.failure ? { failure: run.failure } : {}),
     commit: run.pullRequest!.commit,
-    runUrl: `${base}/${run.org}/${run.project}/${run.stack}/deployments/${run.version}`,
+    version: run.version,
+    ...(/^https?:\/\//.test(base) ? { runUrl: `${base}/${run.org}/${run.project}/${run.stack}/deployments/${run.version}` } : {}),
   };
 }
 
