@@ -3,6 +3,7 @@ import { renderHookBody } from './formats.js';
 import { hookSecretOpener } from './hook-secrets.js';
 import { sdkLambdaInvoker } from './lambda.js';
 import { HEADER_ID, HEADER_KIND, HEADER_SIGNATURE, signBody } from './signing.js';
+import { privateTargetsAllowed } from './ssrf.js';
 import { postJson } from './transport.js';
 import type { HookRuntimeOptions, LambdaInvoker, SendResult } from '../kernel/options.js';
 
@@ -21,7 +22,7 @@ export interface HookRuntime {
 export function hookRuntime(options: HookRuntimeOptions = {}, env: NodeJS.ProcessEnv = process.env): HookRuntime {
   let lambda: LambdaInvoker | undefined = options.lambda;
   return {
-    allowPrivate: options.allowPrivate ?? env.STACKYARD_HOOKS_ALLOW_PRIVATE === 'true',
+    allowPrivate: privateTargetsAllowed(options, env),
     deliveryTimeoutMs: options.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     gateTimeoutMs: Math.min(options.gateTimeoutMs ?? MAX_GATE_TIMEOUT_MS, MAX_GATE_TIMEOUT_MS),
     ...(options.allowedLambdaArns ? { allowedLambdaArns: options.allowedLambdaArns } : {}),

@@ -64,6 +64,14 @@ export function isForbiddenAddress(address: string): boolean {
   return true;
 }
 
+/**
+ * Whether hook deliveries (and everything else the service sends to a URL a user gave) may reach private and loopback
+ * addresses: off unless the operator says so, in the runtime options or STACKYARD_HOOKS_ALLOW_PRIVATE=true.
+ */
+export function privateTargetsAllowed(options: { allowPrivate?: boolean } = {}, env: NodeJS.ProcessEnv = process.env): boolean {
+  return options.allowPrivate ?? env.STACKYARD_HOOKS_ALLOW_PRIVATE === 'true';
+}
+
 export class ForbiddenDestinationError extends Error {}
 
 export interface ResolvedTarget {

@@ -12,7 +12,7 @@
 import { ConflictError, NotFoundError } from '../errors.js';
 import { formatStackRef } from '../names.js';
 import type { DeploymentRun, RunPullRequest, RunResultPost } from '../../ports/deployment-store.js';
-import { hookRuntime } from '../hooks/runtime.js';
+import { privateTargetsAllowed } from '../hooks/ssrf.js';
 import { postJson } from '../hooks/transport.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import { readSummary } from '../updates/update-records.js';
@@ -102,7 +102,7 @@ async function post(deps: ServiceDeps, run: DeploymentRun, pr: RunPullRequest, c
   if (!stack) return { status: 'skipped', detail: 'the stack no longer exists' };
   const [opened] = await deps.keys.decryptForStack(stack, [config.sealedToken]);
   const headers = authHeaders(config.provider, Buffer.from(opened!).toString('utf8'));
-  const allowPrivate = hookRuntime(deps.options.hooks).allowPrivate;
+  const allowPrivate = privateTargetsAllowed(deps.options.hooks);
   const posted: string[] = [];
   for (const request of hostRequests(config, pr, await previewResult(deps, run))) {
     const sent = await postJson(`${config.apiUrl}${request.path}`, JSON.stringify(request.body), headers, { timeoutMs: POST_TIMEOUT_MS, allowPrivate });
