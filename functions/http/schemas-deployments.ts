@@ -54,6 +54,9 @@ export const ttlScheduleSchema = z.object({
 /** A runner's log lines for its run (routes/deployment-runner.ts): at most 1000 per call. */
 export const runnerLogSchema = z.object({ lines: z.array(z.string()).check(z.maxLength(1000)) });
 
+/** The environments the run's stack imports, as its runner read them from `Pulumi.<stack>.yaml`. */
+export const runnerEnvironmentsSchema = z.object({ environments: z.array(z.string().check(z.maxLength(300))).check(z.maxLength(50)) });
+
 /** How the runner saw its run end. */
 export const runnerFinishSchema = z.object({
   status: z.enum(['succeeded', 'failed']),

@@ -10,6 +10,7 @@ import { RunLostError, runStackName, type ClaimedRun, type RunnerService, type R
 import type { DeploymentOperation, DeploymentRun } from '../../shared/ports/deployment-store.js';
 import { gitCredentials } from './git-credentials.js';
 import { operationArguments, operationNoun } from './operations.js';
+import { stackEnvironmentNames } from './stack-environments.js';
 import { runStep, type StepResult } from './step-process.js';
 
 /** What a runner process brings to every run. */
@@ -162,6 +163,7 @@ async function runSteps(ctx: RunContext, claimed: ClaimedRun, workspace: string,
   }
   const project = join(checkout, source.repoDir ?? '');
   if (!existsSync(project) || !statSync(project).isDirectory()) throw new StepFailed(`clone failed: the repository has no folder '${source.repoDir}'`);
+  await declareEnvironments(ctx, run, project, line);
 
   if (!claimed.skipInstallDependencies && existsSync(join(project, 'package.json'))) {
     line('$ npm ci');
@@ -186,6 +188,18 @@ async function runSteps(ctx: RunContext, claimed: ClaimedRun, workspace: string,
   };
   await cli(run.operation);
   await afterOperation(ctx, claimed, line, () => cli('remediate-drift'));
+}
+
+/** Tells the service which environments the stack imports, before anything of the repository runs (stack-environments.ts). */
+async function declareEnvironments(ctx: RunContext, run: DeploymentRun, project: string, line: (line: string) => void): Promise<void> {
+  const names = stackEnvironmentNames(project, run.stack);
+  if (names.length > 0) line(`The stack imports the environments ${names.join(', ')}: the run's token may open them.`);
+  try {
+    await ctx.runner.declareEnvironments(ctx.name, run, names);
+  } catch (error) {
+    if (error instanceof RunLostError) throw error;
+    throw new StepFailed(`the stack's environments were refused: ${(error as Error).message}`);
+  }
 }
 
 /** What the run's options ask for once its operation succeeded: remediating the drift found, removing the stack. */

@@ -67,6 +67,9 @@ export function remoteRunner(serviceUrl: string, runId: string, token: string): 
     async removeStack() {
       await call('POST', '/remove-stack');
     },
+    async declareEnvironments(_runner, _run, names) {
+      await call('POST', '/environments', { environments: names });
+    },
     async finish(_runner, run: DeploymentRun, outcome: RunOutcome) {
       await call('POST', '/finish', outcome);
       return { ...run, status: outcome.status };

@@ -51,6 +51,11 @@ export interface DeploymentRun {
   cancelRequested?: boolean;
   /** Why a failed run failed, in a sentence (clone failed, install failed, update failed, cancelled…). */
   failure?: string;
+  /**
+   * The ESC environments (`org/project/name`) the stack's `Pulumi.<stack>.yaml` imports, as the run's runner read
+   * them right after the clone; set once. The run's token may `open` these and no other (environment-access.ts).
+   */
+  environments?: string[];
   updates: DeploymentRunUpdate[];
   /** The pull (merge) request whose push webhook queued this `preview`: where its result may be posted back. */
   pullRequest?: RunPullRequest;

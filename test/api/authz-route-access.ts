@@ -190,7 +190,7 @@ export const ROUTE_ACCESS: Record<string, Access> = {
   'POST /api/webhooks/git/{orgName}/{projectName}/{stackName}': { webhookSignature: true },
   'GET /api/deployments/runner/{deploymentId}': { runToken: true },
   ...Object.fromEntries(
-    ['heartbeat', 'logs', 'cancel-updates', 'drift-found', 'remediation', 'remove-stack', 'finish'].map((step) => [
+    ['heartbeat', 'logs', 'cancel-updates', 'drift-found', 'remediation', 'remove-stack', 'environments', 'finish'].map((step) => [
       `POST /api/deployments/runner/{deploymentId}/${step}`,
       { runToken: true },
     ]),

@@ -117,6 +117,7 @@ function bodyFor(url: string, method: string, path: string): unknown {
     'POST /api/console/login-codes': { path: '/acme/proj/dev' },
     'POST /api/deployments/runner/{deploymentId}/logs': { lines: ['intruder'] },
     'POST /api/deployments/runner/{deploymentId}/finish': { status: 'succeeded' },
+    'POST /api/deployments/runner/{deploymentId}/environments': { environments: ['app/dev'] },
     [`POST ${ORG}/policypacks`]: { ...PACK_REQUEST, versionTag: '6.6.6' },
     [`PUT ${ORG}/policypacks/{policyPackName}/versions/{versionTag}/upload`]: npmPack(),
     [`POST ${ORG}/policygroups`]: { name: 'intruders' },

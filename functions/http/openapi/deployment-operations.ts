@@ -1,4 +1,4 @@
-import { createDeploymentSchema, deploymentSettingsPatchSchema, encryptDeploymentSecretSchema, runnerFinishSchema, runnerLogSchema } from '../schemas-deployments.js';
+import { createDeploymentSchema, deploymentSettingsPatchSchema, encryptDeploymentSecretSchema, runnerEnvironmentsSchema, runnerFinishSchema, runnerLogSchema } from '../schemas-deployments.js';
 import type { OperationDoc, QueryParameter } from './types.js';
 import * as wire from './responses.js';
 
@@ -55,5 +55,6 @@ export const DEPLOYMENT_OPERATIONS: Record<string, OperationDoc> = {
   [`POST ${RUNNER}/drift-found`]: { summary: "Whether the run's drift detection found drift (the run's token only)", tag, auth: 'token', response: wire.jsonObject },
   [`POST ${RUNNER}/remediation`]: { summary: "Record the run's remediation on its drift run (the run's token only)", tag, auth: 'token', status: 204 },
   [`POST ${RUNNER}/remove-stack`]: { summary: 'Remove the stack a destroy run with deleteAfterDestroy emptied (the run\'s token only)', tag, auth: 'token', status: 204 },
+  [`POST ${RUNNER}/environments`]: { summary: "Fix, once, the ESC environments the run's stack imports and its token may open (the run's token only)", tag, auth: 'token', body: runnerEnvironmentsSchema, status: 204 },
   [`POST ${RUNNER}/finish`]: { summary: "Record the run's result and revoke its token (the run's token only)", tag, auth: 'token', body: runnerFinishSchema, status: 204 },
 };

@@ -1,7 +1,7 @@
 import type { Route } from '../router.js';
 import { validateBody } from '../decode.js';
 import { jsonResponse, noContentResponse } from '../respond.js';
-import { runnerFinishSchema, runnerLogSchema } from '../schemas-deployments.js';
+import { runnerEnvironmentsSchema, runnerFinishSchema, runnerLogSchema } from '../schemas-deployments.js';
 
 /**
  * A run's runner talking to the service with the run's own token (a CodeBuild build on AWS holds nothing else):
@@ -70,6 +70,17 @@ export const deploymentRunnerRoutes: Route[] = [
     group: 'updates',
     async handle(ctx) {
       await ctx.services.runAgent.removeStack(await ctx.principal(), ctx.params.deploymentId!);
+      return noContentResponse(204);
+    },
+  },
+  {
+    method: 'POST',
+    path: `${RUNNER_RUN}/environments`,
+    group: 'updates',
+    async handle(ctx) {
+      const principal = await ctx.principal();
+      const body = validateBody(runnerEnvironmentsSchema, await ctx.jsonBody(), 'the stack\'s environments');
+      await ctx.services.runAgent.declareEnvironments(principal, ctx.params.deploymentId!, body.environments);
       return noContentResponse(204);
     },
   },

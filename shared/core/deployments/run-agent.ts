@@ -26,6 +26,8 @@ export interface RunAgentService {
   recordRemediation(principal: Principal, runId: string): Promise<void>;
   /** Removes the stack this `destroy` run (with `deleteAfterDestroy`) emptied. */
   removeStack(principal: Principal, runId: string): Promise<void>;
+  /** Fixes, once, the environments the run's token may open (RunnerService.declareEnvironments). */
+  declareEnvironments(principal: Principal, runId: string, names: readonly string[]): Promise<void>;
   /** Records the result and revokes the run's token. */
   finish(principal: Principal, runId: string, outcome: RunOutcome): Promise<void>;
 }
@@ -70,6 +72,10 @@ export function createRunAgentService(deps: ServiceDeps, options: RunnerOptions 
     },
     async removeStack(principal, runId) {
       await runner.removeStack(await ownRun(principal, runId));
+    },
+    async declareEnvironments(principal, runId, names) {
+      const run = await ownRun(principal, runId);
+      await runner.declareEnvironments(run.claimedBy, run, names);
     },
     async finish(principal, runId, outcome) {
       const run = await ownRun(principal, runId);

@@ -9,8 +9,9 @@
  * Cloud fails a deployment whose agent stops reporting; the update it left is cancelled and its token revoked.
  */
 import { randomBytes } from 'node:crypto';
-import { ConflictError, NotFoundError } from '../errors.js';
-import { formatStackRef } from '../names.js';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
+import { formatEnvironmentRef, formatStackRef, validateEnvironmentRef } from '../names.js';
+import { importRef } from '../environments/evaluation.js';
 import { deploymentTokenOwner, type TokenRecord } from '../../ports/identity-store.js';
 import type { DeploymentRun } from '../../ports/deployment-store.js';
 import type { StackRecord } from '../../ports/stack-store.js';
@@ -89,6 +90,12 @@ export interface RunnerService {
   recordRemediation(run: DeploymentRun): Promise<void>;
   /** Removes the stack this `destroy` run emptied (run-aftermath.ts). */
   removeStack(run: DeploymentRun): Promise<void>;
+  /**
+   * Fixes the ESC environments the run's token may open: those the stack's `Pulumi.<stack>.yaml` imports
+   * (`[project/]env[@version]`), read right after the clone. Once only: a second call (the program holding the
+   * token, trying to widen it) is refused.
+   */
+  declareEnvironments(runner: string, run: DeploymentRun, names: readonly string[]): Promise<void>;
   /** Records the result and revokes the run's token. */
   finish(runner: string, run: DeploymentRun, outcome: RunOutcome): Promise<DeploymentRun>;
 }
@@ -231,6 +238,15 @@ export function createRunnerService(deps: ServiceDeps, options: RunnerOptions = 
     async driftFound(run) {
       return (await driftRunOf(deps, run))?.driftDetected === true;
     },
+    async declareEnvironments(runner, run, names) {
+      const environments = runEnvironmentNames(run, names);
+      await mutate(runner, run, (latest) => {
+        if (latest.environments !== undefined) {
+          throw new ForbiddenError(`Deployment ${run.version}'s environments were fixed when it cloned its source; they cannot change.`);
+        }
+        return { environments };
+      });
+    },
     recordRemediation: (run) => recordRemediation(deps, run),
     removeStack: (run) => removeDestroyedStack(deps, run),
     finish,
@@ -251,6 +267,23 @@ export async function runBrief(deps: ServiceDeps, stack: StackRecord, run: Deplo
   const remediateIfDriftDetected = run.operation === 'detect-drift' && operation.options?.remediateIfDriftDetected === true;
   const deleteAfterDestroy = run.operation === 'destroy' && operation.options?.deleteAfterDestroy === true;
   return { run, environment, source, ...(gitAuth ? { gitAuth } : {}), preRunCommands: operation.preRunCommands ?? [], skipInstallDependencies, remediateIfDriftDetected, deleteAfterDestroy };
+}
+
+/** The most environments one stack's config may import for a run. */
+const MAX_RUN_ENVIRONMENTS = 50;
+
+/** `org/project/name` of each environment a stack's config names, in the run's organization (as the CLI resolves them). */
+function runEnvironmentNames(run: DeploymentRun, names: readonly string[]): string[] {
+  if (names.length > MAX_RUN_ENVIRONMENTS) throw new InvalidInputError(`A stack may import at most ${MAX_RUN_ENVIRONMENTS} environments for a run.`);
+  return [
+    ...new Set(
+      names.map((name) => {
+        const parsed = typeof name === 'string' ? importRef(run.org, name) : undefined;
+        if (!parsed) throw new InvalidInputError(`'${String(name).slice(0, 120)}' is not an environment name: write it as env or project/env.`);
+        return formatEnvironmentRef(validateEnvironmentRef(parsed.ref));
+      }),
+    ),
+  ];
 }
 
 /** `org/project/stack` of a run, as the CLI's `--stack` takes it. */

@@ -53,6 +53,16 @@ export function requireEnvironmentPermission(
   action: EnvironmentAction,
 ): void {
   const needed = ENVIRONMENT_ACTIONS[action];
+  if (!allowsEnvironment(held, 'read') && principal.token?.kind === 'deployment') {
+    // A run's token may know what it is refused: its stack's config names the environments it may open.
+    const name = formatEnvironmentRef(environment);
+    throw new PermissionDeniedError(
+      `${callerName(principal)} may open only the environments its stack imports (\`environment:\` in ` +
+        `Pulumi.<stack>.yaml when the run cloned its source) that '${principal.login}' may open, and '${name}' is not one of them.`,
+      environment.org,
+      `${action} environment ${name}`,
+    );
+  }
   if (!allowsEnvironment(held, 'read')) throw environmentNotFound(environment);
   if (!allowsEnvironment(held, needed)) {
     const name = formatEnvironmentRef(environment);
@@ -83,7 +93,10 @@ export async function environmentPermission(
   const grants = environment.grants ?? {};
   const token = principal.token;
   if (token?.kind === 'organization') return token.org === environment.org ? 'admin' : undefined;
-  if (token?.kind === 'deployment') return undefined;
+  if (token?.kind === 'deployment') {
+    if (!(await runEnvironments(deps, principal)).has(formatEnvironmentRef(environment))) return undefined;
+    return (await requesterMayOpen(deps, principal, environment)) ? 'open' : undefined;
+  }
   if (token?.kind === 'team') {
     if (token.org !== environment.org || token.team === undefined) return undefined;
     const subject = teamSubject(token.team);
@@ -102,6 +115,29 @@ export async function environmentPermission(
     for (const [key, permission] of teamGrants) if (mine.has(key)) held = strongestEnvironment(held, permission);
   }
   return held;
+}
+
+/**
+ * The environments a deployment run's token may open: those its stack's `Pulumi.<stack>.yaml` imports, as the
+ * run's runner declared them once, right after the clone (runner-service.ts `declareEnvironments`). `open`, never
+ * `write`: the run evaluates them, as Pulumi Deployments opens a stack's environments for its run.
+ */
+async function runEnvironments(deps: ServiceDeps, principal: Principal): Promise<Set<string>> {
+  const token = principal.token;
+  if (!token?.runId || !token.stackId) return new Set();
+  const run = await deps.storage.deployments.getRun(token.stackId, token.runId);
+  return new Set(run?.environments ?? []);
+}
+
+/**
+ * Whether the user a run acts as (who queued it, or who set up the schedule or webhook that did) may open
+ * `environment` themselves: a run's token never opens more than its user could, whatever the stack's config names.
+ */
+export async function requesterMayOpen(deps: ServiceDeps, principal: Principal, environment: EnvironmentRecord): Promise<boolean> {
+  const membership = (await deps.storage.identity.listMemberships(principal.login)).find((m) => m.org === environment.org);
+  if (!membership) return false;
+  const requester: Principal = { login: principal.login, orgs: [environment.org], admin: false, roles: { [environment.org]: membership.role } };
+  return allowsEnvironment(await environmentPermission(deps, requester, environment), 'open');
 }
 
 /** One page of an organization's environments, keeping those the caller may read. */

@@ -2,10 +2,10 @@ import { escValue, type EscValue, type EvalOptions, type LoadedImport } from '..
 import { NotFoundError, PermissionDeniedError } from '../errors.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import type { Principal } from '../kernel/principal.js';
-import { formatEnvironmentRef, type EnvironmentRef } from '../names.js';
+import { formatEnvironmentRef, validateEnvironmentRef, type EnvironmentRef } from '../names.js';
 import type { EnvironmentRecord } from '../../ports/environment-store.js';
 import { environmentCrypt, readDefinition, type EnvironmentCrypt } from './definitions.js';
-import { loadEnvironment } from './environment-access.js';
+import { loadEnvironment, requesterMayOpen } from './environment-access.js';
 import { environmentProviders } from './providers/index.js';
 import { resolveRevision } from './revisions.js';
 
@@ -49,21 +49,35 @@ export function evaluationOptions(
   org: string,
   mode: EvaluationMode,
   crypt: EnvironmentCrypt | undefined,
+  /** The evaluation is of a stored environment the caller was allowed to open (not of a caller's own YAML). */
+  openedRoot = false,
 ): EvalOptions {
   return {
-    loadImport: (name) => loadImport(deps, principal, org, mode, name),
+    loadImport: (name) => loadImport(deps, principal, org, mode, name, openedRoot),
     ...(crypt ? { decrypt: crypt.decrypt } : {}),
     providers: environmentProviders(deps, org),
     context: executionContext(principal, org),
   };
 }
 
-async function loadImport(deps: ServiceDeps, principal: Principal, org: string, mode: EvaluationMode, name: string): Promise<LoadedImport | undefined> {
+async function loadImport(
+  deps: ServiceDeps,
+  principal: Principal,
+  org: string,
+  mode: EvaluationMode,
+  name: string,
+  openedRoot: boolean,
+): Promise<LoadedImport | undefined> {
   const target = importRef(org, name);
   if (!target) return undefined;
   let environment: EnvironmentRecord;
   try {
-    environment = await loadEnvironment(deps, principal, target.ref, mode === 'open' ? 'open' : 'read');
+    // A run's token opens what an environment its stack imports imports in turn, as part of that one, as far as
+    // the run's user may open it (environment-access.ts): the token cannot name such imports itself.
+    environment =
+      openedRoot && principal.token?.kind === 'deployment'
+        ? await importForRun(deps, principal, target.ref)
+        : await loadEnvironment(deps, principal, target.ref, mode === 'open' ? 'open' : 'read');
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;
     if (error instanceof PermissionDeniedError) {
@@ -74,6 +88,15 @@ async function loadImport(deps: ServiceDeps, principal: Principal, org: string, 
   const revision = await resolveRevision(deps, environment, target.version);
   const crypt = await environmentCrypt(deps, environment);
   return { yaml: await definitionAt(deps, environment, revision), decrypt: crypt.decrypt };
+}
+
+/** An import reached from an environment a run's token opened: `PermissionDeniedError` unless its user may open it. */
+async function importForRun(deps: ServiceDeps, principal: Principal, ref: EnvironmentRef): Promise<EnvironmentRecord> {
+  const environment = await deps.storage.environments.get(validateEnvironmentRef(ref));
+  if (!(await requesterMayOpen(deps, principal, environment))) {
+    throw new PermissionDeniedError(`'${principal.login}' may not open '${formatEnvironmentRef(ref)}'`, ref.org, 'open environment');
+  }
+  return environment;
 }
 
 /** `${context.pulumi.user.login}` and `${context.pulumi.organization.login}`, as ESC's service gives them. */

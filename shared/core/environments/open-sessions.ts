@@ -24,7 +24,7 @@ async function evaluate(deps: ServiceDeps, principal: Principal, environment: En
   const { environment: evaluated, diagnostics } = await evalEnvironment(
     evaluationName(environment),
     yaml,
-    evaluationOptions(deps, principal, environment.org, 'open', crypt),
+    evaluationOptions(deps, principal, environment.org, 'open', crypt, true),
   );
   if (hasErrors(diagnostics)) {
     const errors = diagnostics.filter((d) => d.severity === 'error');
@@ -66,7 +66,8 @@ export function createOpenSessions(deps: ServiceDeps) {
       const environment = await loadEnvironment(deps, principal, ref, 'open');
       const revision = await resolveRevision(deps, environment, version);
       const name = formatEnvironmentRef(environment);
-      const description = `opened revision ${revision} of ${name}`;
+      const by = principal.token?.kind === 'deployment' ? ` for deployment ${principal.token.runId} (${principal.token.description})` : '';
+      const description = `opened revision ${revision} of ${name}${by}`;
       return audited(deps, principal, { org: environment.org, event: 'environment.opened', target: name, revision, description }, async () => {
         await evaluate(deps, principal, environment, revision);
         const now = deps.now();
