@@ -69,6 +69,19 @@ describe("a run's token and its stack's ESC environments", () => {
     await expect(environments.open(principal, env('app', 'dev'), undefined)).rejects.toThrow(/that 'bob' may open/);
   });
 
+  it("opens the stack's remote-configuration environment, which no Pulumi.<stack>.yaml names", async () => {
+    const remote = { ...REF, stack: 'remote' };
+    await fx.stacks.create(alice, remote, { configEnvironment: 'app/prod' });
+    await deployments.patchSettings(alice, remote, { sourceContext: { git: { repoUrl: 'http://127.0.0.1:9/app.git', branch: 'main' } } });
+    const { id } = await deployments.createRun(alice, remote, { operation: 'update' }, 'api');
+    const claimed = (await createRunnerService(fx.deps, { claimMs: 60_000 }).claim('codebuild'))!;
+    const principal = await fx.identity.authenticate(claimed.token);
+    await agent.declareEnvironments(principal, id, []);
+
+    await expect(environments.open(principal, env('app', 'prod'), undefined)).resolves.toHaveProperty('id');
+    await expect(environments.open(principal, env('app', 'dev'), undefined)).rejects.toThrow(PermissionDeniedError);
+  });
+
   it('refuses a name that is no environment name', async () => {
     const { runId, principal } = await launched();
 

@@ -119,14 +119,19 @@ export async function environmentPermission(
 
 /**
  * The environments a deployment run's token may open: those its stack's `Pulumi.<stack>.yaml` imports, as the
- * run's runner declared them once, right after the clone (runner-service.ts `declareEnvironments`). `open`, never
+ * run's runner declared them once, right after the clone (runner-service.ts `declareEnvironments`), and the stack's
+ * remote-configuration environment when it has one. `open`, never
  * `write`: the run evaluates them, as Pulumi Deployments opens a stack's environments for its run.
  */
 async function runEnvironments(deps: ServiceDeps, principal: Principal): Promise<Set<string>> {
   const token = principal.token;
   if (!token?.runId || !token.stackId) return new Set();
   const run = await deps.storage.deployments.getRun(token.stackId, token.runId);
-  return new Set(run?.environments ?? []);
+  const names = new Set(run?.environments ?? []);
+  // A stack with remote configuration (`stack init --remote-config`) reads it from its own environment instead.
+  const stack = await deps.storage.stacks.getById(token.stackId).catch(() => undefined);
+  if (run && stack?.configEnvironment) names.add(`${run.org}/${stack.configEnvironment}`);
+  return names;
 }
 
 /**
