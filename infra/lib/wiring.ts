@@ -14,6 +14,9 @@ import { RUNNER_PROJECT_VARIABLE } from '../../shared/adapters/aws/codebuild-bui
 import { RUN_TOKEN_PURPOSE, runTokenContext } from '../../shared/adapters/aws/run-token-seal.js';
 import { RUN_ID_VARIABLE } from '../../functions/runner/launcher.js';
 import type { HookWiring } from './constructs/hook-dispatcher.js';
+import type { ScheduleFiringWiring } from './constructs/schedule-firing.js';
+import { SCHEDULE_FIRE_ARN_VARIABLE, SCHEDULE_GROUP_VARIABLE, SCHEDULER_ROLE_ARN_VARIABLE } from '../../shared/adapters/aws/eventbridge-schedule-triggers.js';
+import { RUN_QUEUE_URL_VARIABLE } from '../../shared/adapters/aws/sqs-run-queue.js';
 import type { StackyardWiring } from './stacks/stackyard-stack.js';
 
 /**
@@ -95,7 +98,7 @@ export function hookWiring(): HookWiring {
  * hook dispatcher, and the storage.
  */
 export function apiWiring(): StackyardWiring {
-  return { handlers: handlerSpecs(), routes: routeBindings(), hooks: hookWiring(), runner: runnerWiring(), ...storageWiring() };
+  return { handlers: handlerSpecs(), routes: routeBindings(), hooks: hookWiring(), runner: runnerWiring(), schedules: scheduleWiring(), ...storageWiring() };
 }
 
 /** Packages the CLI bundle leaves external (scripts/externals.mjs), which a runner build installs at these pins. */
@@ -115,5 +118,16 @@ export function runnerWiring(): RunnerWiring {
     serviceUrlVariable: 'STACKYARD_RUNNER_SERVICE_URL',
     runIdVariable: RUN_ID_VARIABLE,
     tokenContext: { purpose: RUN_TOKEN_PURPOSE, keys: Object.keys(runTokenContext('any-run')) },
+  };
+}
+
+/** Stack schedules on EventBridge Scheduler (docs/deployments.md, "Schedules on AWS"): the fire function and the names the code reads. */
+export function scheduleWiring(): ScheduleFiringWiring {
+  return {
+    fire: { name: 'ScheduleFire', entry: fileURLToPath(new URL('../../functions/handlers/schedule-fire.ts', import.meta.url)) },
+    groupVariable: SCHEDULE_GROUP_VARIABLE,
+    fireArnVariable: SCHEDULE_FIRE_ARN_VARIABLE,
+    roleArnVariable: SCHEDULER_ROLE_ARN_VARIABLE,
+    runQueueVariable: RUN_QUEUE_URL_VARIABLE,
   };
 }

@@ -172,8 +172,8 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
   it('runs the four handlers of functions/handlers on nodejs22.x/arm64 with the storage variables and the API URL', () => {
     const functions = apiFunctionResources(template);
 
-    // The four API functions, the hook dispatcher and the run launcher.
-    template.resourceCountIs('AWS::Lambda::Function', 6);
+    // The four API functions, the hook dispatcher, the run launcher and the schedule fire function.
+    template.resourceCountIs('AWS::Lambda::Function', 7);
     expect(functions).toHaveLength(4);
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
@@ -208,6 +208,7 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
       Secrets: [1024, 28],
       'Stackyard hook dispatcher': [512, 60],
       'Stackyard run launcher': [512, 60],
+      'Stackyard schedule fire function': [512, 30],
     });
     // The heavy functions stop before the HTTP API gives up on them (29 s), so their own timeout is logged.
     const integrationTimeouts = Object.values(template.findResources('AWS::ApiGatewayV2::Integration')).map(
@@ -291,7 +292,7 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
         .flatMap((policy) => (policy.Properties.Roles as Array<{ Ref: string }>).map((role) => role.Ref)),
     );
 
-    expect(functions.length).toBe(6);
+    expect(functions.length).toBe(7);
     expect(functions.map((fn) => fn.Properties.TracingConfig)).toEqual(functions.map(() => ({ Mode: 'Active' })));
     for (const fn of functions) expect(xrayRoles.has(fn.Properties.Role['Fn::GetAtt'][0])).toBe(true);
   });
@@ -348,8 +349,10 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
     expect(alarms).toHaveLength(6);
     expect(alarmMetrics).toBe(9);
     // One per function, the API's access log, and the runner builds' log group.
-    template.resourceCountIs('AWS::Logs::LogGroup', 8);
-    template.resourceCountIs('AWS::Lambda::Function', 6);
+    template.resourceCountIs('AWS::Logs::LogGroup', 9);
+    template.resourceCountIs('AWS::Lambda::Function', 7);
+    // EventBridge Scheduler bills per invocation: the group and its schedules cost nothing while they do not fire.
+    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
     // Billed per build minute, nothing while no run is queued.
     template.resourceCountIs('AWS::CodeBuild::Project', 1);
     template.resourceCountIs('AWS::Events::Rule', 1);
@@ -357,7 +360,7 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
     // The hook dispatcher's failed batches, the run queue and its dead letters: all billed per request.
     template.resourceCountIs('AWS::SQS::Queue', 3);
     // Pay-per-request or free types only: nothing with an hourly rate (NAT gateways, endpoints, provisioned capacity).
-    expect([...new Set(types)].sort()).toEqual([...DEPLOYMENT_RESOURCE_TYPES, 'AWS::CodeBuild::Project'].sort());
+    expect([...new Set(types)].sort()).toEqual([...DEPLOYMENT_RESOURCE_TYPES, 'AWS::CodeBuild::Project', 'AWS::Scheduler::ScheduleGroup'].sort());
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { BillingMode: 'PAY_PER_REQUEST' });
   });
 });

@@ -61,7 +61,7 @@ describe('npx cdk synth of infra/bin/app.ts, offline', () => {
     expect(result.ms).toBeLessThan(60_000);
   });
 
-  it('bundles the four API handlers, the hook dispatcher and the run launcher into the cloud assembly', () => {
+  it('bundles the four API handlers, the hook dispatcher, the run launcher and the schedule fire function into the cloud assembly', () => {
     const functions = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
 
     const bundles = functions.map((fn) =>
@@ -73,7 +73,7 @@ describe('npx cdk synth of infra/bin/app.ts, offline', () => {
     expect(bundles).toEqual(
       functions.map((fn) => (consoleFunction(fn) ? ['console', 'index.mjs', 'index.mjs.map'] : ['index.mjs', 'index.mjs.map'])),
     );
-    expect(functions).toHaveLength(6);
+    expect(functions).toHaveLength(7);
   });
 
   it('applies the context: routes, custom domain URL in the functions, alarm topic on every alarm, hook functions', () => {
@@ -91,8 +91,9 @@ describe('npx cdk synth of infra/bin/app.ts, offline', () => {
     for (const fn of apiFunctions) {
       expect(fn.Properties.Environment.Variables.STACKYARD_PUBLIC_URL).toBe('https://pulumi.example.com');
     }
-    // Every function that may deliver hooks knows which functions it may invoke; the run launcher delivers none.
-    const hookSenders = functions.filter((fn) => fn.Properties.Description !== 'Stackyard run launcher');
+    // Every function that may deliver hooks knows which functions it may invoke; the run launcher and the schedule
+    // fire function deliver none.
+    const hookSenders = functions.filter((fn) => !['Stackyard run launcher', 'Stackyard schedule fire function'].includes(fn.Properties.Description));
     expect(hookSenders).toHaveLength(5);
     for (const fn of hookSenders) expect(fn.Properties.Environment.Variables.STACKYARD_HOOK_FUNCTION_ARNS).toBe(HOOK_FUNCTION_ARN);
     const invokeResources = resources
@@ -100,10 +101,12 @@ describe('npx cdk synth of infra/bin/app.ts, offline', () => {
       .flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>)
       .filter((statement) => [statement.Action].flat().includes('lambda:InvokeFunction'))
       .map((statement) => [statement.Resource].flat().sort());
-    expect(invokeResources).toEqual([
+    // The hook functions (API role, dispatcher role), and the schedule fire function (EventBridge Scheduler's role).
+    expect(invokeResources.filter((resource) => typeof resource[0] === 'string')).toEqual([
       [HOOK_FUNCTION_ARN, `${HOOK_FUNCTION_ARN}:*`],
       [HOOK_FUNCTION_ARN, `${HOOK_FUNCTION_ARN}:*`],
     ]);
+    expect(invokeResources.filter((resource) => typeof resource[0] !== 'string')).toEqual([[{ 'Fn::GetAtt': [expect.stringMatching(/^SchedulesFire/), 'Arn'] }]]);
     expect(alarms).toHaveLength(6);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([TOPIC_ARN]);

@@ -100,6 +100,11 @@ describe('StackyardStack', () => {
       // constructs/codebuild-runner.test.ts, and this fixture wiring has no runner.
       EncryptCommand: undefined,
       StartBuildCommand: undefined,
+      // Schedule triggers: the API role's and the fire function's grants are asserted in
+      // constructs/schedule-firing.test.ts, and this fixture wiring has no schedules.
+      CreateScheduleCommand: undefined,
+      UpdateScheduleCommand: undefined,
+      DeleteScheduleCommand: undefined,
       // The environment providers' (aws-provider-sdk.ts): the web identity token is AssumeRoleWithWebIdentity's
       // credential, and the other two sign with the credentials it returned, never with the function's role.
       AssumeRoleWithWebIdentityCommand: undefined,

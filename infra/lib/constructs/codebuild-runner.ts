@@ -4,16 +4,15 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import { BUNDLING, grantDataKeysWithContext, type HandlerSpec } from './api-functions.js';
-import { FUNCTION_TRACING, suppressTracingWildcard } from './tracing.js';
+import { jobFunction } from './job-function.js';
+import { grantDataKeysWithContext, type HandlerSpec } from './api-functions.js';
 
 /** What the application code dictates about runner builds. */
 export interface RunnerWiring {
@@ -177,39 +176,15 @@ export class CodeBuildRunner extends Construct {
     this.launcherRole.addToPolicy(
       new iam.PolicyStatement({ sid: 'StartRunnerBuild', actions: ['codebuild:StartBuild'], resources: [this.project.projectArn] }),
     );
-    const launcherLogs = new logs.LogGroup(this, 'LauncherLogs', {
-      logGroupName: `/stackyard/${stackName}/functions/${wiring.launcher.name}`,
-      retention,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    launcherLogs.grantWrite(this.launcherRole);
-    this.launcher = new NodejsFunction(this, 'Launcher', {
-      entry: wiring.launcher.entry,
-      handler: wiring.launcher.handler ?? 'handler',
-      description: 'Stackyard run launcher',
-      runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
-      memorySize: wiring.launcher.memorySize ?? 512,
-      timeout: wiring.launcher.timeout ?? Duration.seconds(60),
+    this.launcher = jobFunction(this, 'Launcher', {
+      spec: wiring.launcher,
       role: this.launcherRole,
-      logGroup: launcherLogs,
-      tracing: FUNCTION_TRACING,
-      environment: {
-        STACKYARD_TABLE: table.tableName,
-        STACKYARD_KMS_KEY_ID: key.keyArn,
-        [wiring.projectVariable]: this.project.projectName,
-        POWERTOOLS_SERVICE_NAME: 'stackyard',
-      },
-      bundling: { ...BUNDLING, mainFields: [...BUNDLING.mainFields] },
+      description: 'Stackyard run launcher',
+      defaultTimeout: Duration.seconds(60),
+      logRetention: retention,
+      environment: { STACKYARD_TABLE: table.tableName, STACKYARD_KMS_KEY_ID: key.keyArn, [wiring.projectVariable]: this.project.projectName },
     });
     // One notice at a time: each starts one build; a notice still waiting behind a live run goes back to the queue.
     this.launcher.addEventSource(new SqsEventSource(props.queue, { batchSize: 1, reportBatchItemFailures: true }));
-    suppressTracingWildcard(this.launcherRole);
-    NagSuppressions.addResourceSuppressions(this.launcher, [
-      {
-        id: 'AwsSolutions-L1',
-        reason: 'nodejs22.x on purpose, like the API functions: the bundle targets node22 and nodejs24.x is adopted deliberately after the test suite runs on Node 24.',
-      },
-    ]);
   }
 }

@@ -14,6 +14,7 @@ import type { CustomDomain, RouteBinding } from '../constructs/http-api.js';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CodeBuildRunner, type RunnerWiring } from '../constructs/codebuild-runner.js';
 import { RunQueue } from '../constructs/run-queue.js';
+import { ScheduleFiring, type ScheduleFiringWiring } from '../constructs/schedule-firing.js';
 import type { RunnerNetwork } from '../settings.js';
 import { StateBucket } from '../constructs/state-bucket.js';
 import { RUN_QUEUE_URL_VARIABLE } from '../../../shared/adapters/aws/sqs-run-queue.js';
@@ -36,6 +37,8 @@ export interface StackyardWiring {
   readonly encryptionContextKeys: readonly string[];
   /** Runner builds on CodeBuild for deployment runs; without it runs are queued but nothing on AWS runs them. */
   readonly runner?: RunnerWiring;
+  /** Stack schedules on EventBridge Scheduler; without it schedules are stored but nothing on AWS fires them. */
+  readonly schedules?: ScheduleFiringWiring;
 }
 
 /** Props for {@link StackyardStack}. */
@@ -65,6 +68,8 @@ export class StackyardStack extends Stack {
   readonly runQueue: RunQueue;
   /** The run launcher and the CodeBuild runner project (when the wiring has a runner). */
   readonly runner?: CodeBuildRunner;
+  /** The schedule group, the fire function and the Scheduler's role (when the wiring has schedules). */
+  readonly scheduleFiring?: ScheduleFiring;
 
   constructor(scope: Construct, id: string, props: StackyardStackProps) {
     super(scope, id, props);
@@ -125,6 +130,19 @@ export class StackyardStack extends Stack {
         serviceUrl: this.httpApi.loginUrl,
         ...(network ? { vpc: ec2.Vpc.fromVpcAttributes(this, 'RunnerVpc', { vpcId: network.vpcId, availabilityZones: this.availabilityZones }), subnetIds: network.subnetIds } : {}),
       });
+    }
+    if (wiring.schedules) {
+      this.scheduleFiring = new ScheduleFiring(this, 'Schedules', {
+        wiring: wiring.schedules,
+        table: this.stateTable.table,
+        indexNames,
+        key: this.dataKey.key,
+        encryptionContextKeys: wiring.encryptionContextKeys,
+        runQueue: this.runQueue.queue,
+        bucketName: this.stateBucket.bucket.bucketName,
+      });
+      // The schedule routes (on the updates function) keep the triggers; the shared role gets the rights.
+      this.scheduleFiring.grantManage(this.apiFunctions.role, this.apiFunctions.functions.values());
     }
     const partitionKey = wiring.keyDesign.KeySchema?.find((key) => key.KeyType === 'HASH')?.AttributeName;
     if (!partitionKey) throw new Error('key design: the table has no HASH key');
