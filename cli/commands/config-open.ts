@@ -5,10 +5,13 @@
  * `ENVIRONMENT VARIABLE` table.
  */
 import type { StackConfig } from '../engine/config/program-config.js';
-import { openStackEnvironments, type StackEnvironment } from '../project/stack-environments.js';
+import { checkStackEnvironments, openStackEnvironments, type StackEnvironment } from '../project/stack-environments.js';
+import { prepareEnvironment } from '../environments/render.js';
+import { temporaryFile } from '../environments/temporary-files.js';
 import type { StackRef } from '../../shared/core/names.js';
 import type { Backend } from '../backend/backend.js';
 import { table } from './format.js';
+import type { Diagnostic } from '../../shared/esc/index.js';
 
 /** What opening a stack's environments needs (a `config` command's target). */
 interface OpenTarget {
@@ -19,11 +22,16 @@ interface OpenTarget {
   fileName: string;
 }
 
-/** The opened environments of the stack, or undefined when it lists none. */
-export async function openTargetEnvironments(target: OpenTarget): Promise<StackEnvironment | undefined> {
+/**
+ * The stack's environments, opened (`open`) or only checked as `pulumi config` does without `--open`; undefined when
+ * it lists none.
+ */
+export async function openTargetEnvironments(target: OpenTarget, open = true): Promise<StackEnvironment | undefined> {
   const names = target.file.environments();
   if (names.length === 0) return undefined;
-  return openStackEnvironments(target.backend.environments(), names, { org: target.ref.org, project: target.project.name, file: target.fileName });
+  const context = { org: target.ref.org, project: target.project.name, file: target.fileName };
+  const environments = target.backend.environments();
+  return open ? openStackEnvironments(environments, names, context) : checkStackEnvironments(environments, names, context);
 }
 
 /** The environments' configuration keys the stack does not set itself (the stack's values win). */
@@ -36,10 +44,31 @@ export function shownValue(value: StackConfig[string], showSecrets: boolean): st
   return value.secret && !showSecrets ? '[secret]' : value.value;
 }
 
-/** The `ENVIRONMENT VARIABLE` table `pulumi config` prints after the configuration (nothing when there are none). */
-export function environmentVariablesTable(opened: StackEnvironment, showSecrets: boolean): string {
-  const names = Object.keys(opened.variables).sort();
-  if (names.length === 0) return '';
-  const secret = new Set(opened.secretVariables);
-  return `\n\n${table(['ENVIRONMENT VARIABLE', 'VALUE'], names.map((name) => [name, secret.has(name) && !showSecrets ? '[secret]' : opened.variables[name]!]))}`;
+/**
+ * What `pulumi config` prints after the configuration (ESC's PrepareEnvironment): the `ENVIRONMENT VARIABLE` table,
+ * variables then files, each sorted; an opened environment's files are written to temporary files that are left in
+ * place, as Pulumi leaves them, a checked one's paths are `[unknown]`. Then Pulumi's warning (on stdout) when the environments
+ * define none of `environmentVariables`, `files` and `pulumiConfig`.
+ */
+export async function environmentVariablesTable(opened: StackEnvironment, showSecrets: boolean, open: boolean): Promise<string> {
+  const { environ } = await prepareEnvironment(opened.environment, { quote: false, redact: !showSecrets, ...(open ? { writeFile: temporaryFile } : {}) });
+  const rows = environ.map((pair) => {
+    const at = pair.indexOf('=');
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  });
+  let text = rows.length === 0 ? '' : `\n\n${table(['ENVIRONMENT VARIABLE', 'VALUE'], rows)}`;
+  const diagnostics = opened.diagnostics ?? [];
+  if (diagnostics.length > 0) {
+    const where = (d: Diagnostic) => (d.range ? `${d.range.environment}:${d.range.begin.line !== 0 ? `${d.range.begin.line}:${d.range.begin.column}:` : ''} ` : '');
+    text += `\n\nEnvironment diagnostics:\n${diagnostics.map((d) => `${where(d)}${d.summary}`).join('\n')}`;
+  }
+  const properties = opened.environment.properties ?? {};
+  const config = properties.pulumiConfig?.value;
+  const hasConfig = config !== null && typeof config === 'object' && !Array.isArray(config);
+  if (rows.length === 0 && !hasConfig) {
+    text +=
+      "\nThe stack's environment does not define the `environmentVariables`, `files`, or `pulumiConfig` properties.\n" +
+      "Without at least one of these properties, the environment will not affect the stack's behavior.\n\n";
+  }
+  return text;
 }

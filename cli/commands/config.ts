@@ -67,8 +67,9 @@ export async function listConfig(ctx: CommandContext, target: ConfigTarget, opts
   const entries = effectiveConfig(project, file);
   const showSecrets = opts.showSecrets === true;
   const plaintexts = showSecrets ? await decryptConfig(backend, ref, entries, fileName) : undefined;
-  // As Pulumi: the environments are opened with --open, or by default when secrets are shown.
-  const opened = (opts.open ?? showSecrets) === true ? await openTargetEnvironments(target) : undefined;
+  // As Pulumi: the environments are opened with --open, or by default when secrets are shown; else only checked.
+  const open = (opts.open ?? showSecrets) === true;
+  const opened = await openTargetEnvironments(target, open);
   const fromEnvironments = Object.entries(opened ? environmentOnly(opened, new Set(entries.map(([key]) => key))) : {});
   const keys = [...entries.map(([key]) => key), ...fromEnvironments.map(([key]) => key)].sort();
   if (opts.json === true) {
@@ -96,7 +97,7 @@ export async function listConfig(ctx: CommandContext, target: ConfigTarget, opts
     ...entries.map(([key, value]) => [key, text(reveal(value, plaintexts))] as const),
     ...fromEnvironments.map(([key, value]) => [key, shownValue(value, showSecrets)] as const),
   ]);
-  ctx.out(table(['KEY', 'VALUE'], keys.map((key) => [prettyKey(key, project), rows.get(key)!])) + (opened ? environmentVariablesTable(opened, showSecrets) : ''));
+  ctx.out(table(['KEY', 'VALUE'], keys.map((key) => [prettyKey(key, project), rows.get(key)!])) + (opened ? await environmentVariablesTable(opened, showSecrets, open) : ''));
 }
 
 export const configGet: CommandHandler = async (ctx, args, opts) => {

@@ -7,7 +7,7 @@
  * secret configuration and the engine keeps them encrypted in the state.
  */
 import { formatEnvironmentRef, type EnvironmentRef } from '../../shared/core/names.js';
-import { environmentVariables, files, pulumiConfig, toJSON, type EscEnvironment, type EscValue } from '../../shared/esc/index.js';
+import { environmentVariables, files, pulumiConfig, toJSON, type Diagnostic, type EscEnvironment, type EscValue } from '../../shared/esc/index.js';
 import type { EnvironmentsBackend } from '../backend/environments-backend.js';
 import type { StackConfig } from '../engine/config/program-config.js';
 import { UserError } from '../output/errors.js';
@@ -23,6 +23,10 @@ export interface StackEnvironment {
   secretVariables: string[];
   /** Temporary files from `files`: the variable to set to each file's path, and the file's content. */
   files: Record<string, string>;
+  /** The merged environment itself, for projections such as `config`'s `ENVIRONMENT VARIABLE` table. */
+  environment: EscEnvironment;
+  /** What a check (not an open) reported: `config` prints them under `Environment diagnostics:`, as Pulumi does. */
+  diagnostics?: Diagnostic[];
 }
 
 /** `[project/]env[@version]` in the stack's organization; an environment without a project is in project `default`, as in ESC. */
@@ -73,14 +77,40 @@ export async function openStackEnvironments(
     });
     properties = merge(properties, { value: opened.properties ?? {} });
   }
-  const merged = { properties: (properties?.value ?? {}) as Record<string, EscValue> } as EscEnvironment;
+  return stackEnvironmentOf({ properties: (properties?.value ?? {}) as Record<string, EscValue> } as EscEnvironment, context.project);
+}
+
+/**
+ * Checks the named environments without opening them, as `pulumi config` does without `--open` (it checks the
+ * definition `imports: [<names>]`): values that only an open knows are unknown, secrets stay hidden.
+ */
+export async function checkStackEnvironments(
+  backend: EnvironmentsBackend,
+  names: string[],
+  context: { org: string; project: string; file: string },
+): Promise<StackEnvironment | undefined> {
+  for (const text of names) parseStackEnvironment(text, context.org, context.file);
+  const yaml = `imports:\n${names.map((name) => `  - ${JSON.stringify(name)}\n`).join('')}`;
+  const checked = await backend.checkYaml(context.org, yaml, false);
+  if (!checked.environment) return undefined;
+  return { ...stackEnvironmentOf(checked.environment, context.project), diagnostics: checked.diagnostics };
+}
+
+/** What the program gets from a merged environment: its config under the project's namespace, variables and files. */
+function stackEnvironmentOf(merged: EscEnvironment, project: string): StackEnvironment {
   const config: StackConfig = {};
   for (const [key, value] of Object.entries(pulumiConfig(merged))) {
     const { text, object } = programText(toJSON(value, false));
-    config[key.includes(':') ? key : `${context.project}:${key}`] = { value: text, secret: hasSecret(value), ...(object ? { object } : {}) };
+    config[key.includes(':') ? key : `${project}:${key}`] = { value: text, secret: hasSecret(value), ...(object ? { object } : {}) };
   }
   const exported = Object.entries(environmentVariables(merged));
   const variables = Object.fromEntries(exported.map(([name, value]) => [name, String(value.value)]));
   const wanted = Object.entries(files(merged)).map(([name, value]) => [name, String(value.value)]);
-  return { config, variables, secretVariables: exported.filter(([, value]) => value.secret).map(([name]) => name), files: Object.fromEntries(wanted) };
+  return {
+    config,
+    variables,
+    secretVariables: exported.filter(([, value]) => value.secret).map(([name]) => name),
+    files: Object.fromEntries(wanted),
+    environment: merged,
+  };
 }

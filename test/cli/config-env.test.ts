@@ -60,9 +60,20 @@ describe('stackyard config env', () => {
     const shown = await cli('config', 'env', 'rm', 'extra', '--yes', '--show-secrets');
 
     expect(hidden.status, hidden.stderr).toBe(0);
-    expect(hidden.stdout).toBe('KEY    VALUE\na      1\ntoken  [secret]\n');
+    // As Pulumi's listing: the import list is checked, and what the check reports follows the values.
+    expect(hidden.stdout).toBe(
+      'KEY    VALUE\na      1\ntoken  [secret]\n\nEnvironment diagnostics:\n' +
+        '<yaml>:2:5: environment "shared/base" not found\n<yaml>:3:5: environment "prod" not found\n<yaml>:4:5: environment "extra" not found\n' +
+        "The stack's environment does not define the `environmentVariables`, `files`, or `pulumiConfig` properties.\n" +
+        "Without at least one of these properties, the environment will not affect the stack's behavior.\n\n",
+    );
     expect(shown.status, shown.stderr).toBe(0);
-    expect(shown.stdout).toBe('KEY    VALUE\na      1\ntoken  s3cret\n');
+    expect(shown.stdout).toBe(
+      'KEY    VALUE\na      1\ntoken  s3cret\n\nEnvironment diagnostics:\n' +
+        '<yaml>:2:5: environment "shared/base" not found\n<yaml>:3:5: environment "prod" not found\n' +
+        "The stack's environment does not define the `environmentVariables`, `files`, or `pulumiConfig` properties.\n" +
+        "Without at least one of these properties, the environment will not affect the stack's behavior.\n\n",
+    );
     expect(stackFile()).not.toContain('extra');
     await cli('config', 'rm', 'token');
   });

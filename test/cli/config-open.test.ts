@@ -2,7 +2,7 @@
  * `stackyard config --open` and `config get` show a stack's configuration with the values of its ESC environments
  * under its own, as `pulumi config` does, on `stackyard serve` and `login --local` (needs `npm run build`).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CliSandbox } from './cli-harness.js';
@@ -23,7 +23,7 @@ describe.each(serveAndLocalBackends())('config --open on $name', (backend) => {
     }
     const definition =
       `values:\n  pulumiConfig:\n    region: eu-west-1\n    size: large\n    password:\n      fn::secret: ${SECRET}\n    tags: {team: core}\n` +
-      '  environmentVariables:\n    MODE: prod\n    TOKEN: ${pulumiConfig.password}\n';
+      '  environmentVariables:\n    MODE: prod\n    TOKEN: ${pulumiConfig.password}\n  files:\n    CERT: pem-${pulumiConfig.region}\n';
     expect((await sandbox.run(project, ['env', 'init', 'shared/base', '-f', '-'], { input: definition })).status).toBe(0);
     expect((await cli('stack', 'init', 'dev')).status).toBe(0);
     writeFileSync(join(project, 'Pulumi.dev.yaml'), 'environment:\n  - shared/base\nconfig:\n  cfgopen:region: us-east-2\n');
@@ -37,12 +37,14 @@ describe.each(serveAndLocalBackends())('config --open on $name', (backend) => {
     const getObject = await cli('config', 'get', 'tags', '--json');
     const getClosed = await cli('config', 'get', 'size', '--open=false');
 
-    expect(closed.stdout).toBe('KEY     VALUE\nregion  us-east-2\n');
+    // As Pulumi: without --open the environments are checked, not opened, and a file's path is `[unknown]`.
+    const keys = 'KEY       VALUE\npassword  [secret]\nregion    us-east-2\nsize      large\ntags      {"team":"core"}\n\n';
+    expect(closed.stdout).toBe(`${keys}ENVIRONMENT VARIABLE  VALUE\nMODE                  prod\nTOKEN                 [secret]\nCERT                  [unknown]\n`);
     expect(open.status, open.stderr).toBe(0);
-    expect(open.stdout).toBe(
-      'KEY       VALUE\npassword  [secret]\nregion    us-east-2\nsize      large\ntags      {"team":"core"}\n\n' +
-        'ENVIRONMENT VARIABLE  VALUE\nMODE                  prod\nTOKEN                 [secret]\n',
-    );
+    // Opened, each file is written (and left, as Pulumi leaves it) and listed by its path.
+    const certPath = /\nCERT {18}(\S+)\n$/.exec(open.stdout)?.[1];
+    expect(open.stdout).toBe(`${keys}ENVIRONMENT VARIABLE  VALUE\nMODE                  prod\nTOKEN                 [secret]\nCERT                  ${certPath}\n`);
+    expect(readFileSync(certPath!, 'utf8')).toBe('pem-eu-west-1');
     expect(shown.stdout).toContain(`password  ${SECRET}\n`);
     expect(shown.stdout).toContain(`TOKEN                 ${SECRET}\n`);
     expect(JSON.parse(json.stdout)).toEqual({

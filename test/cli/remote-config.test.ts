@@ -41,12 +41,14 @@ describe('a stack with remote config through `stackyard serve`', () => {
     expect((await sandbox.run(project, ['login', url], { env: { STACKYARD_ACCESS_TOKEN: adminToken } })).status).toBe(0);
 
     const init = await cli('stack', 'init', 'dev', '--remote-config');
+    const empty = await cli('config');
     const setRefused = await cli('config', 'set', 'size', 'large');
     const secretRefused = await cli('config', 'set', 'password', SECRET, '--secret');
     const rmRefused = await cli('config', 'rm', 'size');
     const setPlain = await cli('env', 'set', 'remotecfg/dev', 'pulumiConfig.remotecfg:size', 'large');
     const setSecret = await cli('env', 'set', 'remotecfg/dev', 'pulumiConfig.password', SECRET, '--secret');
     const open = await cli('config', '--open');
+    const checked = await cli('config');
     const get = await cli('config', 'get', 'size');
     const up = await cli('up', '--yes', '--skip-preview');
     const outputs = await cli('stack', 'output', '--json', '--show-secrets');
@@ -54,6 +56,10 @@ describe('a stack with remote config through `stackyard serve`', () => {
 
     expect(init.status, init.stderr).toBe(0);
     expect(init.stdout).toBe("Created stack 'dev'\nCreated environment remotecfg/dev for stack configuration\n");
+    expect(empty.stdout).toBe(
+      "KEY  VALUE\nThe stack's environment does not define the `environmentVariables`, `files`, or `pulumiConfig` properties.\n" +
+        "Without at least one of these properties, the environment will not affect the stack's behavior.\n\n",
+    );
     expect(setRefused.status).toBe(1);
     expect(setRefused.stderr).toContain(
       'error: config set not supported for remote stack config: use `stackyard env set remotecfg/dev pulumiConfig.remotecfg:size large`',
@@ -62,6 +68,7 @@ describe('a stack with remote config through `stackyard serve`', () => {
     expect(rmRefused.stderr).toContain('error: config rm not supported for remote stack config: use `stackyard env rm remotecfg/dev pulumiConfig.remotecfg:size` to update config environment');
     expect([setPlain.status, setSecret.status], setPlain.stderr + setSecret.stderr).toEqual([0, 0]);
     expect(open.stdout).toBe('KEY       VALUE\npassword  [secret]\nsize      large\n');
+    expect(checked.stdout).toBe(open.stdout);
     expect(get.stdout).toBe('large\n');
     expect(up.status, up.stderr).toBe(0);
     expect(JSON.parse(outputs.stdout)).toEqual({ size: 'large', password: SECRET });

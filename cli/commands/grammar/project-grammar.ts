@@ -21,7 +21,7 @@ export function registerProjectGrammar(program: Command): void {
     { flags: '--language <language>', description: 'language of --ai', refused: 'Pulumi retired AI project generation' },
     { flags: '-t, --template-mode', description: 'template mode', refused: 'template mode is the only mode (Pulumi ignores the flag); drop it' },
     { flags: '--runtime-options <options>', description: 'language runtime options', refused: 'stackyard asks no language plugin for options; set runtime.options in Pulumi.yaml' },
-    { flags: '--remote-stack-config', description: 'store config in an ESC environment', refused: 'config lives in Pulumi.<stack>.yaml, which may import ESC environments with `environment:`' },
+    { flags: '--remote-stack-config', description: 'store config in an ESC environment', refused: "Pulumi's `new` with it fails saving the template's config to the environment; run `stackyard new --generate-only`, then `stackyard stack init --remote-config`" },
   ], async () => (await import('../new.js')).newProject).aliases(['create', 'setup']);
 
   leaf(program, 'migrate', 'Move stacks (state, tags, history, config) from a Pulumi DIY backend, a Pulumi-compatible service or another stackyard backend into this one (docs/migration.md)', [
