@@ -32,6 +32,8 @@ export interface DeploymentsBackend {
   cancel(ref: StackRef, id: string): Promise<DeploymentRunView>;
   /** A page of the run's log from `offset`; `nextToken` is where to read on while more may come. */
   logs(ref: StackRef, id: string, page: { offset: number; count?: number }): Promise<DeploymentLogsView>;
+  /** Uploads a program archive as a run's source (stackyard's own routes); its id, for `sourceContext.archive`. */
+  uploadSource(ref: StackRef, archive: { archive: Buffer; sha256: string }): Promise<{ id: string }>;
 }
 
 const path = (ref: StackRef, rest = '') =>
@@ -67,6 +69,17 @@ export function httpDeploymentsBackend(client: ApiClient): DeploymentsBackend {
     logs(ref, id, page) {
       return client.request({ method: 'GET', path: path(ref, `/${seg(id)}/logs`), query: { offset: page.offset, count: page.count }, operation: 'get deployment logs' });
     },
+    async uploadSource(ref, { archive, sha256 }) {
+      const upload = await client.request<{ id: string; uploadURI: string; requiredHeaders: Record<string, string> }>({
+        method: 'POST',
+        path: path(ref, '/sources'),
+        body: { size: archive.length, sha256 },
+        operation: 'declare program archive',
+      });
+      // Straight to S3 on AWS (a presigned PUT: the token stays home), through the API on serve.
+      await client.transfer({ method: 'PUT', url: upload.uploadURI, body: archive, headers: upload.requiredHeaders, operation: 'upload program archive' });
+      return { id: upload.id };
+    },
   };
 }
 
@@ -78,5 +91,5 @@ export function localDeploymentsBackend(): DeploymentsBackend {
       'Deployments run on a stackyard service (`stackyard serve --runners N`, then `stackyard login <url>`).',
     );
   };
-  return { getSettings: refuse, patchSettings: refuse, deleteSettings: refuse, run: refuse, list: refuse, get: refuse, cancel: refuse, logs: refuse };
+  return { getSettings: refuse, patchSettings: refuse, deleteSettings: refuse, run: refuse, list: refuse, get: refuse, cancel: refuse, logs: refuse, uploadSource: refuse };
 }

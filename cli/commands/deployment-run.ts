@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { DEPLOYMENT_OPERATIONS } from '../../shared/core/deployments/run-queue.js';
 import type { RunRequest } from '../backend/deployments-backend.js';
+import { packProgram } from '../deployments/program-archive.js';
 import { UserError } from '../output/errors.js';
 import { environmentVariables, list } from './deployment-shared.js';
 import { followLog } from './deployment-log.js';
@@ -38,13 +39,21 @@ export const deploymentRun: CommandHandler = async (ctx, args, opts) => {
   const inheritSettings = opts.inheritSettings !== false;
   const branch = opts.gitBranch as string | undefined;
   const commit = opts.gitCommit as string | undefined;
-  // Pulumi's validateDeploymentFlags, in its order and words.
-  if (!url && !inheritSettings) throw new UserError('the url arg must be specified if not passing --inherit-settings');
-  if (branch && commit) throw new UserError('`--git-branch` and `--git-commit` cannot both be specified');
-  if (!branch && !commit && !inheritSettings) throw new UserError('either `--git-branch` or `--git-commit` is required if not passing --inherit-settings');
+  const sourceDir = opts.source as string | undefined;
+  if (sourceDir !== undefined && (url || branch || commit || opts.gitRepoDir || gitAuthOf(opts))) {
+    throw new UserError('--source takes the place of a git source', 'Pass either --source <dir> or a repository url with --git-branch / --git-commit / --git-repo-dir / --git-auth-*, not both.');
+  }
+  // Pulumi's validateDeploymentFlags, in its order and words (a --source needs no git flags).
+  if (sourceDir === undefined) {
+    if (!url && !inheritSettings) throw new UserError('the url arg must be specified if not passing --inherit-settings');
+    if (branch && commit) throw new UserError('`--git-branch` and `--git-commit` cannot both be specified');
+    if (!branch && !commit && !inheritSettings) throw new UserError('either `--git-branch` or `--git-commit` is required if not passing --inherit-settings');
+  }
   if (opts.gitAuthSshPrivateKey && opts.gitAuthSshPrivateKeyPath) {
     throw new UserError('`--git-auth-ssh-private-key` and `--git-auth-ssh-private-key-path` cannot both be specified');
   }
+  // Packed before anything is sent: a bad folder uploads nothing and queues nothing.
+  const program = sourceDir === undefined ? undefined : await packProgram(sourceDir);
 
   const git: Record<string, unknown> = {};
   if (url) git.repoUrl = url;
@@ -68,6 +77,11 @@ export const deploymentRun: CommandHandler = async (ctx, args, opts) => {
 
   const { backend, ref } = await ctx.resolveStack(opts.stack as string | undefined);
   const deployments = backend.deployments();
+  if (program) {
+    const { id } = await deployments.uploadSource(ref, program);
+    ctx.out(`Uploaded ${sourceDir} (${program.files} files, ${program.archive.length} bytes).`);
+    request.sourceContext = { archive: { id, sha256: program.sha256 } };
+  }
   const created = await deployments.run(ref, request);
   ctx.out('Preparing deployment...\n\n');
   if (opts.suppressPermalink !== true) ctx.out(`View Live: ${backend.url.replace(/\/+$/, '')}${created.consoleUrl}`);

@@ -32,6 +32,9 @@ export const createDeploymentSchema = z.object({
   agentPoolID: z.nullish(z.string()),
 });
 
+/** `…/deployments/sources`: a program archive about to be uploaded, its length and SHA-256 (hex). */
+export const createSourceUploadSchema = z.object({ size: z.number(), sha256: z.string() });
+
 /** Pulumi's `CreateScheduledDeploymentRequest` (create and update of a raw schedule). */
 export const scheduleSchema = z.object({
   scheduleCron: z.optional(z.string()),

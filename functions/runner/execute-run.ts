@@ -1,16 +1,17 @@
 /**
- * Runs one claimed deployment run (docs/deployments.md): clone the source, `npm ci`, the pre-run commands, then the
+ * Runs one claimed deployment run (docs/deployments.md): clone (or unpack) the source, `npm ci`, the pre-run commands, then the
  * bundled `stackyard` CLI with the operation, against the service, with the run's own token. Every line goes to the
  * run's log; the claim is kept alive meanwhile, and a cancel (or losing the claim, or the runner stopping) stops
  * the step under way. The result says why a run failed: `clone failed: …`, `install failed: …`, the update's error.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunLostError, runStackName, type ClaimedRun, type RunnerService, type RunOutcome } from '../../shared/core/deployments/runner-service.js';
 import type { DeploymentOperation, DeploymentRun } from '../../shared/ports/deployment-store.js';
-import { gitCredentials } from './git-credentials.js';
+import { checkoutSource } from './checkout.js';
 import { operationArguments, operationNoun } from './operations.js';
 import { stackEnvironmentNames } from './stack-environments.js';
+import { StepFailed } from './step-failed.js';
 import { runStep, type StepResult } from './step-process.js';
 
 /** What a runner process brings to every run. */
@@ -33,19 +34,12 @@ export interface RunContext {
 /** Why a run stopped before its steps ended. */
 type StopReason = 'cancelled' | 'lost' | 'shutdown';
 
-/** A step failed: `message` is the run's failure. */
-class StepFailed extends Error {}
 
 /** The last line that reads as an error (`error: …`), else the last non-empty line. */
 function reason(result: StepResult): string {
   const lines = result.lastLines.map((line) => line.trim()).filter(Boolean);
   const error = [...lines].reverse().find((line) => /^error:/i.test(line) || /^fatal:/.test(line) || /^npm (ERR!|error)/.test(line));
   return (error ?? lines.at(-1) ?? `exit code ${result.code}`).replace(/^(error|fatal):\s*/i, '');
-}
-
-/** A repository URL as the log shows it: any `user:password@` written into it is left out. */
-function withoutUserInfo(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
 }
 
 /** Log lines are sent in batches, one write at a time, in order. */
@@ -132,7 +126,7 @@ export async function executeRun(ctx: RunContext, claimed: ClaimedRun, shutdown:
 }
 
 async function runSteps(ctx: RunContext, claimed: ClaimedRun, workspace: string, line: (line: string) => void, signal: AbortSignal): Promise<void> {
-  const { run, source } = claimed;
+  const { run } = claimed;
   const stepEnv: NodeJS.ProcessEnv = {
     ...ctx.baseEnv,
     ...claimed.environment,
@@ -147,22 +141,7 @@ async function runSteps(ctx: RunContext, claimed: ClaimedRun, workspace: string,
     if (result.code !== 0) throw new StepFailed(`${what}: ${signal.aborted ? 'stopped' : reason(result)}`);
   };
 
-  const checkout = join(workspace, 'source');
-  line(`$ git clone ${withoutUserInfo(source.repoUrl)}${source.branch ? ` --branch ${source.branch}` : ''}`);
-  const branch = source.branch ? ['--branch', source.branch, '--single-branch'] : [];
-  const credentials = gitCredentials(workspace, claimed.gitAuth);
-  try {
-    const cloneArgs = [...credentials.configArgs, 'clone', '--quiet', ...branch, '--', source.repoUrl, checkout];
-    await step('clone failed', 'git', cloneArgs, workspace, { ...stepEnv, ...credentials.env });
-  } finally {
-    credentials.dispose();
-  }
-  if (source.commit) {
-    line(`$ git checkout ${source.commit}`);
-    await step('clone failed', 'git', ['checkout', '--quiet', '--detach', source.commit], checkout);
-  }
-  const project = join(checkout, source.repoDir ?? '');
-  if (!existsSync(project) || !statSync(project).isDirectory()) throw new StepFailed(`clone failed: the repository has no folder '${source.repoDir}'`);
+  const project = await checkoutSource(ctx.runner, claimed, workspace, line, (what, command, args, cwd, env) => step(what, command, args, cwd, { ...stepEnv, ...env }));
   await declareEnvironments(ctx, run, project, line);
 
   if (!claimed.skipInstallDependencies && existsSync(join(project, 'package.json'))) {

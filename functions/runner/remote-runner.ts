@@ -19,15 +19,15 @@ const REQUEST_TIMEOUT_MS = 30_000;
 export function remoteRunner(serviceUrl: string, runId: string, token: string): RemoteRunner {
   const base = `${serviceUrl.replace(/\/+$/, '')}/api/deployments/runner/${encodeURIComponent(runId)}`;
 
-  async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+  async function send(method: 'GET' | 'POST', path: string, accept: string, body?: unknown): Promise<Response> {
     const response = await fetch(`${base}${path}`, {
       method,
-      headers: { authorization: `token ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: { authorization: `token ${token}`, accept, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
+    if (response.ok) return response;
     const text = await response.text();
-    if (response.ok) return text ? JSON.parse(text) : undefined;
     const message = (() => {
       try {
         return String((JSON.parse(text) as { message?: string }).message ?? text);
@@ -38,6 +38,11 @@ export function remoteRunner(serviceUrl: string, runId: string, token: string): 
     // The run ended or changed hands (its token is refused): this runner must stop working on it.
     if (response.status === 401 || response.status === 403) throw new RunLostError(`The service no longer takes this runner's calls for the run: ${message}`);
     throw new Error(`${method} ${path || '/'} answered ${response.status}: ${message.slice(0, 500)}`);
+  }
+
+  async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+    const text = await (await send(method, path, 'application/json', body)).text();
+    return text ? JSON.parse(text) : undefined;
   }
 
   const service: RunnerService = {
@@ -69,6 +74,9 @@ export function remoteRunner(serviceUrl: string, runId: string, token: string): 
     },
     async declareEnvironments(_runner, _run, names) {
       await call('POST', '/environments', { environments: names });
+    },
+    async sourceArchive() {
+      return new Uint8Array(await (await send('GET', '/source', 'application/gzip')).arrayBuffer());
     },
     async finish(_runner, run: DeploymentRun, outcome: RunOutcome) {
       await call('POST', '/finish', outcome);

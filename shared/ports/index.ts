@@ -15,6 +15,7 @@ export type * from './schedule-store.js';
 export type * from './run-queue.js';
 export type * from './schedule-triggers.js';
 export type * from './policy-store.js';
+export type * from './source-archive-store.js';
 export { INFLATE_CHUNK_BYTES, MAX_OBJECT_BYTES } from './checkpoint-store.js';
 export { ORG_ROLES, tokenOwnerKey } from './identity-store.js';
 export { environmentObjectScope } from './environment-store.js';
@@ -27,6 +28,7 @@ import type { DeploymentStore } from './deployment-store.js';
 import type { DriftStore } from './drift-store.js';
 import type { ScheduleStore } from './schedule-store.js';
 import type { PolicyPackageStore, PolicyStore } from './policy-store.js';
+import type { SourceArchiveStore } from './source-archive-store.js';
 import type { EnvironmentStore } from './environment-store.js';
 import type { HookStore } from './hook-store.js';
 import type { IdentityStore } from './identity-store.js';
@@ -61,6 +63,8 @@ export interface Storage {
   policies: PolicyStore;
   /** Policy pack tarballs. */
   policyPackages: PolicyPackageStore;
+  /** Program archives uploaded as deployment runs' sources. */
+  sourceArchives: SourceArchiveStore;
   /** Releases clients, timers and file handles. */
   close(): Promise<void>;
 }

@@ -140,6 +140,8 @@ export const ROUTE_ACCESS: Record<string, Access> = {
   [`DELETE ${STACK}/deployments/settings`]: { stack: 'manage-deployments' },
   [`POST ${STACK}/deployments/settings/encrypt`]: { stack: 'manage-deployments' },
   [`POST ${STACK}/deployments`]: { stack: 'update' },
+  [`POST ${STACK}/deployments/sources`]: { stack: 'update' },
+  [`PUT ${STACK}/deployments/sources/{archiveId}`]: { stack: 'update' },
   [`GET ${STACK}/deployments`]: { stack: 'read-deployments' },
   [`GET ${STACK}/deployments/{deploymentId}`]: { stack: 'read-deployments' },
   [`POST ${STACK}/deployments/{deploymentId}/cancel`]: { stack: 'cancel' },
@@ -189,6 +191,7 @@ export const ROUTE_ACCESS: Record<string, Access> = {
   'POST /api/oauth/token': { oidcExchange: true },
   'POST /api/webhooks/git/{orgName}/{projectName}/{stackName}': { webhookSignature: true },
   'GET /api/deployments/runner/{deploymentId}': { runToken: true },
+  'GET /api/deployments/runner/{deploymentId}/source': { runToken: true },
   ...Object.fromEntries(
     ['heartbeat', 'logs', 'cancel-updates', 'drift-found', 'remediation', 'remove-stack', 'environments', 'finish'].map((step) => [
       `POST /api/deployments/runner/{deploymentId}/${step}`,

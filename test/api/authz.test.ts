@@ -103,6 +103,8 @@ function bodyFor(url: string, method: string, path: string): unknown {
     [`POST ${STACK}/deployments/settings`]: { sourceContext: { git: { repoUrl: 'https://evil.example.com/repo.git' } } },
     [`POST ${STACK}/deployments/settings/encrypt`]: { secret: 'intruder' },
     [`POST ${STACK}/deployments`]: { operation: 'destroy' },
+    [`POST ${STACK}/deployments/sources`]: { size: 100, sha256: 'ab'.repeat(32) },
+    [`PUT ${STACK}/deployments/sources/{archiveId}`]: npmPack(),
     [`PUT ${STACK}/approvals`]: { required: 0 },
     [`PUT ${ORG}/approvals`]: { required: 0, stacks: 'proj/*' },
     [`POST ${STACK}/plans`]: { plan: { manifest: {}, resourcePlans: {}, stackyard: { stackVersion: 0 } }, programDigest: 'a'.repeat(64) },
@@ -238,7 +240,8 @@ describe.each(['local', 'aws'] as const)('authorization of every route (%s stora
       .replace('{scheduleId}', ids.schedule!)
       .replace('{policyPackName}', 'required-tags')
       .replace('{versionTag}', '1.0.0')
-      .replace('{policyGroup}', 'lenient');
+      .replace('{policyGroup}', 'lenient')
+      .replace('{archiveId}', '00000000-0000-4000-8000-000000000000');
     // Personal token routes act on alice's tokens.
     return /\/api\/user\/tokens/.test(path) ? `${filled}?login=alice` : filled;
   }

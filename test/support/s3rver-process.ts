@@ -27,7 +27,8 @@ function writeTarget(ctx: KoaContext): { bucket: string; key: string } | undefin
   const match = /^\/([^/]+)\/(.+)$/.exec(ctx.path);
   if (!match) return undefined;
   const query = Object.keys(ctx.query);
-  const isPut = ctx.method === 'PUT' && query.every((name) => name === 'x-id') && !ctx.get('x-amz-copy-source');
+  // A presigned PUT carries its signature and checksum in `x-amz-*` query parameters: a PutObject all the same.
+  const isPut = ctx.method === 'PUT' && query.every((name) => name === 'x-id' || name.toLowerCase().startsWith('x-amz-')) && !ctx.get('x-amz-copy-source');
   const isComplete = ctx.method === 'POST' && query.includes('uploadId');
   if (!isPut && !isComplete) return undefined;
   return { bucket: decodeURIComponent(match[1]), key: decodeURIComponent(match[2]) };

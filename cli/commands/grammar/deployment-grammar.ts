@@ -35,6 +35,7 @@ const RUN_FLAGS: FlagSpec[] = [
   { flags: '--git-branch <branch>', description: 'git branch to deploy; this is mutually exclusive with --git-commit' },
   { flags: '--git-commit <sha>', description: 'git commit hash of the commit to deploy; this is mutually exclusive with --git-branch' },
   { flags: '--git-repo-dir <dir>', description: 'the directory to work from in the project\'s source repository where Pulumi.yaml is located' },
+  { flags: '--source <dir>', description: 'upload this program folder (its Pulumi.yaml, without node_modules, .git and what .gitignore ignores) as the run\'s source instead of a git repository (stackyard\'s own)' },
   { flags: '--git-auth-access-token <token>', description: 'git personal access token' },
   { flags: '--git-auth-ssh-private-key <key>', description: 'git SSH private key' },
   { flags: '--git-auth-ssh-private-key-path <path>', description: 'git SSH private key path' },

@@ -1,4 +1,4 @@
-import { createDeploymentSchema, deploymentSettingsPatchSchema, encryptDeploymentSecretSchema, runnerEnvironmentsSchema, runnerFinishSchema, runnerLogSchema } from '../schemas-deployments.js';
+import { createDeploymentSchema, createSourceUploadSchema, deploymentSettingsPatchSchema, encryptDeploymentSecretSchema, runnerEnvironmentsSchema, runnerFinishSchema, runnerLogSchema } from '../schemas-deployments.js';
 import type { OperationDoc, QueryParameter } from './types.js';
 import * as wire from './responses.js';
 
@@ -37,6 +37,14 @@ export const DEPLOYMENT_OPERATIONS: Record<string, OperationDoc> = {
     response: wire.jsonObject,
   },
   [`POST ${DEPLOYMENTS}`]: { summary: 'Queue a deployment run', tag, auth: 'token', body: createDeploymentSchema, response: wire.jsonObject },
+  [`POST ${DEPLOYMENTS}/sources`]: {
+    summary: "Declare a program archive (size, SHA-256) to upload as a run's source: its id and where to PUT it (presigned S3 on AWS)",
+    tag,
+    auth: 'token',
+    body: createSourceUploadSchema,
+    response: wire.jsonObject,
+  },
+  [`PUT ${DEPLOYMENTS}/sources/{archiveId}`]: { summary: 'Upload a declared program archive through the API (local storage)', tag, auth: 'token', tarball: 'body', status: 204 },
   [`GET ${DEPLOYMENTS}`]: {
     summary: "The stack's runs, newest first",
     tag,
@@ -56,5 +64,6 @@ export const DEPLOYMENT_OPERATIONS: Record<string, OperationDoc> = {
   [`POST ${RUNNER}/remediation`]: { summary: "Record the run's remediation on its drift run (the run's token only)", tag, auth: 'token', status: 204 },
   [`POST ${RUNNER}/remove-stack`]: { summary: 'Remove the stack a destroy run with deleteAfterDestroy emptied (the run\'s token only)', tag, auth: 'token', status: 204 },
   [`POST ${RUNNER}/environments`]: { summary: "Fix, once, the ESC environments the run's stack imports and its token may open (the run's token only)", tag, auth: 'token', body: runnerEnvironmentsSchema, status: 204 },
+  [`GET ${RUNNER}/source`]: { summary: "The program archive the run was queued with (the run's token only)", tag, auth: 'token', tarball: 'answer' },
   [`POST ${RUNNER}/finish`]: { summary: "Record the run's result and revoke its token (the run's token only)", tag, auth: 'token', body: runnerFinishSchema, status: 204 },
 };

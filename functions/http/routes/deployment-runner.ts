@@ -74,6 +74,15 @@ export const deploymentRunnerRoutes: Route[] = [
     },
   },
   {
+    method: 'GET',
+    path: `${RUNNER_RUN}/source`,
+    group: 'updates',
+    async handle(ctx) {
+      const archive = await ctx.services.runAgent.sourceArchive(await ctx.principal(), ctx.params.deploymentId!);
+      return { status: 200, headers: { 'content-type': 'application/gzip' }, body: Buffer.from(archive) };
+    },
+  },
+  {
     method: 'POST',
     path: `${RUNNER_RUN}/environments`,
     group: 'updates',

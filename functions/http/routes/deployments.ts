@@ -3,7 +3,7 @@ import type { RouteContext } from '../context.js';
 import { validateBody } from '../decode.js';
 import { jsonResponse, noContentResponse } from '../respond.js';
 import type { Route } from '../router.js';
-import { createDeploymentSchema, deploymentSettingsPatchSchema, encryptDeploymentSecretSchema } from '../schemas-deployments.js';
+import { createDeploymentSchema, createSourceUploadSchema, deploymentSettingsPatchSchema, encryptDeploymentSecretSchema } from '../schemas-deployments.js';
 
 /**
  * Pulumi Deployments' routes as the `pulumi` CLI's client calls them (pkg/backend/httpstate/client): a stack's
@@ -12,6 +12,7 @@ import { createDeploymentSchema, deploymentSettingsPatchSchema, encryptDeploymen
 const DEPLOYMENTS = '/api/stacks/{orgName}/{projectName}/{stackName}/deployments';
 const SETTINGS = `${DEPLOYMENTS}/settings`;
 const RUN = `${DEPLOYMENTS}/{deploymentId}`;
+const SOURCES = `${DEPLOYMENTS}/sources`;
 const MAX_LOG_LINES = 1000;
 const INITIATOR = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -84,6 +85,27 @@ export const deploymentRoutes: Route[] = [
       const principal = await ctx.principal();
       const body = validateBody(createDeploymentSchema, await ctx.jsonBody(), 'create deployment request');
       return jsonResponse(200, await ctx.services.deployments.createRun(principal, ctx.stackRef(), body, initiatorOf(ctx)));
+    },
+  },
+  {
+    method: 'POST',
+    path: SOURCES,
+    group: 'updates',
+    async handle(ctx) {
+      const principal = await ctx.principal();
+      const body = validateBody(createSourceUploadSchema, await ctx.jsonBody(), 'source upload request');
+      return jsonResponse(200, await ctx.services.deployments.startSourceUpload(principal, ctx.stackRef(), body));
+    },
+  },
+  {
+    // Where the storage offers no direct upload (local): the caller's own token, `update` on the stack.
+    method: 'PUT',
+    path: `${SOURCES}/{archiveId}`,
+    group: 'updates',
+    async handle(ctx) {
+      const principal = await ctx.principal();
+      await ctx.services.deployments.uploadSource(principal, ctx.stackRef(), ctx.params.archiveId!, await ctx.rawBody());
+      return noContentResponse(204);
     },
   },
   {

@@ -208,6 +208,11 @@ export class ApiFunctions extends Construct {
           reason: 'Policy pack tarballs are named by organization, pack and version at publish time; deleting a pack version may remove only objects under the policypacks/ prefix.',
           appliesTo: [{ regex: '/^Resource::<.*\\.Arn>\\/v1\\/policypacks\\/\\*$/' }],
         },
+        {
+          id: 'AwsSolutions-IAM5',
+          reason: "Deployment runs' program archives are named by stack and archive id at upload time; removing a stack may remove only objects under the deploysources/ prefix.",
+          appliesTo: [{ regex: '/^Resource::<.*\\.Arn>\\/v1\\/deploysources\\/\\*$/' }],
+        },
       ],
       true,
     );
@@ -228,6 +233,15 @@ export class ApiFunctions extends Construct {
         // the pack prefix, so state and history objects stay write-once.
         actions: ['s3:DeleteObject'],
         resources: [bucket.arnForObjects('v1/policypacks/*')],
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'SourceArchiveObjectsDelete',
+        // Removing a stack removes the program archives its runs were queued with (docs/deployments.md), only under
+        // their prefix.
+        actions: ['s3:DeleteObject'],
+        resources: [bucket.arnForObjects('v1/deploysources/*')],
       }),
     );
     // Without ListBucket a missing object reads as 403 instead of 404, and the adapter could not tell "absent".

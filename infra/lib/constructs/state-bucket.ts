@@ -4,6 +4,9 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 
+/** How long a deployment run's program archive is kept in the bucket. */
+export const SOURCE_ARCHIVE_RETENTION_DAYS = 30;
+
 /** Props for {@link StateBucket}. */
 export interface StateBucketProps {
   /** Key for SSE-KMS; the functions reach it through S3 with the `aws:s3:arn` context only. */
@@ -40,6 +43,14 @@ export class StateBucket extends Construct {
           noncurrentVersionExpiration: props.noncurrentVersionRetention ?? Duration.days(90),
           noncurrentVersionsToRetain: props.noncurrentVersionsToRetain ?? 10,
           abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+        {
+          // The retention of deployment runs' program archives (docs/deployments.md): a run reads its archive within
+          // hours of its upload; a stack's removal deletes them sooner.
+          id: 'expire-deployment-source-archives',
+          prefix: 'v1/deploysources/',
+          expiration: Duration.days(SOURCE_ARCHIVE_RETENTION_DAYS),
+          noncurrentVersionExpiration: Duration.days(1),
         },
       ],
       removalPolicy: RemovalPolicy.RETAIN,

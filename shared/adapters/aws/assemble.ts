@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { absent } from '../../core/absent.js';
-import type { CheckpointStore, KeyService, PolicyPackageStore, Storage } from '../../ports/index.js';
+import type { CheckpointStore, KeyService, PolicyPackageStore, SourceArchiveStore, Storage } from '../../ports/index.js';
 import { coalesceReads } from './read-coalescing.js';
 import type { AwsTableStores, TableStore } from './table-stores.js';
 
@@ -25,6 +25,8 @@ export interface AwsObjectParts {
   keys?: KeyService;
   /** Policy pack tarballs, in the same bucket as the checkpoints. */
   policyPackages?: PolicyPackageStore;
+  /** Deployment runs' program archives, in the same bucket. */
+  sourceArchives?: SourceArchiveStore;
 }
 
 const TABLE_STORE_NAMES: Record<keyof AwsTableStores, string> = {
@@ -58,6 +60,7 @@ export function assembleAwsStorage(table: AwsTableParts, objects: AwsObjectParts
     checkpoints: objects.checkpoints ?? absent<CheckpointStore>('checkpoint store (S3)'),
     keys: objects.keys ?? absent<KeyService>('key service (KMS)'),
     policyPackages: objects.policyPackages ?? absent<PolicyPackageStore>('policy package store (S3)'),
+    sourceArchives: objects.sourceArchives ?? absent<SourceArchiveStore>('source archive store (S3)'),
     async close() {
       table.close();
     },

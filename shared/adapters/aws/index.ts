@@ -5,6 +5,7 @@ import { KmsKeyService } from './kms-key-service.js';
 import type { AwsStorageOptions } from './options.js';
 import { S3CheckpointStore } from './s3-checkpoint-store.js';
 import { S3PolicyPackageStore } from './s3-policy-package-store.js';
+import { S3SourceArchiveStore } from './s3-source-archive-store.js';
 import { ALL_TABLE_STORES } from './table-stores.js';
 
 export { createStackyardTable, stackyardTableDefinition, STACKS_BY_NAME_INDEX, TTL_ATTRIBUTE } from './table.js';
@@ -36,6 +37,7 @@ export function createAwsStorage(options: AwsStorageOptions): Storage {
     {
       checkpoints: new S3CheckpointStore(clients.s3, options.bucket),
       policyPackages: new S3PolicyPackageStore(clients.s3, options.bucket),
+      sourceArchives: new S3SourceArchiveStore(clients.s3, options.bucket),
       keys: new KmsKeyService(clients.kms, options.kmsKeyId, now),
     },
   );

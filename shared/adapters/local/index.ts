@@ -12,6 +12,7 @@ import type {
   PolicyPackageStore,
   PolicyStore,
   ScheduleStore,
+  SourceArchiveStore,
   Storage,
 } from '../../ports/index.js';
 import { lazyStore } from '../lazy-store.js';
@@ -79,6 +80,7 @@ export async function createLocalStorage(options: LocalStorageOptions): Promise<
     schedules: lazyStore<ScheduleStore>(async () => new (await import('./local-schedule-store.js')).LocalScheduleStore(dir)),
     policies,
     policyPackages: policies,
+    sourceArchives: lazyStore<SourceArchiveStore>(async () => new (await import('./local-source-archive-store.js')).LocalSourceArchiveStore(dir)),
     close: async () => undefined,
   };
 }

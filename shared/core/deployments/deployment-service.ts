@@ -8,6 +8,7 @@ import type { ServiceDeps } from '../kernel/deps.js';
 import type { Principal } from '../kernel/principal.js';
 import { deploymentOperation, queueRun, type CreateRunRequest } from './run-queue.js';
 import { mergeSettings, publicSettings, sealSettings, validateSettings, withoutReadOnly } from './settings.js';
+import { createSourceArchiveVerbs, refuseArchiveInSettings, type SourceUpload } from './source-archives.js';
 import { isFinished, logsView, runView, type DeploymentLogsView, type DeploymentRunView } from './views.js';
 
 /** Deployment settings and runs of a stack (docs/deployments.md). */
@@ -27,6 +28,11 @@ export interface DeploymentService {
   /** A queued run ends at once (`failed`, cancelled); a claimed one is asked to stop, and cancels its update. */
   cancelRun(principal: Principal, ref: StackRef, id: string): Promise<DeploymentRunView>;
   readLogs(principal: Principal, ref: StackRef, id: string, offset: number, count: number): Promise<DeploymentLogsView>;
+
+  /** Declares a program archive to upload as a run's source: its id and where to PUT it (source-archives.ts). */
+  startSourceUpload(principal: Principal, ref: StackRef, declared: { size: number; sha256: string }): Promise<SourceUpload>;
+  /** An archive's upload through the API (where the storage offers no direct upload). */
+  uploadSource(principal: Principal, ref: StackRef, id: string, archive: Uint8Array): Promise<void>;
 }
 
 const MAX_LIST = 100;
@@ -34,6 +40,7 @@ const RUN_ID = /^[0-9a-f-]{36}$/;
 
 export function createDeploymentService(deps: ServiceDeps): DeploymentService {
   const store = () => deps.storage.deployments;
+  const archives = createSourceArchiveVerbs(deps);
 
   async function findRun(stack: StackRecord, id: string): Promise<DeploymentRun> {
     const run = RUN_ID.test(id) ? await store().getRun(stack.id, id) : undefined;
@@ -51,6 +58,7 @@ export function createDeploymentService(deps: ServiceDeps): DeploymentService {
       const stack = await loadStack(deps, principal, ref, 'manage-deployments');
       const current = await store().getSettings(stack.id);
       const merged = mergeSettings(current?.settings ?? {}, withoutReadOnly(patch));
+      refuseArchiveInSettings(merged);
       validateSettings(merged);
       const settings = await sealSettings(deps.keys, stack, merged);
       const record: DeploymentSettingsRecord = {
@@ -134,5 +142,8 @@ export function createDeploymentService(deps: ServiceDeps): DeploymentService {
       const lines = await store().readLog(run.id, offset, count);
       return logsView(run, lines, offset, count);
     },
+
+    startSourceUpload: archives.startUpload,
+    uploadSource: archives.upload,
   };
 }

@@ -28,6 +28,8 @@ export interface RunAgentService {
   removeStack(principal: Principal, runId: string): Promise<void>;
   /** Fixes, once, the environments the run's token may open (RunnerService.declareEnvironments). */
   declareEnvironments(principal: Principal, runId: string, names: readonly string[]): Promise<void>;
+  /** The program archive the run was queued with (a run whose source is an uploaded archive). */
+  sourceArchive(principal: Principal, runId: string): Promise<Uint8Array>;
   /** Records the result and revokes the run's token. */
   finish(principal: Principal, runId: string, outcome: RunOutcome): Promise<void>;
 }
@@ -76,6 +78,9 @@ export function createRunAgentService(deps: ServiceDeps, options: RunnerOptions 
     async declareEnvironments(principal, runId, names) {
       const run = await ownRun(principal, runId);
       await runner.declareEnvironments(run.claimedBy, run, names);
+    },
+    async sourceArchive(principal, runId) {
+      return runner.sourceArchive(await ownRun(principal, runId));
     },
     async finish(principal, runId, outcome) {
       const run = await ownRun(principal, runId);

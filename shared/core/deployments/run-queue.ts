@@ -5,6 +5,7 @@ import type { DeploymentOperation, DeploymentRun } from '../../ports/deployment-
 import type { StackRecord } from '../../ports/stack-store.js';
 import type { ServiceDeps } from '../kernel/deps.js';
 import { gitSource, mergeSettings, sealSettings, validateSettings } from './settings.js';
+import { archiveSource, requireUploadedArchive } from './source-archives.js';
 
 /** Pulumi's operations, in `apitype.ParsePulumiOperation`'s words. */
 export const DEPLOYMENT_OPERATIONS: readonly DeploymentOperation[] = ['update', 'preview', 'destroy', 'refresh', 'detect-drift', 'remediate-drift'];
@@ -44,19 +45,24 @@ export async function queueRun(
 ): Promise<DeploymentRun> {
   const operation = deploymentOperation(request);
   const store = deps.storage.deployments;
-  const inherited = request.inheritSettings === false ? {} : ((await store.getSettings(stack.id))?.settings ?? {});
+  const inherited = request.inheritSettings === false ? {} : { ...((await store.getSettings(stack.id))?.settings ?? {}) };
+  // An uploaded archive is the run's whole source: the stack's git source is not merged into it.
+  if (request.sourceContext?.archive !== undefined) delete inherited.sourceContext;
   const own: Record<string, unknown> = {};
   for (const key of ['executorContext', 'sourceContext', 'operationContext'] as const) if (request[key] !== undefined) own[key] = request[key];
   const merged = mergeSettings(inherited, own);
   // A run needs no push webhook secret: it stays with the stack's settings.
   delete merged.pushWebhook;
   validateSettings(merged);
-  if (!gitSource(merged)) {
+  const archive = archiveSource(merged);
+  if (!archive && !gitSource(merged)) {
     throw new InvalidInputError(
       `The stack ${formatStackRef(stack)} has no source to deploy: set sourceContext.git.repoUrl with ` +
-        `'stackyard deployment settings edit --git-url <repository> --branch <branch>' (or POST …/deployments/settings), or pass a source with the run.`,
+        `'stackyard deployment settings edit --git-url <repository> --branch <branch>' (or POST …/deployments/settings), or pass a source with ` +
+        `the run ('stackyard deployment run <operation> --source <dir>' uploads a program folder).`,
     );
   }
+  if (archive) await requireUploadedArchive(deps, stack, archive);
   const settings = await sealSettings(deps.keys, stack, merged);
   for (let attempt = 0; ; attempt++) {
     const latest = (await store.listRuns(stack.id, 1))[0];

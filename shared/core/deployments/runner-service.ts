@@ -8,7 +8,7 @@
  * run over with one conditional write (DeploymentStore.claimLost) and records it failed ("runner lost"), as Pulumi
  * Cloud fails a deployment whose agent stops reporting; the update it left is cancelled and its token revoked.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js';
 import { formatEnvironmentRef, formatStackRef, validateEnvironmentRef } from '../names.js';
 import { importRef } from '../environments/evaluation.js';
@@ -23,14 +23,24 @@ import { cancelUpdate } from '../updates/settling.js';
 import { openGitAuth, type GitAuth } from './git-auth.js';
 import { driftRunOf, recordRemediation, removeDestroyedStack } from './run-aftermath.js';
 import { gitSource, openSettingsSecrets } from './settings.js';
+import { archiveSource, type ArchiveSource } from './source-archives.js';
 import { isFinished } from './views.js';
 
-/** Where a run's program comes from (`sourceContext.git`). */
-export interface RunSource {
+/** A git repository a run's program is cloned from (`sourceContext.git`). */
+export interface GitRunSource {
   repoUrl: string;
   branch?: string;
   commit?: string;
   repoDir?: string;
+}
+
+/** Where a run's program comes from: a git repository, or an archive uploaded with the run (source-archives.ts). */
+export type RunSource = GitRunSource | { archive: ArchiveSource };
+
+/** The source of a run's settings, or `undefined` when they name none. */
+export function runSource(settings: Record<string, unknown>): RunSource | undefined {
+  const archive = archiveSource(settings);
+  return archive ? { archive } : gitSource(settings);
 }
 
 /** A run a runner holds, with what it needs to run it: never stored, never logged. */
@@ -96,6 +106,8 @@ export interface RunnerService {
    * token, trying to widen it) is refused.
    */
   declareEnvironments(runner: string, run: DeploymentRun, names: readonly string[]): Promise<void>;
+  /** The program archive the run was queued with, checked against its SHA-256 (a run with a git source has none). */
+  sourceArchive(run: DeploymentRun): Promise<Uint8Array>;
   /** Records the result and revokes the run's token. */
   finish(runner: string, run: DeploymentRun, outcome: RunOutcome): Promise<DeploymentRun>;
 }
@@ -214,9 +226,9 @@ export function createRunnerService(deps: ServiceDeps, options: RunnerOptions = 
       const claimed = await store().claimNext(runner, now, now + claimMs);
       if (!claimed) return undefined;
       const stack = await stackOf(claimed);
-      const source = gitSource(claimed.settings);
+      const source = runSource(claimed.settings);
       if (!stack || !source) {
-        await finish(runner, claimed, { status: 'failed', failure: stack ? 'the run has no git source' : `the stack ${claimed.org}/${claimed.project}/${claimed.stack} no longer exists` });
+        await finish(runner, claimed, { status: 'failed', failure: stack ? 'the run has no source' : `the stack ${claimed.org}/${claimed.project}/${claimed.stack} no longer exists` });
         return undefined;
       }
       const brief = await runBrief(deps, stack, claimed);
@@ -249,6 +261,7 @@ export function createRunnerService(deps: ServiceDeps, options: RunnerOptions = 
     },
     recordRemediation: (run) => recordRemediation(deps, run),
     removeStack: (run) => removeDestroyedStack(deps, run),
+    sourceArchive: (run) => readRunArchive(deps, run),
     finish,
   };
 }
@@ -258,8 +271,8 @@ export function createRunnerService(deps: ServiceDeps, options: RunnerOptions = 
  * pre-run commands and options. Only for the run's runner: never stored, never logged.
  */
 export async function runBrief(deps: ServiceDeps, stack: StackRecord, run: DeploymentRun): Promise<Omit<ClaimedRun, 'token'>> {
-  const source = gitSource(run.settings);
-  if (!source) throw new ConflictError(`Deployment ${run.version} of ${runStackName(run)} has no git source.`);
+  const source = runSource(run.settings);
+  if (!source) throw new ConflictError(`Deployment ${run.version} of ${runStackName(run)} has no source.`);
   const environment = await openSettingsSecrets(deps.keys, stack, run.settings);
   const gitAuth = await openGitAuth(deps.keys, stack, run.settings);
   const operation = (run.settings.operationContext ?? {}) as { preRunCommands?: string[]; options?: Record<string, unknown> };
@@ -289,4 +302,16 @@ function runEnvironmentNames(run: DeploymentRun, names: readonly string[]): stri
 /** `org/project/stack` of a run, as the CLI's `--stack` takes it. */
 export function runStackName(run: DeploymentRun): string {
   return formatStackRef({ org: run.org, project: run.project, stack: run.stack });
+}
+
+/** The run's uploaded archive, as its SHA-256 names it: a missing or different one is a `ConflictError` saying so. */
+async function readRunArchive(deps: ServiceDeps, run: DeploymentRun): Promise<Uint8Array> {
+  const source = archiveSource(run.settings);
+  if (!source) throw new ConflictError(`Deployment ${run.version} of ${runStackName(run)} has no uploaded archive: its source is a git repository.`);
+  const archive = await deps.storage.sourceArchives.getArchive(run.stackId, source.id);
+  if (!archive) throw new ConflictError(`the program archive ${source.id} of deployment ${run.version} is gone (removed with its stack, or past its retention)`);
+  if (createHash('sha256').update(archive).digest('hex') !== source.sha256) {
+    throw new ConflictError(`the program archive ${source.id} of deployment ${run.version} is not the one it was queued with (its SHA-256 differs)`);
+  }
+  return archive;
 }

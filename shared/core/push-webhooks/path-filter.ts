@@ -4,29 +4,11 @@
  * folders, `?` one character — and a pattern without glob characters also matches everything under that folder; a
  * pattern starting with `!` excludes what it matches.
  */
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-}
+import { globSource } from '../glob.js';
 
 /** A glob as an anchored regular expression over `/`-separated paths. */
 function globExpression(pattern: string): RegExp {
-  let source = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const char = pattern[i]!;
-    if (char === '*' && pattern[i + 1] === '*') {
-      // `**/` matches no folder or any number of them; a trailing `**` matches the rest of the path.
-      if (pattern[i + 2] === '/') {
-        source += '(?:.*/)?';
-        i += 2;
-      } else {
-        source += '.*';
-        i += 1;
-      }
-    } else if (char === '*') source += '[^/]*';
-    else if (char === '?') source += '[^/]';
-    else source += escapeRegExp(char);
-  }
+  const source = globSource(pattern);
   const folder = /[*?]/.test(pattern) ? '' : '(?:/.*)?';
   return new RegExp(`^${source}${folder}$`);
 }

@@ -46,4 +46,6 @@ export async function removeStack(deps: ServiceDeps, actor: Principal | AuditAct
   // Checkpoint objects are immutable and stay under the old id (no code path deletes objects); nothing can
   // reach them, and the data key went with the stack record, so their secrets cannot be decrypted either.
   await deps.storage.updates.deleteAll(stack.id);
+  // The program archives its runs were queued with go with it (their runs' records stay, naming archives now gone).
+  await deps.storage.sourceArchives.deleteStackArchives(stack.id);
 }

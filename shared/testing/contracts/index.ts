@@ -12,6 +12,7 @@ import { keyServiceContract } from './key-service.contract.js';
 import { leaseStoreContract } from './lease-store.contract.js';
 import { policyStoreContract } from './policy-store.contract.js';
 import type { ContractSetup } from './setup.js';
+import { sourceArchiveStoreContract } from './source-archive-store.contract.js';
 import { stackStoreContract } from './stack-store.contract.js';
 import { updateStoreContract } from './update-store.contract.js';
 
@@ -30,6 +31,7 @@ export {
   leaseStoreContract,
   scheduleStoreContract,
   policyStoreContract,
+  sourceArchiveStoreContract,
   stackStoreContract,
   updateStoreContract,
 };
@@ -51,4 +53,5 @@ export function runStorageContracts(adapterName: string, setup: ContractSetup): 
   approvalStoreContract(adapterName, setup);
   scheduleStoreContract(adapterName, setup);
   policyStoreContract(adapterName, setup);
+  sourceArchiveStoreContract(adapterName, setup);
 }
