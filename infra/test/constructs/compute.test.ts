@@ -103,6 +103,11 @@ describe('ApiFunctions', () => {
             Action: 's3:DeleteObject',
             Resource: { 'Fn::Join': ['', [arnOf('StateBucket'), '/v1/policypacks/*']] },
           }),
+          Match.objectLike({
+            Sid: 'SourceArchiveObjectsDelete',
+            Action: 's3:DeleteObject',
+            Resource: { 'Fn::Join': ['', [arnOf('StateBucket'), '/v1/deploysources/*']] },
+          }),
           Match.objectLike({ Sid: 'BucketList', Action: 's3:ListBucket', Resource: arnOf('StateBucket') }),
           Match.objectLike({
             Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
@@ -114,9 +119,10 @@ describe('ApiFunctions', () => {
     const actions = policyStatements(template).flatMap(actionsOf);
     expect(actions.filter((a) => a.includes('*'))).toEqual([]);
     expect(actions).not.toContain('dynamodb:Scan');
-    // state, history and secrets stay write-once: the one delete is of policy pack tarballs, under their prefix only
+    // state, history and secrets stay write-once: the deletes are of policy pack tarballs and runs' program
+    // archives, each under its prefix only
     const deletes = policyStatements(template).filter((statement) => actionsOf(statement).includes('s3:DeleteObject'));
-    expect(deletes.map((statement) => statement.Sid)).toEqual(['PolicyPackObjectsDelete']);
+    expect(deletes.map((statement) => statement.Sid)).toEqual(['PolicyPackObjectsDelete', 'SourceArchiveObjectsDelete']);
   });
 
   it('lets the role use the key directly only with the key service encryption context', () => {

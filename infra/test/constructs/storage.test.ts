@@ -66,6 +66,8 @@ describe('StateBucket', () => {
             NoncurrentVersionExpiration: { NoncurrentDays: 30, NewerNoncurrentVersions: 10 },
             AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
           }),
+          // Deployment runs' program archives: their retention (docs/deployments.md).
+          Match.objectLike({ Status: 'Enabled', Prefix: 'v1/deploysources/', ExpirationInDays: 30 }),
         ]),
       },
       PublicAccessBlockConfiguration: {
