@@ -38,7 +38,7 @@ export interface StackOverview {
   abandonedUpdate?: UpdateSummary;
 }
 
-/** Pulumi's UpdateInfo (times in epoch seconds), plus `cancelledBy`, `endReason` and, for one update, `status` and `abandoned`. */
+/** Pulumi's UpdateInfo (times in epoch seconds), plus `cancelledBy`, `endReason`, `endMessage` and, for one update, `status` and `abandoned`. */
 export interface UpdateInfo {
   updateID: string;
   kind: string;
@@ -52,6 +52,8 @@ export interface UpdateInfo {
   requestedBy: string;
   cancelledBy?: string;
   endReason?: 'lease-expired' | 'policy-bypassed';
+  /** With `policy-bypassed`: the required packs that did not report, or were violated, in words. */
+  endMessage?: string;
   /** Still running on record, but its lease is gone (one update, read by version or id). */
   abandoned?: boolean;
   resourceChanges: Record<string, number>;

@@ -7,6 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { createLocalStorage } from '../../shared/adapters/local/index.js';
+import type { Storage } from '../../shared/ports/index.js';
 import { REPO, removeSandboxes } from '../cli/cli-harness.js';
 import { E2eService } from '../e2e/e2e-harness.js';
 
@@ -99,6 +101,19 @@ export class ConsoleWorld {
     await page.getByLabel('Access token').fill(token);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${this.url}${path}`);
+  }
+
+  /**
+   * Writes what only a runner would record (a drift remediation, a pull request result post) straight into serve's
+   * local storage, for the stack `acme/<project>/dev`.
+   */
+  async inStorage(project: string, act: (storage: Storage, stackId: string) => Promise<unknown>): Promise<void> {
+    const storage = await createLocalStorage({ dataDir: this.service.serve!.dataDir });
+    try {
+      await act(storage, (await storage.stacks.get({ org: 'acme', project, stack: 'dev' })).id);
+    } finally {
+      await storage.close();
+    }
   }
 
   async stop(): Promise<void> {

@@ -10,7 +10,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO } from '../cli/cli-harness.js';
 import { publishablePackDir, publishableTarball } from '../policy/pack-tarball.js';
-import { ConsoleWorld, shot } from './console-harness.js';
+import { programRequest } from '../api/wire-fixtures.js';
+import { ConsoleWorld, historyRows, shot } from './console-harness.js';
 
 const STACK = 'acme/shop/dev';
 const PACKS = '/api/orgs/acme/policypacks';
@@ -105,5 +106,26 @@ describe('the console on policy results', () => {
 
     await violating.first().getByRole('link', { name: '1' }).click();
     await page.waitForURL(`${world.url}/${STACK}/updates/1`);
+  });
+
+  it("says on the update's page and in the history that the service's policy check failed an update, and why", async () => {
+    // A client that skips the now-required pack: create, start, complete as succeeded with no analysis reported.
+    const at = `/api/stacks/${STACK}`;
+    const created = await world.api('POST', `${at}/update`, programRequest({ org: 'acme', project: 'shop', stack: 'dev' }, false));
+    const started = await world.api('POST', `${at}/update/${created.json.updateID}`, { tags: { 'pulumi:project': 'shop' } });
+    expect(started.status, JSON.stringify(started.json)).toBe(200);
+    const completed = await fetch(`${world.url}${at}/update/${created.json.updateID}/complete`, {
+      method: 'POST',
+      headers: { authorization: `update-token ${started.json.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'succeeded' }),
+    });
+    expect(completed.status).toBe(409);
+    const why = "by the service's policy check: required policy pack publishable@0.0.1 did not report its analysis";
+
+    await page.goto(`${world.url}/${STACK}/updates/${started.json.version}`);
+    await expect.poll(() => page.getByTestId('update-result').innerText()).toBe(`Failed ${why}`);
+    await page.goto(`${world.url}/${STACK}`);
+    await expect.poll(() => historyRows(page).first().innerText()).toContain(`Failed ${why}`);
+    expect(await historyRows(page).nth(1).getByTestId('policy-check-failure').count()).toBe(0);
   });
 });

@@ -3,10 +3,10 @@
  * bundled CLI, `npm run build` first), with stacks and updates made by the bundled CLI (console-harness.ts). The
  * screenshots docs/console.md shows are among the ones taken here.
  */
+import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalStorage } from '../../shared/adapters/local/index.js';
 import { CliSandbox, until } from '../cli/cli-harness.js';
 import type { E2eProject } from '../e2e/e2e-harness.js';
 import { fastHookEnv, startReceiver, type Receiver } from '../hooks/hook-fixtures.js';
@@ -15,6 +15,7 @@ import { ConsoleWorld, historyRows, LEASE, shot, type Api } from './console-harn
 
 const STACK = 'acme/site/dev';
 const SECRET = 'hunter2-console-secret';
+const PUSH_SECRET = 'console-push-webhook-secret';
 
 describe('the web console in Chromium', () => {
   let world: ConsoleWorld;
@@ -290,7 +291,10 @@ describe('the web console in Chromium', () => {
   });
 
   it("lists a stack's deployment runs and follows a queued run's page live until it is cancelled, with why it failed", async () => {
-    const settings = await api('POST', `/api/stacks/${STACK}/deployments/settings`, { sourceContext: { git: { repoUrl: 'http://127.0.0.1:9/site.git', branch: 'main' } } });
+    const settings = await api('POST', `/api/stacks/${STACK}/deployments/settings`, {
+      sourceContext: { git: { repoUrl: 'http://127.0.0.1:9/site.git', branch: 'main' } },
+      pushWebhook: { secret: { secret: PUSH_SECRET } },
+    });
     expect(settings.status, JSON.stringify(settings.json)).toBe(200);
     // No runner runs on this serve: the run stays queued until it is cancelled.
     const queued = await api('POST', `/api/stacks/${STACK}/deployments`, { operation: 'update' }, aliceToken);
@@ -313,7 +317,39 @@ describe('the web console in Chromium', () => {
     await expect.poll(() => status.innerText(), { timeout: 10_000 }).toMatch(/^Failed cancelled.*alice/);
     await expect.poll(() => page.getByRole('heading', { level: 2, name: /Log/ }).innerText()).toBe('Log');
     await page.goto(`${url}/${STACK}/deployments`);
-    await expect.poll(() => rows.allInnerTexts()).toEqual([expect.stringMatching(/^1\tupdate\talice\tFailed\t.*cancelled.*alice/s)]);
+    await expect.poll(() => rows.allInnerTexts()).toEqual([expect.stringMatching(/^1\tupdate\talice\tFailed\t.*cancelled.*alice.*\t—$/s)]);
+  });
+
+  it("shows the pull request a webhook's preview run is for, and what became of posting its result back", async () => {
+    const delivery = Buffer.from(JSON.stringify({ action: 'opened', number: 7, pull_request: { base: { ref: 'main' }, head: { sha: 'c0ffee'.padEnd(40, '0') } } }));
+    const signature = `sha256=${createHmac('sha256', PUSH_SECRET).update(delivery).digest('hex')}`;
+    const queued = await fetch(`${url}/api/webhooks/git/${STACK}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-GitHub-Event': 'pull_request', 'X-GitHub-Delivery': 'console-pr-7', 'X-Hub-Signature-256': signature },
+      body: delivery,
+    });
+    expect(queued.status, await queued.text()).toBe(202);
+    const [run] = (await api('GET', `/api/stacks/${STACK}/deployments?pageSize=1`)).json.deployments as { id: string; version: number }[];
+    const cancelled = await api('POST', `/api/stacks/${STACK}/deployments/${run!.id}/cancel`, undefined, aliceToken);
+    expect(cancelled.status, JSON.stringify(cancelled.json)).toBe(200);
+    const page = await browser();
+    await signInWithToken(page, viewerToken, `/${STACK}/deployments/${run!.version}`);
+    await expect.poll(() => page.getByTestId('deployment-pull-request').innerText()).toBe('GitHub pull request #7 at c0ffee0');
+    expect(await page.getByTestId('deployment-result-post').innerText()).toMatch(/^not yet/);
+
+    // As the runner records a post GitHub refused (shared/core/push-webhooks/result-post.ts), straight in the store.
+    const detail = 'GitHub refused the commit status: POST /repos/acme/site/statuses/c0ffee0000 answered 401';
+    await world.inStorage('site', async (storage, stackId) => {
+      const stored = (await storage.deployments.getRun(stackId, run!.id))!;
+      await storage.deployments.updateRun({ ...stored, resultPost: { status: 'failed', detail, at: Date.now() }, revision: stored.revision + 1 }, stored.revision);
+    });
+    await page.reload();
+    await expect.poll(() => page.getByTestId('deployment-result-post').innerText()).toBe(`Not posted ${detail}`);
+    await page.goto(`${url}/${STACK}/deployments`);
+    const rows = page.getByTestId('deployments').locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.first().getByTestId('deployment-row-pull-request').innerText()).toBe(`GitHub pull request #7 at c0ffee0\nNot posted ${detail}`);
+    expect(await rows.nth(1).getByTestId('deployment-row-pull-request').innerText()).toBe('—');
     await shot(page, 'deployments');
   });
 
@@ -340,14 +376,10 @@ describe('the web console in Chromium', () => {
     expect(remediation.status, remediation.stderr).toBe(0);
     const updates = await api('GET', `/api/stacks/${STACK}/updates?page=1&pageSize=1`);
     const { updateID: updateId, version } = updates.json.updates[0] as { updateID: string; version: number };
-    const storage = await createLocalStorage({ dataDir: world.service.serve!.dataDir });
-    try {
-      const stack = await storage.stacks.get({ org: 'acme', project: 'site', stack: 'dev' });
-      const [drift] = (await storage.drift.listRuns(stack.id, { limit: 1, skip: 0 })).runs;
+    await world.inStorage('site', async (storage, stackId) => {
+      const [drift] = (await storage.drift.listRuns(stackId, { limit: 1, skip: 0 })).runs;
       await storage.drift.recordRemediation(drift!, { updateId, status: 'succeeded', resourceChanges: { update: 1, same: 4 }, modified: Date.now() });
-    } finally {
-      await storage.close();
-    }
+    });
     const page = await browser();
 
     await signInWithToken(page, viewerToken, `/${STACK}/drift`);

@@ -3,11 +3,12 @@ import { api, ApiError, stackApi, stackPage } from '../api.js';
 import { useFollow } from '../use-follow.js';
 import { duration, when } from '../format.js';
 import { usePoll } from '../use-poll.js';
+import { PullRequestRef, ResultPostNote, type RunPullRequest, type RunResultPost } from './deployment-origin.js';
 import { LoadError } from './not-found.js';
 import { Result } from './parts.js';
 import { StackTabs } from './stack-tabs.js';
 
-/** The parts of Pulumi's `GetDeploymentResponse` (plus Stackyard's `failure`) these pages show. */
+/** The parts of Pulumi's `GetDeploymentResponse` (plus Stackyard's `failure`, `pullRequest`, `resultPost`) these pages show. */
 interface RunView {
   id: string;
   version: number;
@@ -19,6 +20,8 @@ interface RunView {
   initiator: string;
   updates: { updateID: string; version: number }[];
   failure?: string;
+  pullRequest?: RunPullRequest;
+  resultPost?: RunResultPost;
 }
 
 interface LogPage {
@@ -64,6 +67,7 @@ export function DeploymentsPage() {
                 <th scope="col">Queued</th>
                 <th scope="col">Duration</th>
                 <th scope="col">Why it failed</th>
+                <th scope="col">Pull request</th>
               </tr>
             </thead>
             <tbody>
@@ -80,6 +84,15 @@ export function DeploymentsPage() {
                   <td>{when(Date.parse(run.created))}</td>
                   <td>{duration(Date.parse(run.created), finishedAt(run))}</td>
                   <td>{run.failure ?? <span class="muted">—</span>}</td>
+                  <td data-testid="deployment-row-pull-request">
+                    {run.pullRequest ? <PullRequestRef pr={run.pullRequest} /> : <span class="muted">—</span>}
+                    {run.resultPost && (
+                      <>
+                        <br />
+                        <ResultPostNote post={run.resultPost} />
+                      </>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -136,6 +149,22 @@ export function DeploymentRunPage() {
             {run.requestedBy.name} ({run.initiator})
           </dd>
         </div>
+        {run.pullRequest && (
+          <>
+            <div>
+              <dt>Pull request</dt>
+              <dd data-testid="deployment-pull-request">
+                <PullRequestRef pr={run.pullRequest} />
+              </dd>
+            </div>
+            <div>
+              <dt>Result posted</dt>
+              <dd data-testid="deployment-result-post">
+                {run.resultPost ? <ResultPostNote post={run.resultPost} /> : <span class="muted">not yet (posted when the preview ends, if the settings ask for it)</span>}
+              </dd>
+            </div>
+          </>
+        )}
         <div>
           <dt>Queued</dt>
           <dd>{when(Date.parse(run.created))}</dd>

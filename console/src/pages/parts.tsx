@@ -19,9 +19,22 @@ export function Result({ status }: { status: string }) {
 
 /**
  * How an update ended: its result, and beyond it who cancelled it, or that it was abandoned (its client stopped
- * without ending it and its lease expired; `endReason` once the service recorded it as failed, `abandoned` before).
+ * without ending it and its lease expired; `endReason` once the service recorded it as failed, `abandoned` before), or
+ * that the service's policy check failed it (`policy-bypassed`, with `endMessage` naming the packs where known).
  */
-export function Outcome({ status, cancelledBy, endReason, abandoned }: { status: string; cancelledBy?: string; endReason?: string; abandoned?: boolean }) {
+export function Outcome({
+  status,
+  cancelledBy,
+  endReason,
+  endMessage,
+  abandoned,
+}: {
+  status: string;
+  cancelledBy?: string;
+  endReason?: string;
+  endMessage?: string;
+  abandoned?: boolean;
+}) {
   if (cancelledBy) {
     return (
       <>
@@ -33,6 +46,13 @@ export function Outcome({ status, cancelledBy, endReason, abandoned }: { status:
     return (
       <span class="badge result-failed" title="Its client stopped without ending it (crashed or killed) and its lease expired: the service records it as failed.">
         Abandoned (lease expired)
+      </span>
+    );
+  }
+  if (endReason === 'policy-bypassed') {
+    return (
+      <span data-testid="policy-check-failure">
+        <Result status="failed" /> by the service's policy check{endMessage ? `: ${endMessage}` : ''}
       </span>
     );
   }

@@ -209,7 +209,7 @@ function History({ history, page }: { history: UpdateInfo[]; page: string }) {
               <td>{when(u.startTime * 1000)}</td>
               <td>{duration(u.startTime * 1000, u.endTime !== undefined ? u.endTime * 1000 : undefined)}</td>
               <td>
-                <Outcome status={u.result} cancelledBy={u.cancelledBy} endReason={u.endReason} />
+                <Outcome status={u.result} cancelledBy={u.cancelledBy} endReason={u.endReason} endMessage={u.endMessage} />
               </td>
               <td>{changes(u.resourceChanges)}</td>
               <td>{u.message || <span class="muted">—</span>}</td>

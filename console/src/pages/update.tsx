@@ -98,7 +98,7 @@ export function UpdatePage() {
         <div>
           <dt>Result</dt>
           <dd data-testid="update-result">
-            <Outcome status={status} cancelledBy={info.cancelledBy} endReason={info.endReason} abandoned={info.abandoned} />
+            <Outcome status={status} cancelledBy={info.cancelledBy} endReason={info.endReason} endMessage={info.endMessage} abandoned={info.abandoned} />
             {(info.endReason === 'lease-expired' || info.abandoned) && <AbandonedNote recorded={!info.abandoned} />}
           </dd>
         </div>
