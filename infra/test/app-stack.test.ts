@@ -321,6 +321,20 @@ describe('the Stackyard stack with the real API wiring (handlers bundled by the 
     expect(contextKeys).toEqual(['stackId']);
   });
 
+  it('gives every function that opens the storage all three settings its cold start reads (table, bucket, key)', () => {
+    // awsStorageOptionsFromEnv refuses to start without any of them, even in a function that never reads the bucket
+    const storageFunctions = Object.entries(template.findResources('AWS::Lambda::Function'))
+      .map(([id, fn]) => ({ id, variables: Object.keys((fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>) }))
+      .filter((fn) => fn.variables.includes('STACKYARD_TABLE'))
+      // the hook dispatcher opens the table and the key itself (functions/handlers/hook-dispatcher.ts), not the storage
+      .filter((fn) => !fn.id.startsWith('HooksFunction'));
+
+    const incomplete = storageFunctions.filter((fn) => !['STACKYARD_BUCKET', 'STACKYARD_KMS_KEY_ID'].every((name) => fn.variables.includes(name)));
+
+    expect(storageFunctions.length).toBeGreaterThanOrEqual(5);
+    expect(incomplete.map((fn) => fn.id)).toEqual([]);
+  });
+
   it('alarms on the throttles of all four functions', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Metrics: Match.arrayWith([Match.objectLike({ Expression: 'SUM([t0, t1, t2, t3])' })]),

@@ -55,6 +55,7 @@ function synthesizedBuildSpec(): BuildSpec {
     table: new dynamodb.TableV2(stack, 'Table', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } }),
     indexNames: [],
     key: new kms.Key(stack, 'Key'),
+    bucketName: 'state-bucket',
     encryptionContextKeys: ['stackyard:stack'],
     serviceUrl: 'https://api.example.com',
   });

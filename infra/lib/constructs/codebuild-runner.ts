@@ -37,6 +37,8 @@ export interface CodeBuildRunnerProps {
   readonly table: dynamodb.ITableV2;
   readonly indexNames: readonly string[];
   readonly key: kms.IKey;
+  /** The state bucket's name: the launcher reads no object, but its storage settings name the bucket at cold start. */
+  readonly bucketName: string;
   /** Encryption-context keys of stack data keys (the launcher opens settings secrets to claim a run). */
   readonly encryptionContextKeys: readonly string[];
   /** The API's URL, which builds talk to with the run's token. */
@@ -182,7 +184,12 @@ export class CodeBuildRunner extends Construct {
       description: 'Stackyard run launcher',
       defaultTimeout: Duration.seconds(60),
       logRetention: retention,
-      environment: { STACKYARD_TABLE: table.tableName, STACKYARD_KMS_KEY_ID: key.keyArn, [wiring.projectVariable]: this.project.projectName },
+      environment: {
+        STACKYARD_TABLE: table.tableName,
+        STACKYARD_BUCKET: props.bucketName,
+        STACKYARD_KMS_KEY_ID: key.keyArn,
+        [wiring.projectVariable]: this.project.projectName,
+      },
     });
     // One notice at a time: each starts one build; a notice still waiting behind a live run goes back to the queue.
     this.launcher.addEventSource(new SqsEventSource(props.queue, { batchSize: 1, reportBatchItemFailures: true }));

@@ -126,6 +126,7 @@ export class StackyardStack extends Stack {
         table: this.stateTable.table,
         indexNames,
         key: this.dataKey.key,
+        bucketName: this.stateBucket.bucket.bucketName,
         encryptionContextKeys: wiring.encryptionContextKeys,
         serviceUrl: this.httpApi.loginUrl,
         ...(network ? { vpc: ec2.Vpc.fromVpcAttributes(this, 'RunnerVpc', { vpcId: network.vpcId, availabilityZones: this.availabilityZones }), subnetIds: network.subnetIds } : {}),

@@ -19,6 +19,7 @@ function synth(network?: { vpcId: string; subnetIds: string[] }) {
     table: new dynamodb.TableV2(stack, 'Table', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } }),
     indexNames: ['gsi1'],
     key: new kms.Key(stack, 'Key'),
+    bucketName: 'state-bucket',
     encryptionContextKeys: ['stackyard:stack'],
     serviceUrl: 'https://api.example.com',
     ...(network ? { vpc: ec2.Vpc.fromVpcAttributes(stack, 'Vpc', { vpcId: network.vpcId, availabilityZones: ['eu-west-1a'] }), subnetIds: network.subnetIds } : {}),
