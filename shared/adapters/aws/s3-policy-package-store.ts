@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { InvalidInputError } from '../../core/errors.js';
 import type { PackageUploadLocation, PolicyPackageStore } from '../../ports/policy-store.js';
@@ -18,6 +18,8 @@ function segment(value: string, what: string): string {
  * gzip'd). A PutObject is atomic: readers see the whole object or none.
  */
 export class S3PolicyPackageStore implements PolicyPackageStore {
+  private presigner: S3Client | undefined;
+
   constructor(
     private readonly s3: S3Client,
     private readonly bucket: string,
@@ -54,10 +56,27 @@ export class S3PolicyPackageStore implements PolicyPackageStore {
   async uploadLocation(org: string, name: string, versionTag: string, expiresInSeconds: number): Promise<PackageUploadLocation> {
     const command = new PutObjectCommand({ Bucket: this.bucket, Key: this.key(org, name, versionTag), ContentType: PACK_CONTENT_TYPE });
     try {
-      return { url: await getSignedUrl(this.s3, command, { expiresIn: expiresInSeconds }), headers: { 'Content-Type': PACK_CONTENT_TYPE } };
+      return { url: await getSignedUrl(this.presigningClient(), command, { expiresIn: expiresInSeconds }), headers: { 'Content-Type': PACK_CONTENT_TYPE } };
     } catch (error) {
       throw unavailable(error);
     }
+  }
+
+  /**
+   * The store's client, signing no checksum S3 does not require. The SDK's default signs a CRC32 of the (empty) body
+   * into a PUT URL, and S3 then refuses every real upload to it; the pack's digest is unknown when the URL is made, so
+   * no checksum can be named instead. It only signs, so it never opens a connection.
+   */
+  private presigningClient(): S3Client {
+    const config = this.s3.config;
+    this.presigner ??= new S3Client({
+      region: config.region,
+      credentials: config.credentials,
+      forcePathStyle: config.forcePathStyle,
+      ...(config.isCustomEndpoint ? { endpoint: config.endpoint } : {}),
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+    });
+    return this.presigner;
   }
 
   private key(org: string, name: string, versionTag: string): string {
