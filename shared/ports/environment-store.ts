@@ -64,6 +64,9 @@ export interface OpenSessionRecord {
   /** Epoch milliseconds. */
   createdAt: number;
   expiresAt: number;
+  /** An anonymous session's YAML (ESC's `yaml/open`), sealed under its own data key (base64 of both). */
+  encryptedDataKey?: string;
+  sealedDefinition?: string;
 }
 
 export interface EnvironmentPage {

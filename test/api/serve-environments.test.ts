@@ -3,7 +3,9 @@
  * sends them (pulumi/esc `cmd/esc/cli/client/client.go`: its headers, the etag it read sent back in `ETag`, raw YAML
  * bodies, Go's query encoding), in the order its commands make them: `env init`, `env set` (get, then save with the
  * etag), `env get` (definition, then `yaml/check`), `open` (open, then read the session), `env version history`,
- * `env version tag`, `env version rollback` (read an old revision, save it again), `env clone`, `env ls`, `env rm`.
+ * `env version tag`, `env version rollback` (read an old revision, save it again), `env clone`, `env ls`, `env rm`;
+ * and the `pulumi` CLI's opening of a stack's environments (pulumi/pulumi `pkg/cmd/pulumi/config/io.go` openStackEnv:
+ * `yaml/open` of the stack's `environment:` as YAML, then `GET yaml/open/{id}`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filesContain } from '../support/files-contain.js';
@@ -123,6 +125,54 @@ describe.each(['local', 'aws'] as const)('the esc CLI against `stackyard serve` 
     for (const event of ['environment.created', 'environment.updated', 'environment.opened', 'environment.secrets-revealed', 'environment.cloned', 'environment.deleted']) {
       expect(events.has(event), event).toBe(true);
     }
+    if (storage === 'local') expect(await filesContain(serve.dataDir, SECRET)).toBe(false);
+  });
+
+  it("opens a stack's environments as the pulumi CLI does: yaml/open of its imports and values, then the session", async () => {
+    // Two environments a stack imports (`environment: [a, b]` in Pulumi.<stack>.yaml): a secret in `a`, `b` overrides.
+    for (const name of ['a', 'b']) ok(await esc('POST', '/api/esc/environments/acme', { project: 'default', name }));
+    ok(await esc('PATCH', '/api/esc/environments/acme/default/a', `values:\n  pulumiConfig:\n    token:\n      fn::secret: ${SECRET}\n    region: us-east-1\n`));
+    ok(await esc('PATCH', '/api/esc/environments/acme/default/b', 'values:\n  pulumiConfig:\n    region: eu-west-1\n  environmentVariables:\n    STAGE: b\n'));
+
+    // pulumi/pulumi openStackEnv: EnvironmentBytes() (JSON for a list), OpenYAMLEnvironment for 2h, then GetAnonymousOpenEnvironment.
+    const { id } = ok(await esc('POST', '/api/esc/environments/acme/yaml/open?duration=2h0m0s', '{"imports":["a","b"]}'));
+    const opened = ok(await esc('GET', `/api/esc/environments/acme/yaml/open/${id}`));
+    expect(opened.properties.pulumiConfig.value.token).toMatchObject({ value: SECRET, secret: true });
+    expect(opened.properties.pulumiConfig.value.region.value).toBe('eu-west-1');
+    expect(opened.properties.environmentVariables.value.STAGE.value).toBe('b');
+    // Inline YAML (`environment: {imports: [a], values: …}`): the stack's own values win over its imports'.
+    const inline = 'imports:\n  - a\nvalues:\n  pulumiConfig:\n    region: ap-south-1\n';
+    const own = ok(await esc('GET', `/api/esc/environments/acme/yaml/open/${ok(await esc('POST', '/api/esc/environments/acme/yaml/open?duration=2h0m0s', inline)).id}`));
+    expect(own.properties.pulumiConfig.value.region.value).toBe('ap-south-1');
+    expect(own.properties.pulumiConfig.value.token.secret).toBe(true);
+
+    // Broken YAML: ESC's 400 with diagnostics and their ranges, which the client returns as diagnostics.
+    const broken = await esc('POST', '/api/esc/environments/acme/yaml/open?duration=2h0m0s', 'values:\n  a: ${missing}\n');
+    failed(broken, 400);
+    expect(broken.json.diagnostics[0]).toMatchObject({ severity: 'error', summary: expect.stringContaining('missing'), range: { begin: { line: 2 } } });
+
+    // A viewer may read `a` but not open it: its import is refused, and no session is made.
+    ok(await esc('POST', '/api/users', { login: 'vera' }), 201);
+    ok(await esc('POST', '/api/orgs/acme/members', { login: 'vera', role: 'viewer' }), 201);
+    const vera = ok(await esc('POST', '/api/user/tokens', { login: 'vera', description: 'viewer' }), 201).tokenValue as string;
+    const refused = await wire.call('POST', '/api/esc/environments/acme/yaml/open?duration=2h0m0s', {
+      auth: { token: vera },
+      headers: ESC_HEADERS,
+      body: Buffer.from('{"imports":["a"]}', 'utf8'),
+      gzip: false,
+    });
+    expect(failed(refused, 400)).toMatch(/vera.*may not open.*default\/a/);
+    expect(refused.json.diagnostics[0].summary).toMatch(/may not open/);
+    // Another caller cannot read the admin's session; an unknown id is not found; overrides are refused, not ignored.
+    failed(await wire.call('GET', `/api/esc/environments/acme/yaml/open/${id}`, { auth: { token: vera }, headers: ESC_HEADERS, gzip: false }), 404);
+    failed(await esc('GET', `/api/esc/environments/acme/yaml/open/${'0'.repeat(32)}`), 404);
+    failed(await esc('GET', `/api/esc/environments/acme/app/dev/open/${id}`), 404);
+    const overridden = await esc('POST', `/api/esc/environments/acme/yaml/open?duration=2h0m0s&environmentOverrides=${Buffer.from('{"a":"b"}').toString('base64url')}`, '{"imports":["a"]}');
+    expect(failed(overridden, 400)).toMatch(/override-env/);
+
+    const audit = ok(await wire.call('GET', '/api/orgs/acme/auditlogs?pageSize=100', { auth: { token: serve.adminToken } }));
+    const descriptions = audit.auditLogEvents.filter((e: { event: string }) => e.event === 'environment.opened').map((e: { description: string }) => e.description);
+    expect(descriptions).toContain('opened an anonymous environment importing a, b');
     if (storage === 'local') expect(await filesContain(serve.dataDir, SECRET)).toBe(false);
   });
 

@@ -6,7 +6,7 @@ import { validateBody } from '../decode.js';
 import { jsonResponse, noContentResponse, okResponse } from '../respond.js';
 import type { Route } from '../router.js';
 import { cloneEnvironmentSchema, createEnvironmentSchema } from '../schemas-environments.js';
-import { booleanQuery } from './environment-query.js';
+import { booleanQuery, goDurationMs } from './environment-query.js';
 import { ESC, PREVIEW, REVISION_HEADER, checkResponse, escBase, previewBase, versionedRoutes, type EnvironmentRoutesBase } from './environment-kit.js';
 import { environmentVersionRoutes } from './environment-versions.js';
 
@@ -72,7 +72,7 @@ function environmentRoutes(family: EnvironmentRoutesBase): Route[] {
   ];
 }
 
-/** The organization's routes: list, create, check a definition that is not stored. */
+/** The organization's routes: list, create, check and open a definition that is not stored (anonymous, ESC's `yaml/…`). */
 function organizationRoutes(prefix: string, createOf: (ctx: RouteContext) => Promise<EnvironmentRef>, createPath: string): Route[] {
   return [
     {
@@ -105,6 +105,30 @@ function organizationRoutes(prefix: string, createOf: (ctx: RouteContext) => Pro
         const yaml = definitionText(await ctx.rawBody());
         const showSecrets = booleanQuery(ctx.request.query, 'showSecrets');
         return checkResponse(await ctx.services.environments.checkYaml(principal, ctx.params.orgName!, yaml, showSecrets));
+      },
+    },
+    {
+      method: 'POST',
+      path: `${prefix}/{orgName}/yaml/open`,
+      group: 'secrets',
+      async handle(ctx) {
+        const principal = await ctx.principal();
+        const yaml = definitionText(await ctx.rawBody());
+        const duration = goDurationMs(ctx.request.query.get('duration'));
+        // `pulumi up --override-env a=b` swaps imports; not served yet, and refused rather than ignored.
+        if (ctx.request.query.get('environmentOverrides')) {
+          throw new InvalidInputError('Environment overrides (--override-env) are not supported by Stackyard yet: edit the stack\'s environment: list instead.');
+        }
+        return jsonResponse(200, await ctx.services.environments.openYaml(principal, ctx.params.orgName!, yaml, duration));
+      },
+    },
+    {
+      method: 'GET',
+      path: `${prefix}/{orgName}/yaml/open/{openSessionId}`,
+      group: 'secrets',
+      async handle(ctx) {
+        const principal = await ctx.principal();
+        return jsonResponse(200, await ctx.services.environments.readYamlOpen(principal, ctx.params.orgName!, ctx.params.openSessionId!));
       },
     },
   ];

@@ -364,7 +364,7 @@ export class DynamoDbEnvironmentStore implements EnvironmentStore {
     if (typeof id !== 'string' || !ID.test(id)) return undefined;
     const item = await this.getItem(openSessionPk(id), OPEN_SESSION_SK);
     if (!item) return undefined;
-    const session = pick<OpenSessionRecord>(item, ['id', 'environmentId', 'revision', 'login', 'createdAt', 'expiresAt']);
+    const session = pick<OpenSessionRecord>(item, ['id', 'environmentId', 'revision', 'login', 'createdAt', 'expiresAt', 'encryptedDataKey', 'sealedDefinition']);
     // The TTL sweeper may lag by days: expiry is decided here, by the clock.
     return session.expiresAt > this.now() ? session : undefined;
   }

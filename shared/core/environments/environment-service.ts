@@ -14,6 +14,7 @@ import { cloneEnvironment } from './clone.js';
 import { createEnvironmentConsoleReads } from './console-reads.js';
 import { definitionAt, evaluationName, evaluationOptions } from './evaluation.js';
 import { createOpenSessions } from './open-sessions.js';
+import { createYamlOpenSessions } from './yaml-open.js';
 import { discoveryDocument, issuerKeySet, issuerKeyStandings, rotateIssuerKey } from './issuer/index.js';
 import { createRevisionUseCases, resolveRevision } from './revisions.js';
 import type { EnvironmentService, EnvironmentSummary } from './types.js';
@@ -105,6 +106,7 @@ export function createEnvironmentService(deps: ServiceDeps): EnvironmentService 
   return {
     ...createRevisionUseCases(deps),
     ...createOpenSessions(deps),
+    ...createYamlOpenSessions(deps),
     ...createEnvironmentConsoleReads(deps),
 
     async list(principal, org, continuationToken) {

@@ -33,7 +33,19 @@ async function evaluate(deps: ServiceDeps, principal: Principal, environment: En
     throw new DiagnosticsError(`Environment '${formatEnvironmentRef(environment)}' could not be opened: ${first}${more}`, diagnostics);
   }
   // ESC evaluates a definition with no imports and no values to nothing, and opening it gives no values.
-  return evaluated ?? { exprs: {}, properties: {}, schema: { type: 'object' }, executionContext: { properties: {}, schema: { type: 'object' } } };
+  return evaluated ?? emptyEnvironment();
+}
+
+/** What opening a definition with no imports and no values gives, as ESC answers it. */
+export function emptyEnvironment(): EscEnvironment {
+  return { exprs: {}, properties: {}, schema: { type: 'object' }, executionContext: { properties: {}, schema: { type: 'object' } } };
+}
+
+/** Refuses an open duration outside (0, 24h]. */
+export function requireOpenDuration(durationMs: number): void {
+  if (!Number.isSafeInteger(durationMs) || durationMs <= 0 || durationMs > MAX_OPEN_MS) {
+    throw new InvalidInputError('The open duration must be more than 0 and at most 24h (e.g. 2h, 1h30m, 15m).');
+  }
 }
 
 /** One property of an opened environment, by a Pulumi property path (`a.b[0]["c d"]`). */
@@ -60,9 +72,7 @@ export function createOpenSessions(deps: ServiceDeps) {
   const store = deps.storage.environments;
   return {
     async open(principal: Principal, ref: EnvironmentRef, version: EnvironmentVersion, durationMs = DEFAULT_OPEN_MS): Promise<{ id: string }> {
-      if (!Number.isSafeInteger(durationMs) || durationMs <= 0 || durationMs > MAX_OPEN_MS) {
-        throw new InvalidInputError('The open duration must be more than 0 and at most 24h (e.g. 2h, 1h30m, 15m).');
-      }
+      requireOpenDuration(durationMs);
       const environment = await loadEnvironment(deps, principal, ref, 'open');
       const revision = await resolveRevision(deps, environment, version);
       const name = formatEnvironmentRef(environment);

@@ -114,6 +114,10 @@ export interface EnvironmentService {
   open(principal: Principal, ref: EnvironmentRef, version: EnvironmentVersion, durationMs?: number): Promise<{ id: string }>;
   /** The opened environment, or one property of it (`property`, a Pulumi property path). */
   readOpen(principal: Principal, ref: EnvironmentRef, sessionId: string, property?: string): Promise<EscEnvironment | EscValue>;
+  /** Evaluates a caller's own YAML (ESC's `yaml/open`: each import needs `open`) and returns a session id. */
+  openYaml(principal: Principal, org: string, yaml: string, durationMs?: number): Promise<{ id: string }>;
+  /** The anonymous environment a `yaml/open` session opened, evaluated again for its caller. */
+  readYamlOpen(principal: Principal, org: string, sessionId: string): Promise<EscEnvironment>;
   /** Newest first: at most `count` (default 500) revisions numbered below `before`. */
   listRevisions(principal: Principal, ref: EnvironmentRef, options: { before?: number; count?: number }): Promise<RevisionView[]>;
   listRevisionTags(principal: Principal, ref: EnvironmentRef): Promise<RevisionTagView[]>;
