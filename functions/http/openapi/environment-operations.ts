@@ -80,6 +80,14 @@ const CONSOLE_OPERATIONS: Record<string, OperationDoc> = {
   },
 };
 
+/** Opening a definition that is not stored (how the `pulumi` CLI opens a stack's `environment:`), under `org`. */
+function anonymousOpenOperations(org: string, which: string): Record<string, OperationDoc> {
+  return {
+    [`POST ${org}/yaml/open`]: { summary: `Open a definition (YAML body) that is not stored${which}: evaluate it and start a session`, tag, auth: 'token', query: [duration], response: openId },
+    [`GET ${org}/yaml/open/{openSessionId}`]: { summary: `Read an opened definition that is not stored${which}`, tag, auth: 'token', response: wire.jsonObject },
+  };
+}
+
 /** The environment routes (routes/environments.ts), ESC's and the older preview ones, and the console's. */
 export const ENVIRONMENT_OPERATIONS: Record<string, OperationDoc> = {
   [`GET ${ESC}`]: { summary: "The caller's environments in every organization", tag, auth: 'token', query: [continuation], response: wire.jsonObject },
@@ -89,6 +97,8 @@ export const ENVIRONMENT_OPERATIONS: Record<string, OperationDoc> = {
   [`GET ${PREVIEW}/{orgName}`]: { summary: "An organization's environments (preview route)", tag, auth: 'token', query: [continuation], response: wire.jsonObject },
   [`POST ${PREVIEW}/{orgName}/{envName}`]: { summary: 'Create an environment in project default (preview route)', tag, auth: 'token' },
   [`POST ${PREVIEW}/{orgName}/yaml/check`]: { summary: 'Check a definition (preview route)', tag, auth: 'token', query: [showSecrets], response: wire.jsonObject },
+  ...anonymousOpenOperations(`${ESC}/{orgName}`, ''),
+  ...anonymousOpenOperations(`${PREVIEW}/{orgName}`, ' (preview route)'),
   'GET /oidc/.well-known/openid-configuration': { summary: "The OIDC discovery document of the environments' token issuer", tag, auth: 'none', response: wire.jsonObject },
   'GET /oidc/.well-known/jwks': { summary: "The public signing keys of the environments' token issuer (JWKS)", tag, auth: 'none', response: wire.jsonObject },
   'GET /api/admin/oidc-issuer/keys': { summary: "The token issuer's signing keys and their states (site admins)", tag, auth: 'token', response: wire.jsonObject },
