@@ -21,10 +21,10 @@ import { httpEnvironmentsBackend } from './environments-http.js';
 import type { HooksBackend } from './hooks-backend.js';
 import type { IdentityBackend } from './identity-backend.js';
 import type { PolicyBackend } from './policy-backend.js';
-import { httpDeploymentsBackend, type DeploymentsBackend } from './deployments-backend.js';
-import { httpDriftBackend, type DriftBackend } from './drift-backend.js';
+import type { DeploymentsBackend } from './deployments-backend.js';
+import type { DriftBackend } from './drift-backend.js';
 import { httpIssuerBackend, type IssuerBackend } from './issuer-backend.js';
-import { httpSchedulesBackend, type SchedulesBackend } from './schedules-backend.js';
+import type { SchedulesBackend } from './schedules-backend.js';
 import { lazySubBackend } from './lazy-sub-backend.js';
 import type { Backend, CarriedHistoryInfo, StackDetails, StackSummary, UpdateInfo, WhoAmI } from './backend.js';
 
@@ -86,15 +86,15 @@ export class HttpBackend implements Backend {
   }
 
   deployments(): DeploymentsBackend {
-    return httpDeploymentsBackend(this.client);
+    return lazySubBackend(async () => (await import('./deployments-http.js')).httpDeploymentsBackend(this.client));
   }
 
   schedules(): SchedulesBackend {
-    return httpSchedulesBackend(this.client);
+    return lazySubBackend(async () => (await import('./schedules-http.js')).httpSchedulesBackend(this.client));
   }
 
   drift(): DriftBackend {
-    return httpDriftBackend(this.client);
+    return lazySubBackend(async () => (await import('./drift-http.js')).httpDriftBackend(this.client));
   }
 
   issuer(): IssuerBackend {

@@ -15,10 +15,10 @@ import type { EnvironmentsBackend } from './environments-backend.js';
 import type { HooksBackend } from './hooks-backend.js';
 import type { IdentityBackend } from './identity-backend.js';
 import type { PolicyBackend } from './policy-backend.js';
-import { localDeploymentsBackend, type DeploymentsBackend } from './deployments-backend.js';
-import { localDriftBackend, type DriftBackend } from './drift-backend.js';
+import type { DeploymentsBackend } from './deployments-backend.js';
+import type { DriftBackend } from './drift-backend.js';
 import { localIssuerBackend, type IssuerBackend } from './issuer-backend.js';
-import { localSchedulesBackend, type SchedulesBackend } from './schedules-backend.js';
+import type { SchedulesBackend } from './schedules-backend.js';
 import { drainHookOutbox } from './local-hook-drain.js';
 import { localServices, type LocalServices } from './local-services.js';
 import type { Principal } from '../../shared/core/kernel/principal.js';
@@ -96,15 +96,15 @@ export class LocalBackend implements Backend {
   }
 
   deployments(): DeploymentsBackend {
-    return localDeploymentsBackend();
+    return lazySubBackend(async () => (await import('./deployments-local.js')).localDeploymentsBackend());
   }
 
   schedules(): SchedulesBackend {
-    return localSchedulesBackend();
+    return lazySubBackend(async () => (await import('./schedules-local.js')).localSchedulesBackend());
   }
 
   drift(): DriftBackend {
-    return localDriftBackend(this.services, PRINCIPAL);
+    return lazySubBackend(async () => (await import('./drift-local.js')).localDriftBackend(this.services, PRINCIPAL));
   }
 
   issuer(): IssuerBackend {

@@ -35,7 +35,7 @@ export const STACK_ACTIONS = {
   /** Secret decryption: `config --show-secrets`, `stack export --show-secrets`, the engine's config. */
   decrypt: 'write',
   tags: 'write',
-  /** Which ESC environment holds the stack's configuration (`PUT …/config`, remote config). */
+  /** Which ESC environment holds the stack's configuration (`PUT .../config`, remote config). */
   config: 'write',
   'manage-hooks': 'write',
   /** A stack's deployment settings (sealed secrets only) and its runs and their logs. */
