@@ -150,5 +150,15 @@ export function environmentStoreContract(adapterName: string, setup: ContractSet
       env.clock.advance(1000);
       expect(await env.storage.environments.getOpenSession(id)).toBeUndefined();
     });
+
+    it("keeps an anonymous session's sealed definition and its key", async () => {
+      const id = randomBytes(16).toString('hex');
+      const sealed = { encryptedDataKey: 'a2V5', sealedDefinition: 'c2VhbGVk' };
+      const session = { id, environmentId: 'yaml:acme', revision: 0, login: 'alice', createdAt: env.clock.now(), expiresAt: env.clock.now() + 1000, ...sealed };
+
+      await env.storage.environments.createOpenSession(session);
+
+      expect(await env.storage.environments.getOpenSession(id)).toEqual(session);
+    });
   });
 }
