@@ -93,6 +93,8 @@ describe('StackyardStack', () => {
       PutObjectCommand: 's3:PutObject',
       ListObjectsV2Command: 's3:ListBucket',
       DeleteObjectCommand: 's3:DeleteObject',
+      // a multi-object delete is authorized as s3:DeleteObject of each key (program archives of a removed stack)
+      DeleteObjectsCommand: 's3:DeleteObject',
       GenerateDataKeyCommand: 'kms:GenerateDataKey',
       DecryptCommand: 'kms:Decrypt',
       SendMessageCommand: 'sqs:SendMessage',
