@@ -1,6 +1,6 @@
 /**
  * The stack store on DynamoDB: every write is a conditional write or a transaction of the stack item with its name
- * item (and outbox events). 417 lines, kept whole on purpose: the item layout, checks and cursor already live in
+ * item (and outbox events). Over 400 lines, kept whole on purpose: the item layout, checks and cursor already live in
  * dynamodb-stack-items.ts, and what remains is the store's writes, which share their condition helpers
  * (conditionalUpdate, revisionError, translate); splitting those from each other would spread one set of rules.
  */
